@@ -1,0 +1,269 @@
+"""Benchmark a localeval judge: held-out, evaluation-only and meta-evaluation sets, speed.
+
+    python benchmarks/judge_eval.py [--model NAME_OR_PATH] [--limit N] [--data-dir DIR]
+                                    [--output benchmarks/results/judge_eval.json] [--write-threshold]
+
+Writes the JSON results, a markdown report beside it (same name, ``.md``) and prints the
+report. See benchmarks/README.md for what every figure means and how the threshold is chosen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+if str(REPO_ROOT) not in sys.path:  # run as a script: make `benchmarks` and `localeval` importable
+    sys.path.insert(0, str(REPO_ROOT))
+
+import numpy as np  # noqa: E402
+
+from benchmarks import readers  # noqa: E402
+from benchmarks.machine import describe_machine, weights_sha256  # noqa: E402
+from benchmarks.metrics import macro_best_threshold  # noqa: E402
+from benchmarks.report import markdown_report  # noqa: E402
+from benchmarks.scoring import TaskScores, score_attribution_task, score_pair_task, summarize  # noqa: E402
+from benchmarks.speed import measure_throughput, realistic_pairs  # noqa: E402
+
+SECTIONS = ("held_out", "eval_only", "meta_eval")
+
+# Development data for the entailment threshold: three families of claim-vs-context
+# attribution, scored through `attribute` exactly as the metrics score claims. Each family
+# weighs the same in the choice, whatever its size.
+THRESHOLD_DEV = {
+    "WiCE dev (claim vs whole cited article)": ["wice/dev-article"],
+    "SummaC validation (factcc, polytope, summeval, xsumfaith pooled)": [
+        f"summac/{s}" for s in readers.SUMMAC_SUBSETS
+    ],
+    "BEGIN dev (wow, topicalchat, cmu-dog)": ["begin/dev"],
+}
+
+
+def default_data_dir() -> Path:
+    return Path(os.environ.get("LOCALEVAL_DATA_DIR") or REPO_ROOT.parent / "shared" / "data")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", default=None, help="judge name or model folder (default: localeval's default judge)")
+    p.add_argument("--data-dir", type=Path, default=None, help="data folder (default: $LOCALEVAL_DATA_DIR or ../shared/data)")
+    p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/judge_eval.json")
+    p.add_argument("--limit", type=int, default=None, help="at most N items per set (quick runs)")
+    p.add_argument("--device", default=None, help="cpu, cuda, ... (default: CUDA when available)")
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated subset of {SECTIONS}")
+    p.add_argument("--no-speed", action="store_true", help="skip the throughput measurement")
+    p.add_argument(
+        "--write-threshold", action="store_true",
+        help="store the chosen entailment threshold in the model's config.json (full runs only)",
+    )
+    args = p.parse_args(argv)
+    args.sections = [s.strip() for s in args.sections.split(",") if s.strip()]
+    unknown = set(args.sections) - set(SECTIONS)
+    if unknown:
+        p.error(f"unknown section(s) {sorted(unknown)}")
+    if args.write_threshold and (args.limit is not None or "meta_eval" not in args.sections):
+        p.error("--write-threshold needs a full run: no --limit, and the meta_eval section")
+    return args
+
+
+def _portable(path: Path | str) -> str:
+    """A path as it may appear in committed results: relative to the repo, never absolute."""
+    path = Path(path)
+    if not path.is_absolute():
+        return str(path)
+    try:
+        return os.path.relpath(path, REPO_ROOT)
+    except ValueError:  # another drive (Windows)
+        return path.name
+
+
+def _command(argv: list[str]) -> str:
+    shown = [_portable(a) if os.path.isabs(a) else a for a in argv]
+    return " ".join(["python benchmarks/judge_eval.py", *shown])
+
+
+def choose_threshold(scored: dict[str, TaskScores], attr: str) -> tuple[float, float, list[str]] | None:
+    """Threshold maximising the mean balanced accuracy of the THRESHOLD_DEV families."""
+    families, used = [], []
+    for family, names in THRESHOLD_DEV.items():
+        present = [scored[n] for n in names if n in scored]
+        if not present:
+            continue
+        labels = np.concatenate([s.labels for s in present])
+        values = np.concatenate([getattr(s, attr) for s in present])
+        families.append((labels, values))
+        used.append(family)
+    if not families:
+        return None
+    t, ba = macro_best_threshold(families)
+    return t, ba, used
+
+
+def write_threshold(model_dir: Path, value: float) -> None:
+    """Set ``localeval.thresholds.entailment`` in config.json, leaving everything else as it is."""
+    path = model_dir / "config.json"
+    config = json.loads(path.read_text())
+    config.setdefault("localeval", {}).setdefault("thresholds", {})["entailment"] = round(value, 4)
+    path.write_text(json.dumps(config, indent=2) + "\n")
+
+
+def _load_tasks(args: argparse.Namespace, data: Path, model_dir: Path, notes: list[str]) -> tuple[list, list]:
+    pair_tasks: list[readers.PairTask] = []
+    attribution_tasks: list[readers.AttributionTask] = []
+    if "held_out" in args.sections:
+        from benchmarks.heldout import load_held_out
+
+        held, note = load_held_out(data, args.limit, model_dir)
+        pair_tasks += held
+        if note:
+            notes.append(note)
+    if "eval_only" in args.sections:
+        pair_tasks += readers.load_eval_only(data, args.limit)
+    if "meta_eval" in args.sections:
+        attribution, sick = readers.load_meta_eval(data, args.limit)
+        attribution_tasks += attribution
+        pair_tasks += sick
+    return pair_tasks, attribution_tasks
+
+
+def _speed(args: argparse.Namespace, judge, data: Path, load_seconds: float) -> dict:
+    import torch
+
+    from localeval.backends.nli import NLIJudge
+
+    speed: dict = {"load_seconds": round(load_seconds, 2)}
+    if args.no_speed:
+        return speed
+    cpu_judge = judge if judge.device.type == "cpu" else NLIJudge(judge.path, device="cpu")
+    pairs = realistic_pairs(data, cpu_judge, 256)
+    speed["cpu"] = measure_throughput(cpu_judge, pairs, batch_size=32)
+    if torch.cuda.is_available():
+        gpu_judge = judge if judge.device.type == "cuda" else NLIJudge(judge.path, device="cuda")
+        many = realistic_pairs(data, gpu_judge, 4096)
+        speed["gpu"] = measure_throughput(gpu_judge, many, batch_size=32, repeats=3)
+        speed["gpu_batch_128"] = measure_throughput(gpu_judge, many, batch_size=128, repeats=3)
+    return speed
+
+
+def run(args: argparse.Namespace, argv: list[str]) -> dict:
+    from localeval.backends.nli import NLIJudge
+
+    wall = time.perf_counter()
+    data = (args.data_dir or default_data_dir()).resolve()
+    notes: list[str] = []
+    machine = describe_machine()
+
+    start = time.perf_counter()
+    judge = NLIJudge(args.model, device=args.device, batch_size=args.batch_size)
+    load_seconds = time.perf_counter() - start
+    config_before = float(judge.thresholds["entailment"])
+
+    pair_tasks, attribution_tasks = _load_tasks(args, data, judge.path, notes)
+    scored: dict[str, TaskScores] = {}
+    for task in pair_tasks + attribution_tasks:
+        if getattr(task, "kind", None) == "relevance" and not judge.has_relevance_head:
+            notes.append(f"{task.name} skipped: {judge.name} has no relevance head")
+            continue
+        print(f"scoring {task.name} ...", file=sys.stderr, flush=True)
+        if isinstance(task, readers.AttributionTask):
+            scored[task.name] = score_attribution_task(judge, task, args.batch_size)
+        else:
+            scored[task.name] = score_pair_task(judge, task, args.batch_size)
+        print(f"  {scored[task.name].seconds:.1f} s", file=sys.stderr, flush=True)
+
+    chosen = choose_threshold(scored, "model")
+    overlap_chosen = choose_threshold(scored, "overlap")
+    written = False
+    if chosen is None:
+        notes.append("no threshold development set was scored: the stored threshold is used as is")
+        t_model, t_ba, families = config_before, float("nan"), []
+    else:
+        t_model, t_ba, families = chosen
+        if args.write_threshold:
+            write_threshold(judge.path, t_model)
+            written = True
+    t_overlap = overlap_chosen[0] if overlap_chosen else 0.5
+    # Figures "@t" use the threshold the judge will ship with after this run.
+    thresholds = {"entailment": t_model if written else config_before, "relevance": float(judge.thresholds["relevance"])}
+    if not written and chosen is not None and abs(t_model - config_before) > 1e-4:
+        notes.append(
+            f"@t columns use the threshold stored in config.json ({config_before:.4f}); the procedure "
+            f"here chose {t_model:.4f} (rerun with --write-threshold to store it)"
+        )
+
+    rows = [summarize(scored[name], thresholds, t_overlap) for name in scored]
+    speed = _speed(args, judge, data, load_seconds)
+    return {
+        "command": _command(argv),
+        "machine": machine,
+        "device": judge.device.type,
+        "model": {
+            "name": judge.name,
+            "path": _portable(judge.path),
+            "weights_sha256": weights_sha256(judge.path),
+            "max_length": judge.max_length,
+            "labels": judge.layout.nli_labels,
+        },
+        "data_dir": _portable(data),
+        "limit": args.limit,
+        "seed": readers.SEED,
+        "threshold": {
+            "procedure": (
+                "entailment threshold maximising the unweighted mean of balanced accuracy over "
+                "the development families (each family's items pooled): " + "; ".join(families)
+                + ". Candidates are midpoints between consecutive distinct scores; a score >= t is 'supported'."
+                if families else "not chosen: no development set was scored in this run"
+            ),
+            "dev_families": families,
+            "chosen": t_model,
+            "chosen_dev_balanced_accuracy": t_ba,
+            "config_before": config_before,
+            "written": written,
+            "overlap_chosen": t_overlap,
+        },
+        "thresholds_used": thresholds,
+        "rows": rows,
+        "speed": speed,
+        "notes": notes,
+        "wall_seconds": round(time.perf_counter() - wall, 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = parse_args(argv)
+    warnings.filterwarnings("ignore", message=".*exceed the judge.*")  # counted per set instead
+    result = run(args, argv)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(_finite(result), indent=2, default=_json_default, allow_nan=False) + "\n")
+    report = markdown_report(result)
+    args.output.with_suffix(".md").write_text(report)
+    print(report)
+    return 0
+
+
+def _finite(value):
+    """NaN (a set with one class has no AUROC) becomes null: strict JSON has no NaN."""
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    if isinstance(value, (float, np.floating)) and not np.isfinite(value):
+        return None
+    return value
+
+
+def _json_default(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# One command installs localeval with its test extras into the current Python environment.
+# torch is installed first and pinned to a CPU build: a bare `torch` requirement would pull a
+# multi-GB CUDA build. Users with a GPU may install their own torch (>=2.2) beforehand.
+set -euo pipefail
+cd "$(dirname "$0")"
+PYTHON="${PYTHON:-python3}"
+if ! "$PYTHON" -c "import torch" >/dev/null 2>&1; then
+    "$PYTHON" -m pip install "torch==${LOCALEVAL_TORCH_VERSION:-2.13.0}"
+fi
+"$PYTHON" -m pip install -e ".[test]"

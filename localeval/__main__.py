@@ -1,0 +1,3 @@
+from localeval.cli.main import app
+
+app()

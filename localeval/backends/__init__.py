@@ -1,0 +1,7 @@
+"""Model backends: the NLI/relevance judge, the registry of local judges, claim attribution."""
+
+from localeval.backends.nli import NLIJudge
+from localeval.backends.registry import JudgeNotFoundError, list_models, resolve_model
+from localeval.backends.shared import get_judge
+
+__all__ = ["NLIJudge", "JudgeNotFoundError", "get_judge", "list_models", "resolve_model"]

@@ -1,0 +1,212 @@
+"""`NLIJudge`: any local Hugging Face sequence-classification NLI model as a scorer of pairs.
+
+It feels like sentence-transformers' ``CrossEncoder``: build it once, call
+``predict(pairs, batch_size=..., show_progress_bar=...)``. What it adds for evaluation work:
+
+* label order comes from the model's ``config.json`` (`labels.read_label_layout`), so 2-way
+  and 3-way heads, and localeval's own two-head judge, all work;
+* identical pairs are scored once; pairs are sorted by length and padded per batch, which
+  on real RAG data (short claims, long windows) is several times faster than fixed padding;
+* CUDA in fp16 when present, CPU in fp32 otherwise, always under ``torch.inference_mode``;
+* safetensors only, never ``trust_remote_code``, never a download.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from localeval.backends.labels import LabelLayout, read_label_layout
+from localeval.backends.registry import resolve_model
+
+__all__ = ["NLIJudge", "Pair"]
+
+logger = logging.getLogger(__name__)
+
+Pair = tuple[str, str]
+"""(premise, hypothesis) for NLI; (passage, question) for relevance: evidence always first."""
+
+Task = Literal["nli", "relevance"]
+
+
+def _pick_device(device: str | None) -> torch.device:
+    if device in (None, "auto"):
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(device)
+
+
+class NLIJudge:
+    """A local cross-encoder that scores (premise, hypothesis) pairs.
+
+    Args:
+        model: a judge name from the registry, a path to a local model directory, or ``None``
+            for localeval's default judge.
+        device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``...; ``None``/``"auto"`` picks CUDA if present.
+        batch_size: default number of pairs per forward pass.
+        max_length: input length in tokens; defaults to the length the judge was trained with
+            (``config.json`` ``localeval.max_length``), else the tokenizer's limit capped at 512.
+    """
+
+    def __init__(
+        self,
+        model: str | os.PathLike[str] | None = None,
+        *,
+        device: str | None = None,
+        batch_size: int = 32,
+        max_length: int | None = None,
+    ) -> None:
+        # Imported here so `import localeval` stays light for users of the ID-based metrics.
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        self.path: Path = resolve_model(model)
+        if not any(self.path.glob("*.safetensors")):
+            raise FileNotFoundError(
+                f"{self.path} has no .safetensors weights; localeval loads safetensors only "
+                "(convert a .bin checkpoint with `save_pretrained(..., safe_serialization=True)`)."
+            )
+        self.config: dict = json.loads((self.path / "config.json").read_text())
+        self.layout: LabelLayout = read_label_layout(self.config)
+        self.device = _pick_device(device)
+        self.batch_size = batch_size
+
+        self.tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
+        dtype = torch.float16 if self.device.type == "cuda" else torch.float32
+        self.model = AutoModelForSequenceClassification.from_pretrained(
+            self.path,
+            local_files_only=True,
+            use_safetensors=True,
+            trust_remote_code=False,
+            dtype=dtype,
+        ).to(self.device)
+        self.model.eval()
+
+        extra = self.config.get("localeval", {})
+        limit = min(int(getattr(self.tokenizer, "model_max_length", 512) or 512), 512)
+        self.max_length: int = int(max_length or extra.get("max_length") or limit)
+        self.thresholds: dict[str, float] = {
+            "entailment": 0.5,
+            "relevance": 0.5,
+            **{k: float(v) for k, v in extra.get("thresholds", {}).items()},
+        }
+        self._truncation_warned = False
+
+    # ------------------------------------------------------------------ info
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @property
+    def has_relevance_head(self) -> bool:
+        return self.layout.relevance is not None
+
+    def __repr__(self) -> str:
+        return f"NLIJudge({self.name!r}, device={self.device.type}, max_length={self.max_length})"
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens ``text`` takes inside a pair, without special tokens."""
+        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def count_tokens_batch(self, texts: Sequence[str]) -> list[int]:
+        if not texts:
+            return []
+        encoded = self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+        return [len(ids) for ids in encoded]
+
+    # ------------------------------------------------------------------ scoring
+    def predict(
+        self,
+        pairs: Sequence[Pair],
+        *,
+        task: Task = "nli",
+        batch_size: int | None = None,
+        show_progress_bar: bool = False,
+    ) -> np.ndarray:
+        """Class probabilities for each pair: shape ``(len(pairs), n_task_labels)``.
+
+        For ``task="nli"`` the columns follow ``self.layout.nli_labels``; for
+        ``task="relevance"`` they follow the relevance head. Pairs that exceed
+        ``max_length`` are truncated from the premise with a warning: callers that must not
+        truncate (the metrics) window their contexts first (`localeval.text.make_windows`).
+        """
+        columns = self._task_columns(task)
+        if len(pairs) == 0:
+            return np.zeros((0, len(columns)), dtype=np.float32)
+        unique: dict[Pair, int] = {}
+        index = np.empty(len(pairs), dtype=np.int64)
+        for i, (premise, hypothesis) in enumerate(pairs):
+            if not isinstance(premise, str) or not isinstance(hypothesis, str):
+                raise TypeError(f"pair {i} is not a (str, str) tuple: {(premise, hypothesis)!r}")
+            index[i] = unique.setdefault((premise, hypothesis), len(unique))
+        probs = self._score_unique(list(unique), columns, batch_size or self.batch_size, show_progress_bar)
+        return probs[index]
+
+    def entailment_probability(self, pairs: Sequence[Pair], **kwargs) -> np.ndarray:
+        """P(entailment) for each (premise, hypothesis) pair."""
+        return self.predict(pairs, task="nli", **kwargs)[:, self.layout.entailment]
+
+    def relevance_probability(self, pairs: Sequence[Pair], **kwargs) -> np.ndarray:
+        """P(relevant) for each (passage, question) pair; needs a judge with a relevance head."""
+        return self.predict(pairs, task="relevance", **kwargs)[:, self.layout.relevant]
+
+    def _task_columns(self, task: Task) -> list[int]:
+        if task == "nli":
+            return self.layout.nli
+        if task == "relevance":
+            if self.layout.relevance is None:
+                raise ValueError(
+                    f"judge {self.name!r} has no relevance head; use localeval's default judge "
+                    "or pass a relevance-capable model"
+                )
+            return self.layout.relevance
+        raise ValueError(f"unknown task {task!r}; expected 'nli' or 'relevance'")
+
+    def _score_unique(
+        self, pairs: list[Pair], columns: list[int], batch_size: int, show_progress_bar: bool
+    ) -> np.ndarray:
+        encoded = self.tokenizer(
+            [p for p, _ in pairs],
+            [h for _, h in pairs],
+            truncation="only_first",
+            max_length=self.max_length,
+            return_overflowing_tokens=False,
+        )
+        input_ids = encoded["input_ids"]
+        if not self._truncation_warned and any(len(ids) >= self.max_length for ids in input_ids):
+            self._warn_if_truncated(pairs)
+        # Longest first: the first batch allocates the most memory, so an OOM shows at once.
+        order = sorted(range(len(pairs)), key=lambda i: -len(input_ids[i]))
+        out = np.empty((len(pairs), len(columns)), dtype=np.float32)
+        column_index = torch.tensor(columns, device=self.device)
+        starts = range(0, len(order), batch_size)
+        with torch.inference_mode():
+            for start in tqdm(starts, disable=not show_progress_bar, desc="judging", unit="batch"):
+                batch_ids = order[start : start + batch_size]
+                features = self.tokenizer.pad(
+                    {k: [encoded[k][i] for i in batch_ids] for k in encoded.keys()},
+                    return_tensors="pt",
+                )
+                features = {k: v.to(self.device) for k, v in features.items()}
+                logits = self.model(**features).logits.float()
+                probs = torch.softmax(logits.index_select(1, column_index), dim=-1)
+                out[batch_ids] = probs.cpu().numpy()
+        return out
+
+    def _warn_if_truncated(self, pairs: list[Pair]) -> None:
+        full = self.tokenizer([p for p, _ in pairs], [h for _, h in pairs], truncation=False)
+        n = sum(len(ids) > self.max_length for ids in full["input_ids"])
+        if n:
+            self._truncation_warned = True
+            warnings.warn(
+                f"{n} pair(s) exceed the judge's {self.max_length} tokens and were truncated; "
+                "window long premises first (localeval.text.make_windows)",
+                stacklevel=4,
+            )

@@ -1,0 +1,1 @@
+"""Drop-in shims for users migrating from other RAG evaluators."""

@@ -1,0 +1,35 @@
+"""Metrics: small objects that turn the judges' verdicts into explained scores."""
+
+from localeval.metrics.base import Metric, MetricResult
+from localeval.metrics.chunk_recall import ChunkRecall, ChunkRecallEvaluation, ChunkRecallResult
+from localeval.metrics.claim_support import ClaimAttribution
+from localeval.metrics.context_precision import ContextPrecision, ContextPrecisionResult
+from localeval.metrics.context_recall import ContextRecall, ContextRecallResult
+from localeval.metrics.entity_recall import ContextEntityRecall, ContextEntityRecallResult
+from localeval.metrics.faithfulness import Faithfulness, FaithfulnessResult
+from localeval.metrics.precision_recall import PrecisionRecall, PrecisionRecallResult
+from localeval.metrics.registry import METRICS, get_metric
+from localeval.metrics.retrieval import RetrievalMetrics, RetrievalResult
+
+__all__ = [
+    "METRICS",
+    "ChunkRecall",
+    "ChunkRecallEvaluation",
+    "ChunkRecallResult",
+    "ClaimAttribution",
+    "ContextEntityRecall",
+    "ContextEntityRecallResult",
+    "ContextPrecision",
+    "ContextPrecisionResult",
+    "ContextRecall",
+    "ContextRecallResult",
+    "Faithfulness",
+    "FaithfulnessResult",
+    "Metric",
+    "MetricResult",
+    "PrecisionRecall",
+    "PrecisionRecallResult",
+    "RetrievalMetrics",
+    "RetrievalResult",
+    "get_metric",
+]

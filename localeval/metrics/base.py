@@ -1,0 +1,80 @@
+"""What every metric shares: input coercion, required columns, sync/async/batched entry points.
+
+A metric is a small object with one job (torchmetrics / scikit-learn style): it is built with
+its options, turns judgements into a score, and explains the score. Judging itself belongs to
+the backends. `score_many` is the primitive, so a dataset run batches judge calls across rows;
+`score` and `ascore` are one-row conveniences on top of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from localeval.schema import Sample
+
+__all__ = ["Metric", "MetricResult"]
+
+
+class MetricResult(BaseModel):
+    """A score in [0, 1], or ``None`` together with the ``reason`` it could not be given."""
+
+    metric: str
+    score: float | None
+    reason: str | None = None
+
+    def details(self) -> dict[str, Any]:
+        """The explanation fields (everything but metric, score and reason)."""
+        return self.model_dump(exclude={"metric", "score", "reason"})
+
+
+class Metric(ABC):
+    """Base class: subclasses set `name`, `required_columns` and implement `_score_valid`."""
+
+    name: ClassVar[str]
+    required_columns: ClassVar[tuple[str, ...]]
+
+    def score(self, sample: Sample | Mapping[str, Any]) -> MetricResult:
+        """Score one row. A mapping is validated into a `Sample` (pydantic errors are raised)."""
+        return self.score_many([sample])[0]
+
+    async def ascore(self, sample: Sample | Mapping[str, Any]) -> MetricResult:
+        """Async `score`: the judge runs in a worker thread, the event loop stays free."""
+        return await asyncio.to_thread(self.score, sample)
+
+    def score_many(
+        self, samples: Sequence[Sample | Mapping[str, Any]], *, show_progress_bar: bool = False
+    ) -> list[MetricResult]:
+        """Score many rows at once, batching judge calls across them. Order is kept."""
+        rows = [s if isinstance(s, Sample) else Sample.model_validate(s) for s in samples]
+        results: list[MetricResult | None] = [None] * len(rows)
+        valid: list[int] = []
+        for i, row in enumerate(rows):
+            reason = self.missing_columns(row)
+            if reason:
+                results[i] = self.unscored(reason)
+            else:
+                valid.append(i)
+        if valid:
+            scored = self._score_valid([rows[i] for i in valid], show_progress_bar=show_progress_bar)
+            for i, result in zip(valid, scored):
+                results[i] = result
+        return [r for r in results if r is not None]
+
+    def missing_columns(self, sample: Sample) -> str | None:
+        missing = [c for c in self.required_columns if getattr(sample, c) is None]
+        if missing:
+            return f"missing required column(s): {', '.join(missing)}"
+        return None
+
+    @abstractmethod
+    def unscored(self, reason: str) -> MetricResult:
+        """The result for a row that cannot be scored."""
+
+    @abstractmethod
+    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
+        """Score rows that have every required column."""

@@ -1,0 +1,158 @@
+"""Chunk recall: is the relevant information of each retrieved chunk reflected in the answer?
+
+The rag_evals ``ContextRecall`` (retrieved context -> generated answer), with local judges:
+
+1. each chunk's sentences are judged for relevance to the question (relevance head); a chunk
+   ``is_relevant`` when at least one sentence is (P >= the relevance threshold);
+2. a relevant sentence is *reflected* in the answer when the answer entails it, or when it
+   entails one of the answer's claims (the answer used it, in fewer words);
+3. a relevant chunk ``is_included`` when ``inclusion="any"`` of its relevant sentences is
+   reflected (default), or ``"all"`` of them;
+4. ``missing_info`` lists, for a relevant chunk not included, its relevant sentences the answer
+   does not reflect, cut from the chunk's own text (never rewritten).
+
+    score = included relevant chunks / relevant chunks
+
+No relevant chunk -> 1.0, the seed's convention ("nothing relevant was left out"); pass
+``no_relevant_score=None`` to get ``None`` with a reason instead. An empty or punctuation-only
+answer with relevant chunks -> 0.0 (nothing is reflected). No contexts -> the no-relevant rule.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel
+
+from localeval.backends.attribution import attribute
+from localeval.backends.relevance import sentence_relevance
+from localeval.metrics.base import MetricResult
+from localeval.metrics.claim_support import JudgedMetric
+from localeval.schema import Sample
+from localeval.text import Span, split_claims, split_sentences
+
+__all__ = ["ChunkRecall", "ChunkRecallEvaluation", "ChunkRecallResult"]
+
+
+class ChunkRecallEvaluation(BaseModel):
+    id_chunk: int
+    is_relevant: bool
+    is_included: bool
+    missing_info: str | None = None
+    relevance: float
+    """Highest sentence relevance probability in the chunk."""
+    relevant_sentences: list[Span] = []
+    missing_sentences: list[Span] = []
+
+
+class ChunkRecallResult(MetricResult):
+    metric: str = "chunk_recall"
+    evaluated_chunks: list[ChunkRecallEvaluation] = []
+
+    @property
+    def missing_information(self) -> list[dict]:
+        """``{chunk_id, missing_info}`` for every relevant chunk the answer leaves out."""
+        return [
+            {"chunk_id": c.id_chunk, "missing_info": c.missing_info}
+            for c in self.evaluated_chunks
+            if c.is_relevant and not c.is_included and c.missing_info
+        ]
+
+
+class ChunkRecall(JudgedMetric):
+    """Share of relevant chunks whose information the answer reflects.
+
+    Args (besides the judge options of ContextRecall):
+        inclusion: ``"any"`` relevant sentence reflected makes a chunk included, or ``"all"``.
+        no_relevant_score: score when no chunk is relevant (1.0, or ``None`` for unscored).
+        relevance_threshold / entailment threshold: default to the judge's stored thresholds;
+            ``threshold`` sets the entailment one.
+    """
+
+    name = "chunk_recall"
+    required_columns = ("user_input", "response", "retrieved_contexts")
+
+    def __init__(
+        self,
+        model=None,
+        *,
+        inclusion: Literal["any", "all"] = "any",
+        no_relevant_score: float | None = 1.0,
+        relevance_threshold: float | None = None,
+        **options,
+    ) -> None:
+        if inclusion not in ("any", "all"):
+            raise ValueError(f"inclusion must be 'any' or 'all', got {inclusion!r}")
+        super().__init__(model, **options)
+        self.inclusion = inclusion
+        self.no_relevant_score = no_relevant_score
+        self.relevance_threshold = relevance_threshold
+
+    def unscored(self, reason: str) -> ChunkRecallResult:
+        return ChunkRecallResult(score=None, reason=reason)
+
+    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
+        rel_t = self.relevance_threshold if self.relevance_threshold is not None else self.judge.thresholds["relevance"]
+        ent_t = self.resolved_threshold("entailment")
+        # 1. relevance of every sentence of every chunk
+        chunk_sentences = [[split_sentences(c) for c in s.retrieved_contexts or []] for s in samples]
+        items = [
+            (s.user_input or "", [sent.text for sents in chunks for sent in sents])
+            for s, chunks in zip(samples, chunk_sentences)
+        ]
+        relevance = sentence_relevance(self.judge, items, batch_size=self.batch_size, show_progress_bar=show_progress_bar)
+
+        # 2. reflection of each relevant sentence, in both directions
+        relevant: list[list[list[tuple[Span, float]]]] = []
+        forward_groups, backward_groups, keys = [], [], []
+        for r, (sample, chunks, probs) in enumerate(zip(samples, chunk_sentences, relevance)):
+            flat = iter(probs)
+            per_chunk = [[(s, next(flat)) for s in sents] for sents in chunks]
+            relevant.append([[(s, p) for s, p in chunk if p >= rel_t] for chunk in per_chunk])
+            answer_claims = [c.text for c in split_claims(sample.response or "")]
+            for c, chunk in enumerate(relevant[-1]):
+                for s, (sentence, _) in enumerate(chunk):
+                    keys.append((r, c, s))
+                    forward_groups.append(([sentence.text], [sample.response or ""]))
+                    backward_groups.append((answer_claims, [sentence.text]))
+        reflected: dict[tuple[int, int, int], bool] = {}
+        if keys:
+            forward = attribute(self.judge, forward_groups, locate_sentence=False, batch_size=self.batch_size)
+            backward = attribute(self.judge, backward_groups, locate_sentence=False, batch_size=self.batch_size)
+            for key, f, b in zip(keys, forward, backward):
+                best = max([f[0].probability, *(x.probability for x in b)])
+                reflected[key] = best >= ent_t
+
+        results: list[MetricResult] = []
+        for r, (chunks, probs_per_row) in enumerate(zip(relevant, relevance)):
+            evaluations = []
+            flat = iter(probs_per_row)
+            for c, chunk in enumerate(chunks):
+                n_sentences = len(chunk_sentences[r][c])
+                best_relevance = max((next(flat) for _ in range(n_sentences)), default=0.0)
+                flags = [reflected[(r, c, s)] for s in range(len(chunk))]
+                is_relevant = bool(chunk)
+                included = is_relevant and (any(flags) if self.inclusion == "any" else all(flags))
+                missing = [sentence for (sentence, _), ok in zip(chunk, flags) if not ok]
+                evaluations.append(
+                    ChunkRecallEvaluation(
+                        id_chunk=c,
+                        is_relevant=is_relevant,
+                        is_included=included,
+                        missing_info=" ".join(m.text for m in missing) if is_relevant and not included else None,
+                        relevance=round(best_relevance, 6),
+                        relevant_sentences=[sentence for sentence, _ in chunk],
+                        missing_sentences=missing if is_relevant and not included else [],
+                    )
+                )
+            relevant_chunks = [e for e in evaluations if e.is_relevant]
+            if not relevant_chunks:
+                reason = "no retrieved chunk is relevant to the question"
+                if self.no_relevant_score is None:
+                    results.append(ChunkRecallResult(score=None, reason=reason, evaluated_chunks=evaluations))
+                else:
+                    results.append(ChunkRecallResult(score=self.no_relevant_score, reason=reason, evaluated_chunks=evaluations))
+                continue
+            score = sum(e.is_included for e in relevant_chunks) / len(relevant_chunks)
+            results.append(ChunkRecallResult(score=score, evaluated_chunks=evaluations))
+        return results

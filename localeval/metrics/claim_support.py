@@ -1,0 +1,147 @@
+"""The machinery shared by claim-based metrics (context recall, faithfulness).
+
+Split a text of the row into claims, ask the judge how strongly the retrieved contexts
+support each one (`localeval.backends.attribution.attribute`), and score the share of
+supported claims. Subclasses only say which text the claims come from.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import ClassVar
+
+from pydantic import BaseModel
+
+from localeval.backends import NLIJudge, get_judge
+from localeval.backends.attribution import Evidence, attribute
+from localeval.metrics.base import Metric, MetricResult
+from localeval.schema import Sample
+from localeval.text import split_claims
+
+__all__ = ["ClaimAttribution", "ClaimSupportMetric", "ClaimSupportResult", "JudgedMetric"]
+
+
+class ClaimAttribution(BaseModel):
+    """One claim and the judge's verdict on it."""
+
+    text: str
+    start: int
+    end: int
+    """Character span of the claim in the text it was split from."""
+    attributed: bool
+    probability: float
+    evidence: Evidence | None = None
+    """Best-supporting sentence of the contexts (given even when below the threshold)."""
+
+
+class ClaimSupportResult(MetricResult):
+    threshold: float | None = None
+    claims: list[ClaimAttribution] = []
+
+    @property
+    def attributed_count(self) -> int:
+        return sum(c.attributed for c in self.claims)
+
+
+class JudgedMetric(Metric):
+    """A metric that asks the NLI judge; holds the judge options every such metric shares.
+
+    Args:
+        model: judge name, local model directory, or a loaded `NLIJudge`; ``None`` = the
+            default judge shipped in ``models/``.
+        threshold: probability at which the judge's verdict counts as yes; ``None`` uses the
+            threshold stored with the judge (tuned on development data).
+        device: ``"cpu"``, ``"cuda"``, or ``None`` for automatic.
+        batch_size: pairs per judge forward pass.
+    """
+
+    threshold_kind: ClassVar[str] = "entailment"
+
+    def __init__(
+        self,
+        model: str | os.PathLike[str] | NLIJudge | None = None,
+        *,
+        threshold: float | None = None,
+        device: str | None = None,
+        batch_size: int | None = None,
+    ) -> None:
+        if threshold is not None and not 0.0 <= threshold <= 1.0:
+            raise ValueError(f"threshold must be in [0, 1], got {threshold}")
+        self._model = model
+        self._device = device
+        self._judge: NLIJudge | None = model if isinstance(model, NLIJudge) else None
+        self.threshold = threshold
+        self.batch_size = batch_size
+
+    @property
+    def judge(self) -> NLIJudge:
+        """The judge, loaded on first use (and shared with other metrics)."""
+        if self._judge is None:
+            self._judge = get_judge(self._model, device=self._device)
+        return self._judge
+
+    def resolved_threshold(self, kind: str | None = None) -> float:
+        if self.threshold is not None:
+            return self.threshold
+        return self.judge.thresholds[kind or self.threshold_kind]
+
+
+class ClaimSupportMetric(JudgedMetric):
+    """Share of the claims of ``claims_from`` that the retrieved contexts entail."""
+
+    claims_from: ClassVar[str]
+    result_type: ClassVar[type[ClaimSupportResult]]
+
+    def __init__(self, model=None, *, split_coordination: bool = True, **options) -> None:
+        super().__init__(model, **options)
+        self.split_coordination = split_coordination
+
+    def unscored(self, reason: str) -> ClaimSupportResult:
+        return self.result_type(score=None, reason=reason)
+
+    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
+        threshold = self.resolved_threshold()
+        texts = [getattr(s, self.claims_from) or "" for s in samples]
+        claim_spans = [split_claims(t, split_coordination=self.split_coordination) for t in texts]
+        groups = [
+            ([c.text for c in spans], list(s.retrieved_contexts or []))
+            for s, spans in zip(samples, claim_spans)
+        ]
+        to_judge = [i for i, (claims, _) in enumerate(groups) if claims]
+        supports = attribute(
+            self.judge,
+            [groups[i] for i in to_judge],
+            batch_size=self.batch_size,
+            show_progress_bar=show_progress_bar,
+        )
+        by_row = dict(zip(to_judge, supports))
+
+        results: list[MetricResult] = []
+        for i, (sample, text, spans) in enumerate(zip(samples, texts, claim_spans)):
+            if not spans:
+                why = f"{self.claims_from} is empty" if not text.strip() else (
+                    f"{self.claims_from} has no claims (only punctuation or symbols)"
+                )
+                results.append(self.unscored(f"{why}: nothing to check"))
+                continue
+            claims = [
+                ClaimAttribution(
+                    text=span.text,
+                    start=span.start,
+                    end=span.end,
+                    attributed=support.evidence is not None and support.probability >= threshold,
+                    probability=round(support.probability, 6),
+                    evidence=support.evidence,
+                )
+                for span, support in zip(spans, by_row[i])
+            ]
+            has_context = any(c and c.strip() for c in sample.retrieved_contexts or [])
+            results.append(
+                self.result_type(
+                    score=sum(c.attributed for c in claims) / len(claims),
+                    reason=None if has_context else "no non-empty retrieved context: no claim can be attributed",
+                    threshold=threshold,
+                    claims=claims,
+                )
+            )
+        return results

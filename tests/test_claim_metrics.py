@@ -1,0 +1,170 @@
+"""Faithfulness, ContextPrecision, ChunkRecall, PrecisionRecall and the rag_evals shim:
+formulas and edge cases with tiny models, judgements with the default judge."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from localeval import Sample
+from localeval.compat.rag_evals import ContextRecall as RagEvalsContextRecall
+from localeval.metrics import ChunkRecall, ContextPrecision, Faithfulness, PrecisionRecall, get_metric
+from localeval.metrics.context_precision import average_precision
+from localeval.metrics.precision_recall import f1
+
+from conftest import build_tiny_model
+
+FIVE_LABELS = {0: "entailment", 1: "neutral", 2: "contradiction", 3: "relevant", 4: "not_relevant"}
+
+
+@pytest.fixture(scope="module")
+def tiny_two_head(tmp_path_factory):
+    from localeval.backends import NLIJudge
+
+    path = build_tiny_model(
+        tmp_path_factory.mktemp("two-head"),
+        FIVE_LABELS,
+        {"tasks": {"nli": [0, 1, 2], "relevance": [3, 4]}, "max_length": 64},
+    )
+    return NLIJudge(path, device="cpu")
+
+
+# ---------------------------------------------------------------- formulas
+
+@pytest.mark.parametrize(
+    "useful, expected",
+    [([True, False, True], (1 + 2 / 3) / 2), ([False, False, True], 1 / 3), ([True, True], 1.0), ([False], 0.0), ([], 0.0)],
+)
+def test_average_precision(useful, expected):
+    assert average_precision(useful) == pytest.approx(expected)
+
+
+def test_f1_is_zero_when_both_are_zero():
+    assert f1(0.0, 0.0) == 0.0 and f1(1.0, 0.5) == pytest.approx(2 / 3)
+
+
+# ---------------------------------------------------------------- plumbing (tiny models)
+
+def test_precision_ranks_and_modes(tiny_two_head):
+    contexts = ["The cat sat on the mat.", "", "Paris is in France."]
+    by_question = ContextPrecision(tiny_two_head, mode="question", threshold=0.0).score(
+        Sample(user_input="where is paris", retrieved_contexts=contexts)
+    )
+    assert [c.rank for c in by_question.chunks] == [0, 1, 2] and by_question.mode == "question"
+    assert by_question.chunks[1].useful is False and by_question.chunks[1].probability == 0.0  # empty chunk
+    by_reference = ContextPrecision(tiny_two_head, threshold=0.0).score(
+        Sample(user_input="q", reference="Paris is in France.", retrieved_contexts=contexts)
+    )
+    assert by_reference.mode == "reference" and by_reference.chunks[0].supported_claim == "Paris is in France."
+    assert by_reference.score == pytest.approx(average_precision([c.useful for c in by_reference.chunks]))
+
+
+def test_precision_edge_cases(tiny_two_head):
+    metric = ContextPrecision(tiny_two_head)
+    assert metric.score(Sample(user_input="q", retrieved_contexts=[])).score is None
+    assert "undefined" in metric.score(Sample(user_input="q", retrieved_contexts=[])).reason
+    assert metric.score(Sample(retrieved_contexts=["x"])).score is None
+    no_claims = metric.score(Sample(reference="...", retrieved_contexts=["x"]))
+    assert no_claims.score is None and "mode='question'" in no_claims.reason
+    with pytest.raises(ValueError):
+        ContextPrecision(tiny_two_head, mode="bogus")
+
+
+def test_faithfulness_edge_cases(tiny_judge):
+    metric = Faithfulness(tiny_judge)
+    assert metric.score(Sample(response="", retrieved_contexts=["x"])).score is None
+    none_retrieved = metric.score(Sample(response="The cat sat.", retrieved_contexts=[]))
+    assert none_retrieved.score == 0.0 and none_retrieved.unsupported_claims == ["The cat sat."]
+    assert "response" in metric.score(Sample(retrieved_contexts=["x"])).reason
+
+
+def test_chunk_recall_structure_and_no_relevant_rule(tiny_two_head):
+    sample = Sample(user_input="where is paris", response="Paris is in France.", retrieved_contexts=["Paris is in France. The cat sat.", "The sun is hot."])
+    everything_relevant = ChunkRecall(tiny_two_head, relevance_threshold=0.0, threshold=1.0).score(sample)
+    assert [c.id_chunk for c in everything_relevant.evaluated_chunks] == [0, 1]
+    assert all(c.is_relevant and not c.is_included for c in everything_relevant.evaluated_chunks)
+    assert everything_relevant.score == 0.0
+    missing = everything_relevant.missing_information
+    assert missing[0] == {"chunk_id": 0, "missing_info": "Paris is in France. The cat sat."}
+    for chunk, text in zip(everything_relevant.evaluated_chunks, sample.retrieved_contexts):
+        assert all(text[s.start : s.end] == s.text for s in chunk.missing_sentences)
+    nothing_relevant = ChunkRecall(tiny_two_head, relevance_threshold=1.0).score(sample)
+    assert nothing_relevant.score == 1.0 and "no retrieved chunk is relevant" in nothing_relevant.reason
+    as_none = ChunkRecall(tiny_two_head, relevance_threshold=1.0, no_relevant_score=None).score(sample)
+    assert as_none.score is None
+
+
+def test_precision_recall_unscored_part_is_reported(tiny_two_head):
+    result = PrecisionRecall(tiny_two_head).score(Sample(reference="The cat sat.", retrieved_contexts=[]))
+    assert result.score is None and "precision" in result.reason
+
+
+def test_ragas_aliases_resolve(tiny_two_head):
+    assert isinstance(get_metric("llm_context_precision_without_reference", model=tiny_two_head), ContextPrecision)
+    assert get_metric("llm_context_precision_without_reference", model=tiny_two_head).mode == "question"
+    assert isinstance(get_metric("faithfulness", model=tiny_two_head), Faithfulness)
+
+
+# ---------------------------------------------------------------- judgements (default judge)
+
+COLD_QUESTION = "How can I relieve the symptoms of a common cold?"
+COLD_CONTEXTS = [
+    "Rest and drinking plenty of fluids help the body recover from a cold.",
+    "Saline nasal sprays relieve congestion caused by a cold.",
+    "The Eiffel Tower was completed in 1889 for the World's Fair.",
+]
+COLD_ANSWER = "To relieve a cold, rest and drink plenty of fluids."
+
+
+def test_chunk_recall_saline_spray_example(default_judge):
+    result = ChunkRecall(default_judge).score(Sample(user_input=COLD_QUESTION, response=COLD_ANSWER, retrieved_contexts=COLD_CONTEXTS))
+    chunks = result.evaluated_chunks
+    assert [c.is_relevant for c in chunks] == [True, True, False]
+    assert chunks[0].is_included and not chunks[1].is_included
+    assert result.score == pytest.approx(0.5)
+    assert result.missing_information == [{"chunk_id": 1, "missing_info": COLD_CONTEXTS[1]}]
+
+
+def test_rag_evals_shim_matches_the_seed_interface(default_judge):
+    result = asyncio.run(
+        RagEvalsContextRecall.agrade(question=COLD_QUESTION, answer=COLD_ANSWER, context=COLD_CONTEXTS, client=None, model=default_judge)
+    )
+    assert result.score == pytest.approx(0.5)
+    assert [c.id_chunk for c in result.evaluated_chunks] == [0, 1, 2]
+    assert result.missing_information[0]["chunk_id"] == 1
+
+
+def test_faithfulness_flags_the_unsupported_claim(default_judge):
+    context = "Marie Curie was a physicist and chemist. She won the Nobel Prize in Physics in 1903."
+    result = Faithfulness(default_judge).score(
+        Sample(response="Marie Curie won the Nobel Prize in Physics in 1903. She was born in Berlin.", retrieved_contexts=[context])
+    )
+    assert result.score == pytest.approx(0.5)
+    assert result.unsupported_claims == ["She was born in Berlin."]
+
+
+def test_context_precision_rewards_useful_chunks_first(default_judge):
+    useful = "The Amazon River flows through Brazil, Peru and Colombia into the Atlantic Ocean."
+    noise = "Bread is made from flour, water, yeast and salt."
+    sample = dict(user_input="Which countries does the Amazon River flow through?", reference="The Amazon River flows through Brazil.")
+    first = ContextPrecision(default_judge).score(Sample(retrieved_contexts=[useful, noise], **sample))
+    last = ContextPrecision(default_judge).score(Sample(retrieved_contexts=[noise, useful], **sample))
+    assert first.score == pytest.approx(1.0)
+    assert last.score == pytest.approx(0.5)
+    by_question = ContextPrecision(default_judge, mode="question").score(Sample(retrieved_contexts=[noise, useful], **sample))
+    assert [c.useful for c in by_question.chunks] == [False, True]
+
+
+def test_precision_recall_on_the_aks_example(default_judge):
+    from test_context_recall import AKS_CONTEXTS, AKS_REFERENCE
+
+    result = PrecisionRecall(default_judge).score(Sample(reference=AKS_REFERENCE, retrieved_contexts=AKS_CONTEXTS))
+    assert result.recall == pytest.approx(0.5)
+    assert result.precision == pytest.approx(1.0)
+    assert result.score == pytest.approx(2 * 0.5 / 1.5)
+    assert set(result.missing_statements) == {
+        "Build your Docker image",
+        "Create Kubernetes deployment YAML",
+        "Apply the deployment using kubectl apply",
+    }
