@@ -251,7 +251,7 @@ def read_wice_oracle(data: Path, limit: int | None) -> AttributionTask:
     for r in _jsonl(data / "meta-eval/wice/oracle_chunks_claim/dev.jsonl"):
         key = r["meta"]["id"]
         first.setdefault(key, r)
-        chunks[key].append("\n".join(r["evidence"]))
+        chunks[key].append("\n\n".join(r["evidence"]))
     items = [
         AttributionItem([r["claim"]], chunks[k], _wice_label(r["label"]), r["label"])
         for k, r in first.items()
@@ -264,9 +264,10 @@ def read_wice_oracle(data: Path, limit: int | None) -> AttributionTask:
 
 def read_wice_article(data: Path, limit: int | None) -> AttributionTask:
     items = [
-        # One context per cited article; its lines (as extracted from the web page) joined
-        # by newlines so sentence splitting can still see the line breaks.
-        AttributionItem([r["claim"]], ["\n".join(r["evidence"])], _wice_label(r["label"]), r["label"])
+        # One context per cited article. Its lines (as extracted from the web page) are joined
+        # by blank lines: many lack final punctuation ("Skip to content"), and a blank line is
+        # where localeval's splitter ends a sentence, so windows keep the page's own units.
+        AttributionItem([r["claim"]], ["\n\n".join(r["evidence"])], _wice_label(r["label"]), r["label"])
         for r in _jsonl(data / "meta-eval/wice/claim/dev.jsonl")
     ]
     return _attribution_task(

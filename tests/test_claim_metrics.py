@@ -14,6 +14,7 @@ from localeval.metrics.context_precision import average_precision
 from localeval.metrics.precision_recall import f1
 
 from conftest import build_tiny_model
+from seed_texts import AKS_CONTEXTS, AKS_REFERENCE, AKS_STEPS
 
 FIVE_LABELS = {0: "entailment", 1: "neutral", 2: "contradiction", 3: "relevant", 4: "not_relevant"}
 
@@ -157,14 +158,8 @@ def test_context_precision_rewards_useful_chunks_first(default_judge):
 
 
 def test_precision_recall_on_the_aks_example(default_judge):
-    from test_context_recall import AKS_CONTEXTS, AKS_REFERENCE
-
     result = PrecisionRecall(default_judge).score(Sample(reference=AKS_REFERENCE, retrieved_contexts=AKS_CONTEXTS))
     assert result.recall == pytest.approx(0.5)
     assert result.precision == pytest.approx(1.0)
     assert result.score == pytest.approx(2 * 0.5 / 1.5)
-    assert set(result.missing_statements) == {
-        "Build your Docker image",
-        "Create Kubernetes deployment YAML",
-        "Apply the deployment using kubectl apply",
-    }
+    assert result.missing_statements == [AKS_STEPS[0], AKS_STEPS[4], AKS_STEPS[5]]

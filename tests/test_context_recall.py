@@ -10,19 +10,7 @@ from pydantic import ValidationError
 from localeval import Sample
 from localeval.metrics import ContextRecall, get_metric
 
-AKS_REFERENCE = """To deploy to AKS:
-1. Build your Docker image
-2. Push the image to Azure Container Registry
-3. Create an AKS cluster using az aks create
-4. Configure kubectl to connect to your cluster
-5. Create Kubernetes deployment YAML
-6. Apply the deployment using kubectl apply"""
-
-AKS_CONTEXTS = [
-    "Azure Container Registry (ACR) stores Docker images. Push with: docker push myacr.azurecr.io/myapp:v1",
-    "Create AKS cluster: az aks create --resource-group myRG --name myAKS --node-count 3",
-    "Kubectl connects to clusters. Get credentials: az aks get-credentials --name myAKS",
-]
+from seed_texts import AKS_CONTEXTS, AKS_REFERENCE, AKS_STEPS
 
 
 @pytest.fixture(scope="module")
@@ -151,14 +139,7 @@ def test_default_judge_is_used_without_arguments(default_judge):
 def test_aks_example_attributes_the_right_steps(recall):
     result = recall.score(Sample(user_input="How to deploy to AKS?", reference=AKS_REFERENCE, retrieved_contexts=AKS_CONTEXTS))
     verdicts = {c.text: c.attributed for c in result.claims}
-    assert list(verdicts) == [
-        "Build your Docker image",
-        "Push the image to Azure Container Registry",
-        "Create an AKS cluster using az aks create",
-        "Configure kubectl to connect to your cluster",
-        "Create Kubernetes deployment YAML",
-        "Apply the deployment using kubectl apply",
-    ]
+    assert list(verdicts) == AKS_STEPS
     assert verdicts["Push the image to Azure Container Registry"]
     assert verdicts["Create an AKS cluster using az aks create"]
     assert verdicts["Configure kubectl to connect to your cluster"]

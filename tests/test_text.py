@@ -19,14 +19,8 @@ from localeval.text import (
 )
 from localeval.text import sentences as sentences_module
 
-# The reference answer of seed 004 (context recall blog post), verbatim.
-AKS_REFERENCE = """To deploy to AKS:
-1. Build your Docker image
-2. Push the image to Azure Container Registry
-3. Create an AKS cluster using az aks create
-4. Configure kubectl to connect to your cluster
-5. Create Kubernetes deployment YAML
-6. Apply the deployment using kubectl apply"""
+from seed_texts import AKS_REFERENCE, AKS_STEPS
+
 
 
 def words(text: str) -> int:
@@ -121,14 +115,7 @@ def test_blank_lines_and_list_items_are_boundaries():
 
 def test_numbered_reference_gives_one_claim_per_step():
     claims = split_claims(AKS_REFERENCE)
-    assert texts(claims) == [
-        "Build your Docker image",
-        "Push the image to Azure Container Registry",
-        "Create an AKS cluster using az aks create",
-        "Configure kubectl to connect to your cluster",
-        "Create Kubernetes deployment YAML",
-        "Apply the deployment using kubectl apply",
-    ]
+    assert texts(claims) == AKS_STEPS
     assert_exact(AKS_REFERENCE, claims)
 
 

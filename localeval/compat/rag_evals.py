@@ -16,17 +16,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from localeval.metrics.chunk_recall import ChunkEvaluation as ChunkRecallEvaluation
 from localeval.metrics.chunk_recall import ChunkRecall as _ChunkRecall
 from localeval.metrics.chunk_recall import ChunkRecallResult as _Result
+from localeval.metrics.chunk_recall import missing_information
 
 __all__ = ["ChunkRecallEvaluation", "ContextRecall", "ContextRecallResult"]
-
-
-class ChunkRecallEvaluation(BaseModel):
-    id_chunk: int
-    is_relevant: bool
-    is_included: bool
-    missing_info: str | None = None
 
 
 class ContextRecallResult(BaseModel):
@@ -41,11 +36,7 @@ class ContextRecallResult(BaseModel):
 
     @property
     def missing_information(self) -> list[dict]:
-        return [
-            {"chunk_id": c.id_chunk, "missing_info": c.missing_info}
-            for c in self.evaluated_chunks
-            if c.is_relevant and not c.is_included and c.missing_info
-        ]
+        return missing_information(self.evaluated_chunks)
 
 
 def _convert(result: _Result) -> ContextRecallResult:

@@ -31,14 +31,30 @@ from localeval.metrics.claim_support import JudgedMetric
 from localeval.schema import Sample
 from localeval.text import Span, split_claims, split_sentences
 
-__all__ = ["ChunkRecall", "ChunkRecallEvaluation", "ChunkRecallResult"]
+__all__ = ["ChunkEvaluation", "ChunkRecall", "ChunkRecallEvaluation", "ChunkRecallResult", "missing_information"]
 
 
-class ChunkRecallEvaluation(BaseModel):
+class ChunkEvaluation(BaseModel):
+    """The per-chunk verdict in rag_evals' shape (seed 000)."""
+
     id_chunk: int
     is_relevant: bool
     is_included: bool
     missing_info: str | None = None
+
+
+def missing_information(chunks: list[ChunkEvaluation]) -> list[dict]:
+    """``{chunk_id, missing_info}`` for every relevant chunk the answer leaves out."""
+    return [
+        {"chunk_id": c.id_chunk, "missing_info": c.missing_info}
+        for c in chunks
+        if c.is_relevant and not c.is_included and c.missing_info
+    ]
+
+
+class ChunkRecallEvaluation(ChunkEvaluation):
+    """rag_evals' verdict plus the evidence behind it."""
+
     relevance: float
     """Highest sentence relevance probability in the chunk."""
     relevant_sentences: list[Span] = []
@@ -52,11 +68,7 @@ class ChunkRecallResult(MetricResult):
     @property
     def missing_information(self) -> list[dict]:
         """``{chunk_id, missing_info}`` for every relevant chunk the answer leaves out."""
-        return [
-            {"chunk_id": c.id_chunk, "missing_info": c.missing_info}
-            for c in self.evaluated_chunks
-            if c.is_relevant and not c.is_included and c.missing_info
-        ]
+        return missing_information(self.evaluated_chunks)
 
 
 class ChunkRecall(JudgedMetric):
