@@ -57,6 +57,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--device", default=None, help="cpu, cuda, ... (default: CUDA when available)")
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated subset of {SECTIONS}")
+    p.add_argument("--sets", default=None, help="comma-separated set names (or name prefixes) to score, e.g. anli,wice")
     p.add_argument("--no-speed", action="store_true", help="skip the throughput measurement")
     p.add_argument(
         "--write-threshold", action="store_true",
@@ -67,8 +68,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     unknown = set(args.sections) - set(SECTIONS)
     if unknown:
         p.error(f"unknown section(s) {sorted(unknown)}")
-    if args.write_threshold and (args.limit is not None or "meta_eval" not in args.sections):
-        p.error("--write-threshold needs a full run: no --limit, and the meta_eval section")
+    args.sets = [x.strip() for x in args.sets.split(",") if x.strip()] if args.sets else None
+    if args.write_threshold and (args.limit is not None or args.sets or "meta_eval" not in args.sections):
+        p.error("--write-threshold needs a full run: no --limit or --sets, and the meta_eval section")
     return args
 
 
@@ -110,7 +112,8 @@ def write_threshold(model_dir: Path, value: float) -> None:
     path = model_dir / "config.json"
     config = json.loads(path.read_text())
     config.setdefault("localeval", {}).setdefault("thresholds", {})["entailment"] = round(value, 4)
-    path.write_text(json.dumps(config, indent=2) + "\n")
+    # Same layout as the trainer's export (sorted keys, 2 spaces), so the diff is one line.
+    path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def _load_tasks(args: argparse.Namespace, data: Path, model_dir: Path, notes: list[str]) -> tuple[list, list]:
@@ -129,6 +132,12 @@ def _load_tasks(args: argparse.Namespace, data: Path, model_dir: Path, notes: li
         attribution, sick = readers.load_meta_eval(data, args.limit)
         attribution_tasks += attribution
         pair_tasks += sick
+    if args.sets:
+        def wanted(task) -> bool:
+            return any(task.name.startswith(prefix) for prefix in args.sets)
+
+        pair_tasks = [t for t in pair_tasks if wanted(t)]
+        attribution_tasks = [t for t in attribution_tasks if wanted(t)]
     return pair_tasks, attribution_tasks
 
 
@@ -151,6 +160,42 @@ def _speed(args: argparse.Namespace, judge, data: Path, load_seconds: float) -> 
     return speed
 
 
+def _decide_thresholds(args: argparse.Namespace, judge, scored: dict[str, TaskScores], notes: list[str]) -> dict:
+    """Choose the model's and the floor's thresholds on the dev families; store the model's if asked."""
+    config_before = float(judge.thresholds["entailment"])
+    chosen = choose_threshold(scored, "model")
+    overlap_chosen = choose_threshold(scored, "overlap")
+    written = False
+    if chosen is None:
+        notes.append("no threshold development set was scored: the stored threshold is used as is")
+        t_model, t_ba, families = config_before, float("nan"), []
+    else:
+        t_model, t_ba, families = chosen
+        t_model = round(t_model, 4)  # the value config.json will hold, used for every @t figure
+        if args.write_threshold:
+            write_threshold(judge.path, t_model)
+            written = True
+        elif abs(t_model - config_before) > 1e-4:
+            notes.append(
+                f"@t columns use the threshold stored in config.json ({config_before:.4f}); the procedure "
+                f"here chose {t_model:.4f} (rerun with --write-threshold to store it)"
+            )
+    return {
+        "procedure": (
+            "entailment threshold maximising the unweighted mean of balanced accuracy over "
+            "the development families (each family's items pooled): " + "; ".join(families)
+            + ". Candidates are midpoints between consecutive distinct scores; a score >= t is 'supported'."
+            if families else "not chosen: no development set was scored in this run"
+        ),
+        "dev_families": families,
+        "chosen": t_model,
+        "chosen_dev_balanced_accuracy": t_ba,
+        "config_before": config_before,
+        "written": written,
+        "overlap_chosen": round(overlap_chosen[0], 4) if overlap_chosen else 0.5,
+    }
+
+
 def run(args: argparse.Namespace, argv: list[str]) -> dict:
     from localeval.backends.nli import NLIJudge
 
@@ -162,7 +207,6 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict:
     start = time.perf_counter()
     judge = NLIJudge(args.model, device=args.device, batch_size=args.batch_size)
     load_seconds = time.perf_counter() - start
-    config_before = float(judge.thresholds["entailment"])
 
     pair_tasks, attribution_tasks = _load_tasks(args, data, judge.path, notes)
     scored: dict[str, TaskScores] = {}
@@ -177,26 +221,12 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict:
             scored[task.name] = score_pair_task(judge, task, args.batch_size)
         print(f"  {scored[task.name].seconds:.1f} s", file=sys.stderr, flush=True)
 
-    chosen = choose_threshold(scored, "model")
-    overlap_chosen = choose_threshold(scored, "overlap")
-    written = False
-    if chosen is None:
-        notes.append("no threshold development set was scored: the stored threshold is used as is")
-        t_model, t_ba, families = config_before, float("nan"), []
-    else:
-        t_model, t_ba, families = chosen
-        if args.write_threshold:
-            write_threshold(judge.path, t_model)
-            written = True
-    t_overlap = overlap_chosen[0] if overlap_chosen else 0.5
-    # Figures "@t" use the threshold the judge will ship with after this run.
-    thresholds = {"entailment": t_model if written else config_before, "relevance": float(judge.thresholds["relevance"])}
-    if not written and chosen is not None and abs(t_model - config_before) > 1e-4:
-        notes.append(
-            f"@t columns use the threshold stored in config.json ({config_before:.4f}); the procedure "
-            f"here chose {t_model:.4f} (rerun with --write-threshold to store it)"
-        )
-
+    threshold_info = _decide_thresholds(args, judge, scored, notes)
+    thresholds = {
+        "entailment": threshold_info["chosen"] if threshold_info["written"] else threshold_info["config_before"],
+        "relevance": float(judge.thresholds["relevance"]),
+    }
+    t_overlap = threshold_info["overlap_chosen"]
     rows = [summarize(scored[name], thresholds, t_overlap) for name in scored]
     speed = _speed(args, judge, data, load_seconds)
     return {
@@ -213,20 +243,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict:
         "data_dir": _portable(data),
         "limit": args.limit,
         "seed": readers.SEED,
-        "threshold": {
-            "procedure": (
-                "entailment threshold maximising the unweighted mean of balanced accuracy over "
-                "the development families (each family's items pooled): " + "; ".join(families)
-                + ". Candidates are midpoints between consecutive distinct scores; a score >= t is 'supported'."
-                if families else "not chosen: no development set was scored in this run"
-            ),
-            "dev_families": families,
-            "chosen": t_model,
-            "chosen_dev_balanced_accuracy": t_ba,
-            "config_before": config_before,
-            "written": written,
-            "overlap_chosen": t_overlap,
-        },
+        "threshold": threshold_info,
         "thresholds_used": thresholds,
         "rows": rows,
         "speed": speed,

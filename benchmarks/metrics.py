@@ -100,8 +100,11 @@ def macro_best_threshold(
     """
     candidates = candidate_thresholds(*(s for _, s in sets))
     curves = np.vstack([balanced_accuracy_curve(y, s, candidates) for y, s in sets])
-    mean = np.nanmean(curves, axis=0)
-    best = np.nanmax(mean)
+    defined = ~np.isnan(curves).all(axis=1)
+    if not defined.any():  # every set has a single class: balanced accuracy is undefined
+        return float("nan"), float("nan")
+    mean = curves[defined].mean(axis=0)
+    best = mean.max()
     tied = np.flatnonzero(np.isclose(mean, best, rtol=0, atol=1e-12))
     pick = tied[np.argmin(np.abs(candidates[tied] - 0.5))]
     return float(candidates[pick]), float(best)

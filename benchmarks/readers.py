@@ -11,8 +11,9 @@ data directory). Two task shapes:
   the best window of any context, and an item's score aggregates its claims (``min``: an
   answer is supported only if every sentence of it is).
 
-Big sets are subsampled with a fixed seed, stratified by label, so the class balance of the
-sample is the class balance of the set; ``n_total`` keeps the size before sampling.
+Big sets are subsampled with a fixed seed, stratified by label (pair sets in proportion,
+attribution sets class-balanced: see `stratified_sample`); ``n_total`` keeps the size before
+sampling.
 """
 
 from __future__ import annotations
@@ -97,26 +98,51 @@ class AttributionTask:
         return [item.label for item in self.items]
 
 
-def stratified_sample(labels: Sequence, k: int | None, seed: int = SEED) -> list[int]:
-    """Indices of a label-stratified random sample of size ~k, in the original order."""
+def stratified_sample(
+    labels: Sequence, k: int | None, seed: int = SEED, balanced: bool = False
+) -> list[int]:
+    """Indices of a label-stratified random sample of size ~k, in the original order.
+
+    ``balanced=False``: every label keeps its share of the set (accuracy stays comparable to
+    the full set). ``balanced=True``: labels share the sample as equally as their sizes allow,
+    so a rare class is kept whole. Balanced accuracy and AUROC do not depend on the class
+    mix, so for them this spends a fixed budget where the uncertainty is: on the rare class.
+    """
     n = len(labels)
     if k is None or k >= n:
         return list(range(n))
     by_label: dict[object, list[int]] = defaultdict(list)
     for i, label in enumerate(labels):
         by_label[label].append(i)
+    counts = _balanced_counts(by_label, k) if balanced else _proportional_counts(by_label, k, n)
     rng = random.Random(seed)
     chosen: list[int] = []
-    # Largest-remainder allocation: quotas sum to k exactly, every label keeps >= 1 if possible.
+    for lab, ix in sorted(by_label.items(), key=lambda kv: str(kv[0])):
+        chosen.extend(rng.sample(ix, min(counts[lab], len(ix))))
+    return sorted(chosen)
+
+
+def _proportional_counts(by_label: dict, k: int, n: int) -> dict:
+    # Largest-remainder allocation: quotas sum to k, and every label keeps at least one item.
     quotas = {lab: len(ix) * k / n for lab, ix in by_label.items()}
     counts = {lab: max(1, int(q)) for lab, q in quotas.items()}
     for lab in sorted(quotas, key=lambda x: quotas[x] - int(quotas[x]), reverse=True):
         if sum(counts.values()) >= k:
             break
         counts[lab] += 1
-    for lab, ix in sorted(by_label.items(), key=lambda kv: str(kv[0])):
-        chosen.extend(rng.sample(ix, min(counts[lab], len(ix))))
-    return sorted(chosen)
+    return counts
+
+
+def _balanced_counts(by_label: dict, k: int) -> dict:
+    # Water-filling: equal shares; a label smaller than its share gives the rest to the others.
+    counts: dict = {}
+    left, open_labels = k, sorted(by_label, key=lambda lab: len(by_label[lab]))
+    while open_labels:
+        share = left // len(open_labels)
+        lab = open_labels.pop(0)
+        counts[lab] = min(len(by_label[lab]), share) if open_labels else min(len(by_label[lab]), left)
+        left -= counts[lab]
+    return counts
 
 
 def _cap(name: str, limit: int | None) -> int | None:
@@ -238,7 +264,7 @@ _WICE_NOTE = "supported = supported; partially_supported and not_supported = not
 def _attribution_task(
     name: str, items: list[AttributionItem], source: str, limit: int | None, note: str = ""
 ) -> AttributionTask:
-    keep = stratified_sample([it.label for it in items], _cap(name, limit))
+    keep = stratified_sample([it.label for it in items], _cap(name, limit), balanced=True)
     return AttributionTask(
         name=name, section="meta_eval", items=[items[i] for i in keep],
         n_total=len(items), source=source, note=note,

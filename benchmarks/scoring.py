@@ -46,18 +46,31 @@ class TaskScores:
 
 def score_pair_task(judge: NLIJudge, task: PairTask, batch_size: int) -> TaskScores:
     start = time.perf_counter()
-    extra: dict = {"truncated_pairs": _count_truncated(judge, task.pairs)}
+    too_long = _too_long(judge, task.pairs)
+    extra: dict = {"pairs_over_max_length": int(too_long.sum())}
     acc3 = None
     if task.kind == "relevance":
         model = judge.relevance_probability(task.pairs, batch_size=batch_size)
         labels = np.asarray(task.labels, dtype=int)
     else:
         probs = judge.predict(task.pairs, task="nli", batch_size=batch_size)
-        model = probs[:, judge.layout.entailment]
+        model = probs[:, judge.layout.entailment].astype(np.float64)
+        if too_long.any():
+            # The metrics never truncate evidence: they window it. Over-long pairs get their
+            # P(entailment) the same way (best window); 3-way argmax stays on the cut pair.
+            from localeval.backends.attribution import attribute
+
+            index = np.flatnonzero(too_long)
+            groups = [([task.pairs[i][1]], [task.pairs[i][0]]) for i in index]
+            windowed = attribute(judge, groups, locate_sentence=False, batch_size=batch_size)
+            model[index] = [row[0].probability for row in windowed]
         if task.kind == "nli3":
             labels = np.asarray([lab == "entailment" for lab in task.labels], dtype=int)
-            if len(judge.layout.nli_labels) == 3:
-                names = [_nli_name(lab) for lab in judge.layout.nli_labels]
+            layout = judge.layout
+            if len(layout.nli_labels) == 3 and layout.contradiction is not None:
+                # Column roles come from the judge's own label layout, whatever its label order.
+                names = ["neutral"] * 3
+                names[layout.entailment], names[layout.contradiction] = "entailment", "contradiction"
                 predicted = [names[i] for i in probs.argmax(axis=1)]
                 acc3 = accuracy(task.labels, predicted)
         else:
@@ -71,22 +84,13 @@ def score_pair_task(judge: NLIJudge, task: PairTask, batch_size: int) -> TaskSco
     )
 
 
-def _nli_name(label: str) -> str:
-    lowered = label.lower()
-    for name in ("entailment", "neutral", "contradiction"):
-        if lowered.startswith(name[:5]):
-            return name
-    return lowered
-
-
-def _count_truncated(judge: NLIJudge, pairs: list[tuple[str, str]]) -> int:
-    # The judge truncates over-long pairs (with a warning); the count says how much of a
-    # set was judged on a cut premise, which matters when reading its figure.
+def _too_long(judge: NLIJudge, pairs: list[tuple[str, str]]) -> np.ndarray:
+    """Which pairs do not fit the judge's input ([CLS] premise [SEP] claim [SEP])."""
     if not pairs:
-        return 0
+        return np.zeros(0, dtype=bool)
     premise = judge.count_tokens_batch([p for p, _ in pairs])
     hypothesis = judge.count_tokens_batch([h for _, h in pairs])
-    return int(sum(a + b + 3 > judge.max_length for a, b in zip(premise, hypothesis)))
+    return np.asarray([a + b + 3 > judge.max_length for a, b in zip(premise, hypothesis)], dtype=bool)
 
 
 def score_attribution_task(judge: NLIJudge, task: AttributionTask, batch_size: int) -> TaskScores:

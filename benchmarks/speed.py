@@ -7,6 +7,7 @@ the WiCE claims, so the token lengths look like a metric's windows, not like SNL
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -58,6 +59,8 @@ def measure_throughput(
         best = min(best, time.perf_counter() - start)
     tokens = [len(ids) for ids in judge.tokenizer([p for p, _ in pairs], [h for _, h in pairs])["input_ids"]]
     return {
+        # Other processes on the machine slow a CPU measurement down: the load says how busy it was.
+        "load_average_1min": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
         "device": judge.device.type,
         "dtype": str(next(judge.model.parameters()).dtype).replace("torch.", ""),
         "batch_size": batch_size,

@@ -55,6 +55,8 @@ def test_macro_threshold_weighs_sets_equally():
     t, ba = macro_best_threshold([big, small])
     assert ba == pytest.approx(0.75)
     assert candidate_thresholds([0.2, 0.5]).tolist()[1] == pytest.approx(0.35)
+    assert all(np.isnan(best_threshold([0, 0], [0.1, 0.2])))  # one class: undefined, no crash
+    assert macro_best_threshold([small, ([0], [0.3])])[1] == 1.0  # undefined sets are ignored
 
 
 def test_overlap_floor():
@@ -71,6 +73,20 @@ def test_stratified_sample_is_fixed_and_keeps_balance():
     assert a == b and len(a) == 10 and a == sorted(a)
     assert sum(labels[i] for i in a) == 3
     assert stratified_sample(labels, None) == list(range(100))
+    # balanced: the rare class is kept whole when the budget allows.
+    rare = [1] * 5 + [0] * 95
+    chosen = stratified_sample(rare, 20, balanced=True)
+    assert len(chosen) == 20 and sum(rare[i] for i in chosen) == 5
+
+
+def test_write_threshold_changes_only_that_value(tmp_path):
+    from benchmarks.judge_eval import write_threshold
+
+    config = {"id2label": {"0": "entailment"}, "localeval": {"max_length": 192, "thresholds": {"entailment": 0.5, "relevance": 0.4}}}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    write_threshold(tmp_path, 0.73456)
+    config["localeval"]["thresholds"]["entailment"] = 0.7346
+    assert json.loads((tmp_path / "config.json").read_text()) == config
 
 
 class _Sentence:
@@ -108,11 +124,12 @@ def test_judge_eval_end_to_end_with_tiny_model(tmp_path):
     tiny = build_tiny_model(tmp_path / "tiny", {0: "contradiction", 1: "neutral", 2: "entailment"}, {"max_length": 128})
 
     out = tmp_path / "r.json"
-    argv = ["--model", str(tiny), "--limit", "4", "--sections", "eval_only",
+    argv = ["--model", str(tiny), "--limit", "4", "--sections", "eval_only", "--sets", "anli,climate",
             "--no-speed", "--data-dir", str(SHARED_DATA), "--output", str(out)]
     assert judge_eval.main(argv) == 0
     result = json.loads(out.read_text())
-    assert [r["set"] for r in result["rows"]][0] == "anli/test"
+    assert [r["set"] for r in result["rows"]] == ["anli/test", "climate_fever/pairs"]
+    assert result["rows"][0]["model"]["accuracy_3way"] is not None
     assert all(r["overlap"]["auroc"] is None or 0 <= r["overlap"]["auroc"] <= 1 for r in result["rows"])
     # Committed results must not carry this machine's paths: no absolute path anywhere.
     for text in (out.read_text(), out.with_suffix(".md").read_text()):

@@ -12,15 +12,15 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from localeval.training import data as data_mod  # noqa: E402
-from localeval.training import sources, splits, synthetic  # noqa: E402
-from localeval.training.cli import main  # noqa: E402
-from localeval.training.examples import ID2LABEL, NLI2, NLI3, REL, Example  # noqa: E402
-from localeval.training.model import TASK_IDS, multitask_loss  # noqa: E402
+from localeval.training import data as data_mod
+from localeval.training import sources, splits, synthetic
+from localeval.training.cli import main
+from localeval.training.examples import ID2LABEL, NLI2, NLI3, REL, Example
+from localeval.training.model import TASK_IDS, multitask_loss
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
-WORDS = (
+WORDS = (  # noqa: SIM905 - a word list is easier to read as one string
     "a an the man woman dog cat is are was not no sleeps runs eats plays in on at park city paris "
     "france berlin germany capital of river born 1990 2001 who what where when which did does "
     "football piano guitar red blue big small two three . , ? the"
@@ -33,10 +33,18 @@ def _tiny_encoder(directory: Path) -> Path:
     directory.mkdir(parents=True)
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *dict.fromkeys(WORDS)]
     (directory / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    BertTokenizerFast(vocab_file=str(directory / "vocab.txt"), do_lower_case=True).save_pretrained(directory)
+    BertTokenizerFast(
+        vocab_file=str(directory / "vocab.txt"), do_lower_case=True
+    ).save_pretrained(directory)
     torch.manual_seed(0)
-    config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=128)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+    )
     BertModel(config).save_pretrained(directory, safe_serialization=True)
     return directory
 
@@ -49,25 +57,58 @@ def _tiny_data(root: Path) -> Path:
     mnli.mkdir(parents=True)
     snli_dir = train / "nli/snli/generative-nli"
     snli_dir.mkdir(parents=True)
-    subjects, verbs = ["a man", "a woman", "the dog", "the cat"], ["sleeps", "runs", "eats", "plays"]
+    subjects, verbs = (
+        ["a man", "a woman", "the dog", "the cat"],
+        ["sleeps", "runs", "eats", "plays"],
+    )
     rows = []
     for i in range(60):
         s, v = rng.choice(subjects), rng.choice(verbs)
         other = rng.choice([x for x in verbs if x != v])
-        rows.append({"premise": f"{s} {v} in the park {i % 7}.", "hypothesis": f"{s} {v}.", "label": "entailment"})
-        rows.append({"premise": f"{s} {v} in the park {i % 7}.", "hypothesis": f"{s} {other}.", "label": "contradiction"})
-        rows.append({"premise": f"{s} {v} in paris {i % 5}.", "hypothesis": f"{s} {v} in the city.", "label": "neutral"})
+        rows.append(
+            {
+                "premise": f"{s} {v} in the park {i % 7}.",
+                "hypothesis": f"{s} {v}.",
+                "label": "entailment",
+            }
+        )
+        rows.append(
+            {
+                "premise": f"{s} {v} in the park {i % 7}.",
+                "hypothesis": f"{s} {other}.",
+                "label": "contradiction",
+            }
+        )
+        rows.append(
+            {
+                "premise": f"{s} {v} in paris {i % 5}.",
+                "hypothesis": f"{s} {v} in the city.",
+                "label": "neutral",
+            }
+        )
     text = "\n".join(json.dumps(r) for r in rows) + "\n"
     (mnli / "mnli_dev_matched.jsonl").write_text(text)
     (snli_dir / "snli_dev.jsonl").write_text(text)
+    becel = train / "nli/snli/becel"
+    becel.mkdir(parents=True)
+    codes = {"entailment": 0, "neutral": 1, "contradiction": 2}
+    tsv = ["premise\thypothesis\tlabel"] + [
+        f"{r['premise']} two.\t{r['hypothesis']}\t{codes[r['label']]}"
+        for r in rows[:60]
+    ]
+    (becel / "snli_test.tsv").write_text("\n".join(tsv) + "\n")
     qnli = train / "relevance/qnli/poisoned-prompt-tuning"
     qnli.mkdir(parents=True)
     lines = ["question\tsentence\tlabel"]
     for i in range(40):
-        lines.append(f"who plays football {i}?\tthe man plays football in berlin {i}.\t0")
+        lines.append(
+            f"who plays football {i}?\tthe man plays football in berlin {i}.\t0"
+        )
         lines.append(f"who plays piano {i}?\tthe river is big {i}.\t1")
     (qnli / "qnli_glue_dev.tsv").write_text("\n".join(lines) + "\n")
-    (qnli / "qnli_heldout_from_glue_train.tsv").write_text("question\tsentence\tlabel\n")
+    (qnli / "qnli_heldout_from_glue_train.tsv").write_text(
+        "question\tsentence\tlabel\n"
+    )
     return root
 
 
@@ -83,9 +124,14 @@ def test_multitask_loss_routes_each_task_to_its_head() -> None:
 
 
 def test_split_is_fixed_and_keeps_groups_together() -> None:
-    ex = [Example(f"premise {i // 3}", f"hyp {i}", i % 3, NLI3, "s", group=f"premise {i // 3}") for i in range(300)]
+    ex = [
+        Example(
+            f"premise {i // 3}", f"hyp {i}", i % 3, NLI3, "s", group=f"premise {i // 3}"
+        )
+        for i in range(300)
+    ]
     tr1, ho1 = splits.split_examples(ex, target=30)
-    tr2, ho2 = splits.split_examples(list(reversed(ex)), target=30)
+    _, ho2 = splits.split_examples(list(reversed(ex)), target=30)
     assert {e.key for e in ho1} == {e.key for e in ho2}
     assert not {e.group for e in tr1} & {e.group for e in ho1}
     assert len(tr1) + len(ho1) == 300
@@ -97,8 +143,18 @@ def test_synthetic_edits() -> None:
     assert synthetic.negate("He was not born there.") == "He was born there."
     changed = synthetic.change_number("It opened in 1990 with 300 rooms.", rng)
     assert changed and changed != "It opened in 1990 with 300 rooms."
-    items = [sources.QAItem(f"who q{i}?", (f"Paris is the capital of France number {i}.", f"Berlin has {i + 3} rivers today."), i % 2, "qed")
-             for i in range(20)]
+    items = [
+        sources.QAItem(
+            f"who q{i}?",
+            (
+                f"Paris is the capital of France number {i}.",
+                f"Berlin has {i + 3} rivers today.",
+            ),
+            i % 2,
+            "qed",
+        )
+        for i in range(20)
+    ]
     ex = synthetic.build_synthetic(items, seed=0, nlp=None)
     assert ex and all(e.source == "synthetic" and e.task in (NLI2, NLI3) for e in ex)
 
@@ -112,11 +168,33 @@ def test_train_and_export_tiny(tmp_path: Path) -> None:
     encoder = _tiny_encoder(tmp_path / "enc")
     data_dir = _tiny_data(tmp_path / "data")
     out = tmp_path / "judge"
-    rc = main([
-        "--data-dir", str(data_dir), "--output", str(out), "--encoder", str(encoder), "--sources", "mnli,snli,qnli",
-        "--no-synthetic", "--max-train-pairs", "120", "--batch-size", "16", "--max-length", "64",
-        "--epochs", "1", "--device", "cpu", "--seed", "3", "--time-budget-minutes", "5",
-    ])
+    rc = main(
+        [
+            "--data-dir",
+            str(data_dir),
+            "--output",
+            str(out),
+            "--encoder",
+            str(encoder),
+            "--sources",
+            "mnli,snli,qnli",
+            "--no-synthetic",
+            "--max-train-pairs",
+            "120",
+            "--batch-size",
+            "16",
+            "--max-length",
+            "64",
+            "--epochs",
+            "1",
+            "--device",
+            "cpu",
+            "--seed",
+            "3",
+            "--time-budget-minutes",
+            "5",
+        ]
+    )
     assert rc == 0
     cfg = json.loads((out / "config.json").read_text())
     assert {int(k): v for k, v in cfg["id2label"].items()} == ID2LABEL
@@ -136,7 +214,8 @@ def test_train_and_export_tiny(tmp_path: Path) -> None:
     from safetensors import safe_open
 
     with safe_open(str(out / "model.safetensors"), "pt") as fh:
-        assert all(fh.get_tensor(k).dtype == torch.float16 for k in fh.keys() if fh.get_tensor(k).is_floating_point())
+        tensors = [fh.get_tensor(k) for k in fh.keys()]  # noqa: SIM118 - safe_open is not iterable
+    assert all(t.dtype == torch.float16 for t in tensors if t.is_floating_point())
 
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -148,21 +227,36 @@ def test_train_and_export_tiny(tmp_path: Path) -> None:
     assert logits.shape == (1, 5) and torch.isfinite(logits).all()
 
 
-@pytest.mark.skipif(not (SHARED / "train").is_dir(), reason="shared data folder not beside the repository")
+@pytest.mark.skipif(
+    not (SHARED / "train").is_dir(),
+    reason="shared data folder not beside the repository",
+)
 def test_readers_on_real_files() -> None:
     train = SHARED / "train"
-    expected = {"mnli": 9000, "snli": 19000, "cad": 10000, "scitail": 2000, "fever": 13000}
+    expected = {
+        "mnli": 9000,
+        "snli": 19000,
+        "cad": 10000,
+        "scitail": 2000,
+        "fever": 13000,
+    }
     for name, reader in sources.NLI_READERS.items():
         ex = reader(train)
         assert len(ex) >= expected[name], name
         assert {e.label for e in ex} <= {0, 1, 2}
         assert all(e.text_a and e.text_b for e in ex[:200])
     fever = sources.read_fever(train)
-    assert {e.task for e in fever} == {NLI2} and "-LRB-" not in " ".join(e.text_a for e in fever[:500])
+    assert {e.task for e in fever} == {NLI2} and "-LRB-" not in " ".join(
+        e.text_a for e in fever[:500]
+    )
     qnli = sources.read_qnli(train)
     assert len(qnli) > 15000 and {e.label for e in qnli} == {0, 1}
     # Passage first, question second (same order as NLI: evidence first).
-    assert all(e.text_b.rstrip().endswith("?") for e in qnli[:50] if e.text_b.rstrip()[-1] in "?.")
+    assert all(
+        e.text_b.rstrip().endswith("?")
+        for e in qnli[:50]
+        if e.text_b.rstrip()[-1] in "?."
+    )
     boolq = sources.read_boolq(train)
     assert len(boolq) == 2 * 3270
     for name, reader in sources.QA_READERS.items():

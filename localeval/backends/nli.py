@@ -8,6 +8,10 @@ It feels like sentence-transformers' ``CrossEncoder``: build it once, call
 * identical pairs are scored once; pairs are sorted by length and padded per batch, which
   on real RAG data (short claims, long windows) is several times faster than fixed padding;
 * CUDA in fp16 when present, CPU in fp32 otherwise, always under ``torch.inference_mode``;
+  on CUDA out-of-memory the batch is halved and retried, and at one pair per batch the judge
+  moves to the CPU rather than fail a long run;
+* an optional verdict cache (`localeval.backends.cache`): ``cache=PATH`` persists verdicts in
+  SQLite so a re-run asks the model only about pairs it has never seen;
 * safetensors only, never ``trust_remote_code``, never a download.
 """
 
@@ -25,6 +29,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from localeval.backends.cache import JudgementCache, model_identity, open_cache
 from localeval.backends.labels import LabelLayout, read_label_layout
 from localeval.backends.registry import resolve_model
 
@@ -36,6 +41,12 @@ Pair = tuple[str, str]
 """(premise, hypothesis) for NLI; (passage, question) for relevance: evidence always first."""
 
 Task = Literal["nli", "relevance"]
+
+
+def _is_out_of_memory(exc: BaseException) -> bool:
+    if isinstance(exc, torch.cuda.OutOfMemoryError):
+        return True
+    return isinstance(exc, RuntimeError) and "out of memory" in str(exc).lower()
 
 
 def _pick_device(device: str | None) -> torch.device:
@@ -54,6 +65,7 @@ class NLIJudge:
         batch_size: default number of pairs per forward pass.
         max_length: input length in tokens; defaults to the length the judge was trained with
             (``config.json`` ``localeval.max_length``), else the tokenizer's limit capped at 512.
+        cache: a `JudgementCache`, or a path to its SQLite file, consulted before the model.
     """
 
     def __init__(
@@ -63,6 +75,7 @@ class NLIJudge:
         device: str | None = None,
         batch_size: int = 32,
         max_length: int | None = None,
+        cache: str | os.PathLike[str] | JudgementCache | None = None,
     ) -> None:
         # Imported here so `import localeval` stays light for users of the ID-based metrics.
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
@@ -98,6 +111,9 @@ class NLIJudge:
             **{k: float(v) for k, v in extra.get("thresholds", {}).items()},
         }
         self._truncation_warned = False
+        self.cache: JudgementCache | None = open_cache(cache)
+        self._identity: str | None = None
+        self._batch_cap: int | None = None  # lowered after a CUDA out-of-memory error
 
     # ------------------------------------------------------------------ info
     @property
@@ -110,6 +126,19 @@ class NLIJudge:
 
     def __repr__(self) -> str:
         return f"NLIJudge({self.name!r}, device={self.device.type}, max_length={self.max_length})"
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return next(self.model.parameters()).dtype
+
+    @property
+    def identity(self) -> str:
+        """Hash of weights, config, input length and dtype: the cache key of this judge."""
+        if self._identity is None:
+            self._identity = model_identity(
+                self.path, max_length=self.max_length, dtype=str(self.dtype).removeprefix("torch.")
+            )
+        return self._identity
 
     def count_tokens(self, text: str) -> int:
         """Tokens ``text`` takes inside a pair, without special tokens."""
@@ -146,7 +175,16 @@ class NLIJudge:
             if not isinstance(premise, str) or not isinstance(hypothesis, str):
                 raise TypeError(f"pair {i} is not a (str, str) tuple: {(premise, hypothesis)!r}")
             index[i] = unique.setdefault((premise, hypothesis), len(unique))
-        probs = self._score_unique(list(unique), columns, batch_size or self.batch_size, show_progress_bar)
+        size = batch_size or self.batch_size
+        if self.cache is None:
+            probs = self._score_unique(list(unique), columns, size, show_progress_bar)
+        else:
+            probs = self.cache.lookup_or_score(
+                self.identity,
+                task,
+                list(unique),
+                lambda missing: self._score_unique(missing, columns, size, show_progress_bar),
+            )
         return probs[index]
 
     def entailment_probability(self, pairs: Sequence[Pair], **kwargs) -> np.ndarray:
@@ -185,20 +223,62 @@ class NLIJudge:
         # Longest first: the first batch allocates the most memory, so an OOM shows at once.
         order = sorted(range(len(pairs)), key=lambda i: -len(input_ids[i]))
         out = np.empty((len(pairs), len(columns)), dtype=np.float32)
-        column_index = torch.tensor(columns, device=self.device)
-        starts = range(0, len(order), batch_size)
-        with torch.inference_mode():
-            for start in tqdm(starts, disable=not show_progress_bar, desc="judging", unit="batch"):
-                batch_ids = order[start : start + batch_size]
-                features = self.tokenizer.pad(
-                    {k: [encoded[k][i] for i in batch_ids] for k in encoded.keys()},
-                    return_tensors="pt",
-                )
-                features = {k: v.to(self.device) for k, v in features.items()}
-                logits = self.model(**features).logits.float()
-                probs = torch.softmax(logits.index_select(1, column_index), dim=-1)
-                out[batch_ids] = probs.cpu().numpy()
+        size = min(batch_size, self._batch_cap or batch_size)
+        done = 0
+        with torch.inference_mode(), tqdm(
+            total=len(order), disable=not show_progress_bar, desc="judging", unit="pair"
+        ) as bar:
+            while done < len(order):
+                batch_ids = order[done : done + size]
+                try:
+                    out[batch_ids] = self._forward(encoded, batch_ids, columns)
+                except Exception as exc:  # noqa: BLE001 - only out-of-memory is handled
+                    if not _is_out_of_memory(exc):
+                        raise
+                    size = self._back_off(size, exc)
+                    continue
+                done += len(batch_ids)
+                bar.update(len(batch_ids))
         return out
+
+    def _forward(self, encoded, batch_ids: list[int], columns: list[int]) -> np.ndarray:
+        """Probabilities over ``columns`` for one padded batch of encoded pairs."""
+        features = self.tokenizer.pad(
+            {k: [encoded[k][i] for i in batch_ids] for k in encoded.keys()},
+            return_tensors="pt",
+        )
+        features = {k: v.to(self.device) for k, v in features.items()}
+        logits = self.model(**features).logits.float()
+        column_index = torch.tensor(columns, device=logits.device)
+        probs = torch.softmax(logits.index_select(1, column_index), dim=-1)
+        return probs.cpu().numpy()
+
+    def _back_off(self, size: int, exc: BaseException) -> int:
+        """After an out-of-memory error: the next batch size to try (or move to the CPU).
+
+        Halving keeps a long run going on a busy or small GPU; the smaller size is kept for
+        the judge's later calls so it does not run out of memory on every call. Only when a
+        single pair does not fit does the judge fall back to the CPU (fp32, slower, same
+        verdicts up to fp16 rounding)."""
+        if self.device.type == "cuda":
+            torch.cuda.empty_cache()
+        if size > 1:
+            self._batch_cap = size // 2
+            logger.warning("out of memory at batch size %d; retrying with %d", size, size // 2)
+            return size // 2
+        if self.device.type == "cpu":
+            raise exc
+        warnings.warn(
+            f"judge {self.name!r} ran out of memory on {self.device} with one pair per batch; "
+            "continuing on the CPU",
+            RuntimeWarning,
+            stacklevel=5,
+        )
+        self.model = self.model.to(device="cpu", dtype=torch.float32)
+        self.device = torch.device("cpu")
+        self._identity = None  # fp32 verdicts are cached apart from fp16 ones
+        self._batch_cap = None
+        return self.batch_size
 
     def _warn_if_truncated(self, pairs: list[Pair]) -> None:
         full = self.tokenizer([p for p, _ in pairs], [h for _, h in pairs], truncation=False)

@@ -1,4 +1,4 @@
-"""`localeval` command line: score a JSON Lines file, list the local judges."""
+"""`localeval` command line: score a dataset file (JSON Lines, CSV, Parquet), list the local judges."""
 
 from __future__ import annotations
 
@@ -15,51 +15,56 @@ app = typer.Typer(
 )
 
 
+def _parse_column_map(items: list[str]) -> dict[str, str]:
+    mapping: dict[str, str] = {}
+    for item in items:
+        field, sep, path = item.partition("=")
+        if not sep or not field.strip() or not path.strip():
+            raise ValueError(f"--column-map takes FIELD=COLUMN (or FIELD=col.key), got {item!r}")
+        mapping[field.strip()] = path.strip()
+    return mapping
+
+
 @app.command()
 def score(
-    input_path: Path = typer.Argument(..., exists=True, dir_okay=False, help="Input JSON Lines file."),
-    metrics: str = typer.Option("context_recall", "--metrics", "-m", help="Comma-separated metric names."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output JSON Lines (default: stdout)."),
+    input_path: Path = typer.Argument(..., exists=True, dir_okay=False, help="Input file: JSON Lines, CSV or Parquet."),
+    metrics: str = typer.Option("context_recall", "--metrics", "-m", help="Comma-separated metric names (RAGAS names work too)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output JSON Lines, or .parquet (default: JSON Lines on stdout)."),
     model: Optional[str] = typer.Option(None, "--model", help="Judge name or local model directory."),
     device: Optional[str] = typer.Option(None, "--device", help="cpu, cuda, cuda:1 ... (default: auto)."),
-    batch_size: int = typer.Option(32, "--batch-size", help="Pairs per judge forward pass."),
+    batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Pairs per judge forward pass (default: 32 on CPU, 128 on CUDA)."),
     chunk_size: int = typer.Option(256, "--chunk-size", help="Rows scored together."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    column_map: list[str] = typer.Option([], "--column-map", help="FIELD=COLUMN or FIELD=column.key; repeat for several fields."),
+    cache: Optional[Path] = typer.Option(None, "--cache", dir_okay=False, help="SQLite file of judge verdicts, reused across runs."),
+    resume: bool = typer.Option(False, "--resume", help="Keep the rows OUTPUT already holds; score and append the rest."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress on stderr."),
 ) -> None:
-    """Score every row of INPUT_PATH; each output row keeps its input fields plus, per metric,
-    the score, the reason for a missing score, and the details that explain it."""
-    from localeval.backends import JudgeNotFoundError, get_judge
-    from localeval.metrics.claim_support import JudgedMetric
-    from localeval.metrics.registry import resolve_name
-    from localeval.runner import score_file
+    """Score every row of INPUT_PATH; each output row keeps its input fields plus ``_line``
+    and, per metric, the score, the reason for a missing score, and the details that explain
+    it. Rows are written as their chunk finishes; after a crash, ``--resume`` goes on."""
+    from rich.console import Console
 
-    names = [n.strip() for n in metrics.split(",") if n.strip()]
-    judge = None
-    built = []
+    from localeval.backends import JudgeNotFoundError
+    from localeval.runner import resolve_metrics, score_dataset
+    from localeval.runner.run import judges_of
+
     try:
-        for name in names:
-            cls, options = resolve_name(name)
-            if issubclass(cls, JudgedMetric):
-                judge = judge or get_judge(model, device=device)
-                options.update(model=judge, batch_size=batch_size)
-            built.append(cls(**options))
-    except (JudgeNotFoundError, ValueError) as exc:
+        mapping = _parse_column_map(column_map)
+        if resume and output is None:
+            raise ValueError("--resume needs --output")
+        built = resolve_metrics(metrics, model=model, device=device, batch_size=batch_size)
+        summary = score_dataset(
+            input_path, built, output, mapping, chunk_size=chunk_size,
+            cache=cache, show_progress=progress, resume=resume,
+        )
+    except (JudgeNotFoundError, ValueError, TypeError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
 
-    handle = open(output, "w", encoding="utf-8") if output else sys.stdout
-    try:
-        summary = score_file(input_path, handle, built, chunk_size=chunk_size, show_progress_bar=progress)
-    finally:
-        if output:
-            handle.close()
-    where = f" with judge {judge.name} on {judge.device.type}" if judge else ""
-    typer.echo(f"{summary.rows} rows scored{where}", err=True)
-    for m in summary.metrics:
-        mean = "n/a" if m.mean is None else f"{m.mean:.4f}"
-        typer.echo(f"  {m.metric:<20} mean {mean}  scored {m.scored}  unscored {m.unscored}", err=True)
-        for reason, count in sorted(m.reasons.items()):
-            typer.echo(f"      {count} x {reason}", err=True)
+    judges = judges_of(built)
+    where = f" with judge {judges[0].name} on {judges[0].device.type}" if judges else ""
+    console = Console(stderr=True, width=max(100, Console(stderr=True).width))
+    console.print(summary.to_table(title=f"{summary.rows} rows scored{where}"))
 
 
 @app.command()

@@ -5,9 +5,11 @@ from localeval.metrics.chunk_recall import ChunkRecall, ChunkRecallEvaluation, C
 from localeval.metrics.claim_support import ClaimAttribution
 from localeval.metrics.context_precision import ContextPrecision, ContextPrecisionResult
 from localeval.metrics.context_recall import ContextRecall, ContextRecallResult
+from localeval.metrics.context_relevance import ContextRelevance, ContextRelevanceResult
 from localeval.metrics.entity_recall import ContextEntityRecall, ContextEntityRecallResult
 from localeval.metrics.faithfulness import Faithfulness, FaithfulnessResult
 from localeval.metrics.precision_recall import PrecisionRecall, PrecisionRecallResult
+from localeval.metrics.question_recall import QuestionRecall, QuestionRecallResult
 from localeval.metrics.registry import METRICS, get_metric
 from localeval.metrics.retrieval import RetrievalMetrics, RetrievalResult
 
@@ -23,12 +25,16 @@ __all__ = [
     "ContextPrecisionResult",
     "ContextRecall",
     "ContextRecallResult",
+    "ContextRelevance",
+    "ContextRelevanceResult",
     "Faithfulness",
     "FaithfulnessResult",
     "Metric",
     "MetricResult",
     "PrecisionRecall",
     "PrecisionRecallResult",
+    "QuestionRecall",
+    "QuestionRecallResult",
     "RetrievalMetrics",
     "RetrievalResult",
     "get_metric",

@@ -8,9 +8,11 @@ from localeval.metrics.base import Metric
 from localeval.metrics.chunk_recall import ChunkRecall
 from localeval.metrics.context_precision import ContextPrecision
 from localeval.metrics.context_recall import ContextRecall
+from localeval.metrics.context_relevance import ContextRelevance
 from localeval.metrics.entity_recall import ContextEntityRecall
 from localeval.metrics.faithfulness import Faithfulness
 from localeval.metrics.precision_recall import PrecisionRecall
+from localeval.metrics.question_recall import QuestionRecall
 from localeval.metrics.retrieval import RetrievalMetrics
 
 METRICS: dict[str, type[Metric]] = {
@@ -21,6 +23,8 @@ METRICS: dict[str, type[Metric]] = {
     PrecisionRecall.name: PrecisionRecall,
     ContextEntityRecall.name: ContextEntityRecall,
     RetrievalMetrics.name: RetrievalMetrics,
+    ContextRelevance.name: ContextRelevance,
+    QuestionRecall.name: QuestionRecall,
 }
 
 

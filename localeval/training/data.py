@@ -43,14 +43,17 @@ class Dataset:
     """Training pairs available per source after the split (before the mix picks from them)."""
 
 
-def _qa_split(items: list[sources.QAItem]) -> tuple[list[sources.QAItem], list[sources.QAItem]]:
+def _qa_split(
+    items: list[sources.QAItem],
+) -> tuple[list[sources.QAItem], list[sources.QAItem]]:
     # Each question yields ~4 relevance pairs; hold out ~1,000 pairs' worth of paragraphs.
     target = splits.heldout_size(len(items) * 4) // 4
     return splits.split_by_group(items, lambda it: it.paragraph, target)
 
 
-def load_dataset(data_dir: Path, seed: int, use_synthetic: bool = True,
-                 only: set[str] | None = None) -> Dataset:
+def load_dataset(
+    data_dir: Path, seed: int, use_synthetic: bool = True, only: set[str] | None = None
+) -> Dataset:
     train_dir = data_dir / "train"
     train: list[Example] = []
     heldout: list[Example] = []
@@ -66,7 +69,10 @@ def load_dataset(data_dir: Path, seed: int, use_synthetic: bool = True,
             tr, ho = splits.split_examples([e for e in examples if e.source == src])
             train += tr
             heldout += ho
-    for name, reader in (("qnli", sources.read_qnli), ("boolq", lambda d: sources.read_boolq(d, seed=0))):
+    for name, reader in (
+        ("qnli", sources.read_qnli),
+        ("boolq", lambda d: sources.read_boolq(d, seed=0)),
+    ):
         if keep(name):
             tr, ho = splits.split_examples(reader(train_dir))
             train += tr
@@ -87,7 +93,9 @@ def load_dataset(data_dir: Path, seed: int, use_synthetic: bool = True,
     if use_synthetic and qa_train and keep("synthetic"):
         nlp = synthetic.load_spacy()
         if nlp is None:
-            log.warning("no spaCy English model: synthetic claims use number/negation edits only")
+            log.warning(
+                "no spaCy English model: synthetic claims use number/negation edits only"
+            )
         # The synthetic split follows the QA split; the generator seed is fixed so the held-out
         # synthetic claims are the same in every run.
         train += synthetic.build_synthetic(qa_train, seed=0, nlp=nlp)
@@ -101,7 +109,9 @@ def load_dataset(data_dir: Path, seed: int, use_synthetic: bool = True,
     return Dataset(train=train, heldout=heldout, pool_sizes=pool)
 
 
-def quotas(pool: dict[str, int], total: int, weights: dict[str, float]) -> dict[str, int]:
+def quotas(
+    pool: dict[str, int], total: int, weights: dict[str, float]
+) -> dict[str, int]:
     """Split ``total`` pairs over sources by weight, capping each at its pool and handing what a
     capped source cannot use to the others."""
     alloc = {s: 0 for s in pool}
@@ -122,7 +132,9 @@ def quotas(pool: dict[str, int], total: int, weights: dict[str, float]) -> dict[
     return alloc
 
 
-def sample_mix(train: list[Example], max_pairs: int | None, weights: dict[str, float], seed: int) -> list[Example]:
+def sample_mix(
+    train: list[Example], max_pairs: int | None, weights: dict[str, float], seed: int
+) -> list[Example]:
     """Pick the training mix: per-source quotas, items chosen by a seeded hash order."""
     by_source: dict[str, list[Example]] = {}
     for e in train:

@@ -20,7 +20,13 @@ NLI2 = "nli2"
 REL = "rel"
 TASKS = (NLI3, NLI2, REL)
 
-ID2LABEL = {0: "entailment", 1: "neutral", 2: "contradiction", 3: "relevant", 4: "not_relevant"}
+ID2LABEL = {
+    0: "entailment",
+    1: "neutral",
+    2: "contradiction",
+    3: "relevant",
+    4: "not_relevant",
+}
 NLI3_LABELS = {"entailment": 0, "neutral": 1, "contradiction": 2}
 
 
@@ -57,4 +63,6 @@ def pair_key(text_a: str, text_b: str) -> str:
 
 def stable_hash(text: str, seed: int = 0) -> int:
     """A process-independent hash (Python's hash() is salted per process)."""
-    return int.from_bytes(hashlib.sha1(f"{seed}:{_norm(text)}".encode()).digest()[:8], "big")
+    return int.from_bytes(
+        hashlib.sha1(f"{seed}:{_norm(text)}".encode()).digest()[:8], "big"
+    )

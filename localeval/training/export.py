@@ -6,25 +6,38 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .examples import ID2LABEL
 from .sources import LICENCES
 
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
 FORMAT_VERSION = 1
 
 
-def localeval_block(max_length: int, thresholds: dict[str, float], training: dict[str, Any]) -> dict[str, Any]:
+def localeval_block(
+    max_length: int, thresholds: dict[str, float], training: dict[str, Any]
+) -> dict[str, Any]:
     return {
         "format": FORMAT_VERSION,
         "tasks": {"nli": [0, 1, 2], "relevance": [3, 4]},
         "max_length": int(max_length),
-        "thresholds": {"entailment": float(thresholds["entailment"]), "relevance": float(thresholds["relevance"])},
+        "thresholds": {
+            "entailment": float(thresholds["entailment"]),
+            "relevance": float(thresholds["relevance"]),
+        },
         "training": training,
     }
 
 
-def save_judge(model, tokenizer, out: Path, block: dict[str, Any]) -> None:  # noqa: ANN001
+def save_judge(
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
+    out: Path,
+    block: dict[str, Any],
+) -> None:
     out.mkdir(parents=True, exist_ok=True)
     # Export a half-precision copy so the caller's model (possibly still on GPU) is untouched.
     half = copy.deepcopy(model).to("cpu").half()
@@ -32,7 +45,9 @@ def save_judge(model, tokenizer, out: Path, block: dict[str, Any]) -> None:  # n
     half.config.label2id = {v: k for k, v in ID2LABEL.items()}
     half.config.localeval = block
     half.save_pretrained(str(out), safe_serialization=True)
-    tokenizer.model_max_length = max(int(getattr(tokenizer, "model_max_length", 0) or 0), 512)
+    tokenizer.model_max_length = max(
+        int(getattr(tokenizer, "model_max_length", 0) or 0), 512
+    )
     tokenizer.save_pretrained(str(out))
     # Make sure the block landed at the top level of config.json whatever the transformers
     # version does with unknown attributes.
@@ -41,14 +56,18 @@ def save_judge(model, tokenizer, out: Path, block: dict[str, Any]) -> None:  # n
     cfg["localeval"] = block
     cfg["id2label"] = {str(k): v for k, v in ID2LABEL.items()}
     cfg["label2id"] = {v: k for k, v in ID2LABEL.items()}
-    cfg_path.write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    cfg_path.write_text(
+        json.dumps(cfg, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    )
 
 
 def _fmt(v: Any) -> str:
     return f"{v:.3f}" if isinstance(v, float) else ("-" if v is None else str(v))
 
 
-def write_model_card(out: Path, report: dict[str, Any], block: dict[str, Any], name: str) -> None:
+def write_model_card(
+    out: Path, report: dict[str, Any], block: dict[str, Any], name: str
+) -> None:
     tr = block["training"]
     rows = []
     for src, r in report["per_source"].items():
@@ -56,17 +75,39 @@ def write_model_card(out: Path, report: dict[str, Any], block: dict[str, Any], n
             f"| {src} | {r['task']} | {r['n']} | {_fmt(r.get('accuracy_3way'))} | "
             f"{_fmt(r.get('accuracy_binary_argmax', r.get('accuracy')))} | {_fmt(r.get('balanced_accuracy_at_threshold'))} |"
         )
-    sources = sorted(tr.get("mix", {}))
-    licence_lines = "\n".join(f"- **{s}** ({tr['mix'].get(s, 0)} training pairs): {LICENCES.get(s, 'see SOURCE.txt')}"
-                              for s in sources)
-    cpu_note = tr.get("device") != "cuda"
-    status = (
-        f"**This is a CPU-trained first version.** It saw {tr['pairs_seen']:,} training pairs "
-        f"({tr['steps']} steps of batch {tr['batch_size']}, {tr['train_seconds'] / 60:.0f} minutes on "
-        f"{tr.get('cpu_threads', '?')} CPU threads, max length {block['max_length']}). "
-        "A full GPU run over the whole mix for several epochs is pending and will replace it."
-        if cpu_note else
-        f"Trained on GPU: {tr['pairs_seen']:,} pairs, {tr['steps']} steps, max length {block['max_length']}."
+    mix = tr.get("mix", {})
+    planned = sum(mix.values()) * float(tr.get("epochs_planned", 1.0))
+    # Batches are drawn from a shuffled order, so a run cut short by its time budget saw a
+    # uniform random share of every source.
+    seen = min(1.0, tr["pairs_seen"] / planned) if planned else 1.0
+    licence_lines = "\n".join(
+        f"- **{s}** ({mix[s]:,} pairs in the mix): {LICENCES.get(s, 'see SOURCE.txt')}"
+        for s in sorted(mix)
+    )
+    run = (
+        f"It saw {tr['pairs_seen']:,} training pairs ({seen:.0%} of a planned mix of "
+        f"{planned:,.0f}; {tr['steps']} steps of batch {tr['batch_size']}, "
+        f"{tr['train_seconds'] / 60:.0f} minutes, max length {block['max_length']})."
+    )
+    if tr.get("device") != "cuda":
+        status = (
+            f"**This is a CPU-trained first version.** {run} It was trained on "
+            f"{tr.get('cpu_threads', '?')} shared CPU threads at "
+            f"{tr.get('pairs_per_second', 0):.1f} pairs/s. A full GPU run over the whole mix "
+            "for several epochs is pending and will replace it."
+        )
+    else:
+        status = f"Trained on GPU. {run}"
+    held_t = report["thresholds"]
+    cfg_t = block["thresholds"]
+    # A benchmark may re-tune config.json's thresholds on dev data after training; say so.
+    threshold_note = (
+        ""
+        if all(abs(float(cfg_t[k]) - float(held_t[k])) < 1e-6 for k in held_t)
+        else (
+            " `config.json` now holds values re-tuned after training: "
+            f"entailment {cfg_t['entailment']}, relevance {cfg_t['relevance']}."
+        )
     )
     card = f"""---
 license: apache-2.0
@@ -85,9 +126,9 @@ localeval's default judge: a cross-encoder with two heads in one output layer.
 | 3-4 | relevance | relevant, not_relevant | (passage or sentence, question) |
 
 Take the softmax within each head, never across all five logits. `config.json` carries a
-`localeval` block with the heads, the training max length ({block['max_length']} tokens) and the
-decision thresholds chosen on the held-out split (balanced accuracy):
-P(entailment) >= {block['thresholds']['entailment']}, P(relevant) >= {block['thresholds']['relevance']}.
+`localeval` block with the heads, the training max length ({block["max_length"]} tokens) and the
+decision thresholds. Chosen on the held-out split (balanced accuracy):
+P(entailment) >= {held_t["entailment"]}, P(relevant) >= {held_t["relevance"]}.{threshold_note}
 
 {status}
 
@@ -120,8 +161,8 @@ Binary = entailed vs not (argmax of the NLI head) or relevant vs not.
 |---|---|---|---|---|---|
 {chr(10).join(rows)}
 
-Pooled: NLI balanced accuracy {report['pooled']['nli_balanced_accuracy']}, relevance balanced
-accuracy {report['pooled']['relevance_balanced_accuracy']}. The thresholds were chosen on these
+Pooled: NLI balanced accuracy {report["pooled"]["nli_balanced_accuracy"]}, relevance balanced
+accuracy {report["pooled"]["relevance_balanced_accuracy"]}. The thresholds were chosen on these
 same items, so the thresholded numbers are slightly optimistic.
 
 ## Reproduce
@@ -129,10 +170,10 @@ same items, so the thresholded numbers are slightly optimistic.
 From the repository root, with localeval's data beside it (`../shared/data`):
 
 ```
-{tr['command']}
+{tr["command"]}
 ```
 
-Seed {tr['seed']}. A run stopped by `--time-budget-minutes` depends on machine speed; without a
+Seed {tr["seed"]}. A run stopped by `--time-budget-minutes` depends on machine speed; without a
 budget the run is determined by the seed (up to floating-point non-determinism).
 """
     (out / "README.md").write_text(card, encoding="utf-8")

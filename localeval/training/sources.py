@@ -9,6 +9,7 @@ trained judge keeps a commercial-friendly data lineage.
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import random
 import re
@@ -42,7 +43,12 @@ _PTB = [
     (re.compile(r"-RRB-|-RSB-|-RCB-"), ")"),
     (re.compile(r"``|''"), '"'),
     (re.compile(r" (n't|'s|'re|'ve|'ll|'d|'m)\b"), r"\1"),
-    (re.compile(r"\b(ca|wo|do|does|did|is|are|was|were|has|have|had|could|would|should) n't\b"), r"\1n't"),
+    (
+        re.compile(
+            r"\b(ca|wo|do|does|did|is|are|was|were|has|have|had|could|would|should) n't\b"
+        ),
+        r"\1n't",
+    ),
     (re.compile(r" ([.,;:!?%)])"), r"\1"),
     (re.compile(r"([($]) "), r"\1"),
 ]
@@ -83,14 +89,18 @@ def _jsonl(path: Path) -> Iterator[dict]:
                 yield json.loads(line)
 
 
-def _nli3(premise: str, hypothesis: str, label: str | int, source: str) -> Example | None:
+def _nli3(
+    premise: str, hypothesis: str, label: str | int, source: str
+) -> Example | None:
     if isinstance(label, str) and not label.isdigit():
         lab = NLI3_LABELS.get(label.strip().lower())
     else:
         lab = int(label)
     if lab not in (0, 1, 2) or not premise.strip() or not hypothesis.strip():
         return None
-    return Example(premise.strip(), hypothesis.strip(), lab, NLI3, source, group=premise.strip())
+    return Example(
+        premise.strip(), hypothesis.strip(), lab, NLI3, source, group=premise.strip()
+    )
 
 
 # --- NLI readers -------------------------------------------------------------------------
@@ -108,7 +118,11 @@ def read_mnli(train: Path) -> list[Example]:
         for line in mm.read_text(encoding="utf-8").splitlines():
             parts = line.split("\t")
             if len(parts) == 3:
-                out.append(_nli3(detokenize(parts[1]), detokenize(parts[2]), parts[0], "mnli_mm"))
+                out.append(
+                    _nli3(
+                        detokenize(parts[1]), detokenize(parts[2]), parts[0], "mnli_mm"
+                    )
+                )
     return [e for e in out if e]
 
 
@@ -128,7 +142,9 @@ def read_snli(train: Path) -> list[Example]:
 def read_cad(train: Path) -> list[Example]:
     """Counterfactual SNLI: the pairs that are not already in SNLI dev/test."""
     base = train / "nli/cad_snli/acmi-lab"
-    files = ["original_train.tsv"] + [f"revised_combined_{s}.tsv" for s in ("train", "dev", "test")]
+    files = ["original_train.tsv"] + [
+        f"revised_combined_{s}.tsv" for s in ("train", "dev", "test")
+    ]
     out = [
         _nli3(r["sentence1"], r["sentence2"], r["gold_label"], "cad")
         for name in files
@@ -143,15 +159,23 @@ def read_scitail(train: Path) -> list[Example]:
     for r in _jsonl(train / "nli/scitail/generative-nli/scitail_test.jsonl"):
         label = 0 if r["label"] == "entailment" else 1
         premise = " ".join(r["premise"].split())
-        out.append(Example(premise, r["hypothesis"].strip(), label, NLI2, "scitail", group=premise))
+        out.append(
+            Example(
+                premise, r["hypothesis"].strip(), label, NLI2, "scitail", group=premise
+            )
+        )
     return out
 
 
 def read_fever(train: Path) -> list[Example]:
     """FEVER dev in RTE form: line-aligned evidence / claim / label files (binary)."""
     base = train / "nli/fever_nli/covidfact-RTE-Fever"
-    evidence = (base / "fever_dev.dev.raw.input0").read_text(encoding="utf-8").splitlines()
-    claims = (base / "fever_dev.dev.raw.input1").read_text(encoding="utf-8").splitlines()
+    evidence = (
+        (base / "fever_dev.dev.raw.input0").read_text(encoding="utf-8").splitlines()
+    )
+    claims = (
+        (base / "fever_dev.dev.raw.input1").read_text(encoding="utf-8").splitlines()
+    )
     labels = (base / "fever_dev.dev.label").read_text(encoding="utf-8").splitlines()
     if not len(evidence) == len(claims) == len(labels):
         raise ValueError("FEVER files are not line-aligned")
@@ -160,8 +184,14 @@ def read_fever(train: Path) -> list[Example]:
         if lab.strip() not in ("entailment", "not_entailment"):
             continue
         out.append(
-            Example(detokenize(ev), claim.strip(), 0 if lab.strip() == "entailment" else 1, NLI2, "fever",
-                    group=claim.strip())
+            Example(
+                detokenize(ev),
+                claim.strip(),
+                0 if lab.strip() == "entailment" else 1,
+                NLI2,
+                "fever",
+                group=claim.strip(),
+            )
         )
     return out
 
@@ -177,15 +207,27 @@ def read_qnli(train: Path) -> list[Example]:
         for r in _tsv(base / name):
             if r.get("label") not in ("0", "1"):
                 continue
-            out.append(Example(r["sentence"].strip(), r["question"].strip(), int(r["label"]), REL, "qnli",
-                               group=r["question"].strip()))
+            out.append(
+                Example(
+                    r["sentence"].strip(),
+                    r["question"].strip(),
+                    int(r["label"]),
+                    REL,
+                    "qnli",
+                    group=r["question"].strip(),
+                )
+            )
     return out
 
 
 def read_boolq(train: Path, seed: int = 0) -> list[Example]:
     """BoolQ dev: every passage is relevant to its question (yes and no alike); a passage of
     another question is the negative, so the task reads 'does this passage bear on it'."""
-    rows = [r for r in _tsv(train / "relevance/boolq/becel/boolq_validation.tsv") if r.get("passage")]
+    rows = [
+        r
+        for r in _tsv(train / "relevance/boolq/becel/boolq_validation.tsv")
+        if r.get("passage")
+    ]
     rng = random.Random(seed)
     out = []
     for i, r in enumerate(rows):
@@ -196,12 +238,16 @@ def read_boolq(train: Path, seed: int = 0) -> list[Example]:
     return out
 
 
-def _answer_sentence(starts: list[int], text: str, answer_start: int) -> tuple[list[str], int] | None:
+def _answer_sentence(
+    starts: list[int], text: str, answer_start: int
+) -> tuple[list[str], int] | None:
     bounds = [*starts, len(text)]
-    sents = [text[a:b].strip() for a, b in zip(bounds, bounds[1:])]
-    for i, (a, b) in enumerate(zip(bounds, bounds[1:])):
+    sents = [text[a:b].strip() for a, b in itertools.pairwise(bounds)]
+    for i, (a, b) in enumerate(itertools.pairwise(bounds)):
         if a <= answer_start < b and sents[i]:
-            return [detokenize(s) for s in sents if s], i - sum(1 for s in sents[:i] if not s)
+            return [detokenize(s) for s in sents if s], i - sum(
+                1 for s in sents[:i] if not s
+            )
     return None
 
 
@@ -225,12 +271,17 @@ def read_qed(train: Path) -> list[QAItem]:
                 start = spans[0][0]
             else:
                 ann = r.get("annotation") or {}
-                if ann.get("explanation_type") in (None, "none") or "selected_sentence" not in ann:
+                if (
+                    ann.get("explanation_type") in (None, "none")
+                    or "selected_sentence" not in ann
+                ):
                     continue
                 start = ann["selected_sentence"]["start"]
             found = _answer_sentence(starts, text, start)
             if found and len(found[0]) >= 2:
-                items.append(QAItem(r["question_text"].strip(), tuple(found[0]), found[1], "qed"))
+                items.append(
+                    QAItem(r["question_text"].strip(), tuple(found[0]), found[1], "qed")
+                )
     return items
 
 
@@ -253,19 +304,28 @@ def _squad_items(path: Path, source: str) -> list[QAItem]:
                 if not qa.get("answers"):
                     continue
                 start = qa["answers"][0]["answer_start"]
-                idx = max(i for i, o in enumerate(offsets) if o <= start) if start >= offsets[0] else 0
+                idx = (
+                    max(i for i, o in enumerate(offsets) if o <= start)
+                    if start >= offsets[0]
+                    else 0
+                )
                 items.append(QAItem(qa["question"].strip(), tuple(sents), idx, source))
     return items
 
 
 def read_tydi(train: Path) -> list[QAItem]:
     base = train / "relevance/tydiqa_goldp"
-    return [it for name in ("tydiqa.goldp.en.train.json", "tydiqa.goldp.en.dev.json")
-            for it in _squad_items(base / name, "tydi")]
+    return [
+        it
+        for name in ("tydiqa.goldp.en.train.json", "tydiqa.goldp.en.dev.json")
+        for it in _squad_items(base / name, "tydi")
+    ]
 
 
 def read_mlqa(train: Path) -> list[QAItem]:
-    return _squad_items(train / "relevance/mlqa/dev-context-en-question-en.json", "mlqa")
+    return _squad_items(
+        train / "relevance/mlqa/dev-context-en-question-en.json", "mlqa"
+    )
 
 
 def qa_relevance(items: list[QAItem], seed: int = 0) -> list[Example]:
@@ -282,9 +342,17 @@ def qa_relevance(items: list[QAItem], seed: int = 0) -> list[Example]:
         src = it.source
         out.append(Example(it.paragraph, it.question, 0, REL, src, group))
         out.append(Example(it.sentences[it.answer], it.question, 0, REL, src, group))
-        others = [j for j in range(len(it.sentences)) if j != it.answer and len(it.sentences[j]) > 25]
+        others = [
+            j
+            for j in range(len(it.sentences))
+            if j != it.answer and len(it.sentences[j]) > 25
+        ]
         if others:
-            out.append(Example(it.sentences[rng.choice(others)], it.question, 1, REL, src, group))
+            out.append(
+                Example(
+                    it.sentences[rng.choice(others)], it.question, 1, REL, src, group
+                )
+            )
         other = items[(i + rng.randrange(1, len(items))) % len(items)]
         if other.paragraph != it.paragraph:
             out.append(Example(other.paragraph, it.question, 1, REL, src, group))
@@ -305,8 +373,8 @@ QA_READERS: dict[str, Callable[[Path], list[QAItem]]] = {
 }
 
 LICENCES = {
-    "mnli": "MultiNLI dev-matched + 1,000 dev-mismatched pairs (TextFooler sample): OANC / CC BY-SA 3.0 / CC BY 3.0 (Williams et al., 2018)",
-    "mnli_mm": "MultiNLI dev-mismatched sample: as MultiNLI",
+    "mnli": "MultiNLI dev-matched: OANC / CC BY-SA 3.0 / CC BY 3.0 (Williams et al., 2018)",
+    "mnli_mm": "MultiNLI dev-mismatched, 1,000-pair sample from the TextFooler repository (MIT code): as MultiNLI",
     "snli": "SNLI dev + test: CC BY-SA 4.0 (Bowman et al., 2015)",
     "cad": "Counterfactually-augmented SNLI (Kaushik et al., 2020): Apache-2.0 repo, SNLI text CC BY-SA 4.0",
     "scitail": "SciTail v1.1 test: Apache-2.0 (Khot et al., 2018, AI2)",
@@ -316,5 +384,5 @@ LICENCES = {
     "qed": "QED over Natural Questions (Lamm et al., 2021): CC BY-SA 3.0",
     "tydi": "TyDi QA GoldP English (Clark et al., 2020): Apache-2.0",
     "mlqa": "MLQA en-en dev (Lewis et al., 2020): CC BY-SA 3.0",
-    "synthetic": "generated by localeval from sentences of FEVER, QED, TyDi QA and MLQA (licences as those sources)",
+    "synthetic": "claims generated by localeval from the QED, TyDi QA and MLQA paragraphs above (licences as those sources)",
 }

@@ -23,7 +23,9 @@ HELDOUT_CAP = 1000
 HELDOUT_FRACTION = 0.12
 
 
-def heldout_size(n: int, cap: int = HELDOUT_CAP, fraction: float = HELDOUT_FRACTION) -> int:
+def heldout_size(
+    n: int, cap: int = HELDOUT_CAP, fraction: float = HELDOUT_FRACTION
+) -> int:
     return min(cap, round(n * fraction))
 
 
@@ -44,7 +46,9 @@ def split_by_group(
     return train, heldout
 
 
-def split_examples(examples: Sequence[Example], target: int | None = None) -> tuple[list[Example], list[Example]]:
+def split_examples(
+    examples: Sequence[Example], target: int | None = None
+) -> tuple[list[Example], list[Example]]:
     n = heldout_size(len(examples)) if target is None else target
     return split_by_group(examples, lambda e: e.group or e.key, n)
 
@@ -56,7 +60,9 @@ def drop_leaks(train: list[Example], heldout: Sequence[Example]) -> list[Example
     return [e for e in train if e.key not in held_keys]
 
 
-def write_manifest(path: Path, heldout: Sequence[Example], train_counts: dict[str, int]) -> None:
+def write_manifest(
+    path: Path, heldout: Sequence[Example], train_counts: dict[str, int]
+) -> None:
     """Held-out pair ids per source, so a later benchmark can exclude what the judge trained on
     and re-use exactly these items."""
     by_source: dict[str, list[str]] = {}

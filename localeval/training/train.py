@@ -9,11 +9,15 @@ import random
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
 
 from .examples import Example
 from .model import TASK_IDS, multitask_loss
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +33,9 @@ class Encoded:
         return len(self.labels)
 
 
-def encode(tokenizer, examples: Sequence[Example], max_length: int) -> Encoded:  # noqa: ANN001
+def encode(
+    tokenizer: PreTrainedTokenizerBase, examples: Sequence[Example], max_length: int
+) -> Encoded:
     # longest_first trims the longer side, in practice the premise/passage, and keeps claims whole.
     enc = tokenizer(
         [e.text_a for e in examples],
@@ -38,11 +44,17 @@ def encode(tokenizer, examples: Sequence[Example], max_length: int) -> Encoded: 
         max_length=max_length,
     )
     types = enc.get("token_type_ids") or [[0] * len(ids) for ids in enc["input_ids"]]
-    return Encoded(enc["input_ids"], types, [e.label for e in examples], [TASK_IDS[e.task] for e in examples])
+    return Encoded(
+        enc["input_ids"],
+        types,
+        [e.label for e in examples],
+        [TASK_IDS[e.task] for e in examples],
+    )
 
 
-def bucketed_batches(lengths: Sequence[int], batch_size: int, rng: random.Random | None,
-                     chunk: int = 50) -> list[list[int]]:
+def bucketed_batches(
+    lengths: Sequence[int], batch_size: int, rng: random.Random | None, chunk: int = 50
+) -> list[list[int]]:
     """Shuffle, sort by length inside chunks of ``chunk`` batches, then shuffle the batches:
     little padding, yet no batch order tied to length. ``rng=None`` keeps input order (eval)."""
     order = list(range(len(lengths)))
@@ -51,14 +63,16 @@ def bucketed_batches(lengths: Sequence[int], batch_size: int, rng: random.Random
     size = batch_size * chunk
     batches: list[list[int]] = []
     for start in range(0, len(order), size):
-        block = sorted(order[start:start + size], key=lambda i: lengths[i])
-        batches += [block[i:i + batch_size] for i in range(0, len(block), batch_size)]
+        block = sorted(order[start : start + size], key=lambda i: lengths[i])
+        batches += [block[i : i + batch_size] for i in range(0, len(block), batch_size)]
     if rng is not None:
         rng.shuffle(batches)
     return batches
 
 
-def collate(data: Encoded, idx: Sequence[int], pad_id: int, device: torch.device) -> dict[str, torch.Tensor]:
+def collate(
+    data: Encoded, idx: Sequence[int], pad_id: int, device: torch.device
+) -> dict[str, torch.Tensor]:
     width = max(len(data.input_ids[i]) for i in idx)
     ids = torch.full((len(idx), width), pad_id, dtype=torch.long)
     types = torch.zeros((len(idx), width), dtype=torch.long)
@@ -105,7 +119,9 @@ class TrainStats:
         return self.pairs / self.seconds if self.seconds else 0.0
 
 
-def _epoch_batches(data: Encoded, cfg: TrainConfig, rng: random.Random) -> Iterator[list[int]]:
+def _epoch_batches(
+    data: Encoded, cfg: TrainConfig, rng: random.Random
+) -> Iterator[list[int]]:
     lengths = [len(x) for x in data.input_ids]
     full = int(cfg.epochs)
     for _ in range(full):
@@ -116,7 +132,13 @@ def _epoch_batches(data: Encoded, cfg: TrainConfig, rng: random.Random) -> Itera
         yield from batches[: math.ceil(len(batches) * frac)]
 
 
-def train(model, data: Encoded, cfg: TrainConfig, device: torch.device, pad_id: int) -> TrainStats:  # noqa: ANN001
+def train(
+    model: PreTrainedModel,
+    data: Encoded,
+    cfg: TrainConfig,
+    device: torch.device,
+    pad_id: int,
+) -> TrainStats:
     torch.manual_seed(cfg.seed)
     rng = random.Random(cfg.seed)
     n_batches = math.ceil(len(data) / cfg.batch_size)
@@ -124,8 +146,16 @@ def train(model, data: Encoded, cfg: TrainConfig, device: torch.device, pad_id: 
     warmup = max(1, int(planned * cfg.warmup))
     no_decay = ("bias", "LayerNorm.weight", "LayerNorm.bias")
     groups = [
-        {"params": [p for n, p in model.named_parameters() if not n.endswith(no_decay)], "weight_decay": cfg.weight_decay},
-        {"params": [p for n, p in model.named_parameters() if n.endswith(no_decay)], "weight_decay": 0.0},
+        {
+            "params": [
+                p for n, p in model.named_parameters() if not n.endswith(no_decay)
+            ],
+            "weight_decay": cfg.weight_decay,
+        },
+        {
+            "params": [p for n, p in model.named_parameters() if n.endswith(no_decay)],
+            "weight_decay": 0.0,
+        },
     ]
     opt = torch.optim.AdamW(groups, lr=cfg.lr)
     use_amp = device.type == "cuda"
@@ -142,7 +172,9 @@ def train(model, data: Encoded, cfg: TrainConfig, device: torch.device, pad_id: 
         progress = step / planned
         if budget:
             progress = max(progress, (time.time() - t0) / budget)
-        scale = min(step / warmup, max(0.0, (1 - progress) / max(1e-9, 1 - warmup / planned)))
+        scale = min(
+            step / warmup, max(0.0, (1 - progress) / max(1e-9, 1 - warmup / planned))
+        )
         for g in opt.param_groups:
             g["lr"] = cfg.lr * min(1.0, scale)
 
@@ -163,11 +195,22 @@ def train(model, data: Encoded, cfg: TrainConfig, device: torch.device, pad_id: 
         stats.final_loss = ema
         if step % cfg.log_every == 0 or step == 1:
             el = time.time() - t0
-            log.info("step %d/%d loss %.4f lr %.2e %.1f pairs/s elapsed %.0fs",
-                     step, planned, ema, opt.param_groups[0]["lr"], stats.pairs / el, el)
+            log.info(
+                "step %d/%d loss %.4f lr %.2e %.1f pairs/s elapsed %.0fs",
+                step,
+                planned,
+                ema,
+                opt.param_groups[0]["lr"],
+                stats.pairs / el,
+                el,
+            )
         if cfg.deadline and time.time() >= cfg.deadline:
             stats.stopped_by_budget = True
-            log.info("time budget spent after %d/%d steps: stopping to evaluate and export", step, planned)
+            log.info(
+                "time budget spent after %d/%d steps: stopping to evaluate and export",
+                step,
+                planned,
+            )
             break
     stats.seconds = time.time() - t0
     model.eval()

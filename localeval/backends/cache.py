@@ -1,0 +1,196 @@
+"""Memo of judge verdicts: an in-memory LRU in front of an optional SQLite file.
+
+A verdict is a deterministic function of (exact weights and config, task, premise,
+hypothesis), so it is stored under exactly that key:
+
+* **model identity**: a hash of the safetensors file(s), ``config.json``, the input length
+  and the dtype (fp16 on CUDA gives slightly different probabilities than fp32 on CPU, and a
+  cache must never return numbers the current judge would not have computed);
+* **pair**: a 16-byte BLAKE2b digest of ``task \\0 premise \\0 hypothesis``, so the file does
+  not store (possibly confidential) text and rows stay small.
+
+Values are the probabilities ``NLIJudge.predict`` returns for that task (float32 bytes).
+SQLite runs in WAL mode, so a reader never blocks the writer and several processes may share
+one file; every write is its own short transaction, so a killed run loses at most the batch
+it was judging.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["JudgementCache", "model_identity", "open_cache", "pair_key"]
+
+Pair = tuple[str, str]
+_SQL_BATCH = 500  # keys per SELECT ... IN (...), well under SQLite's variable limit
+
+
+def pair_key(task: str, premise: str, hypothesis: str) -> bytes:
+    """The digest a pair is stored under (the text itself is never written)."""
+    data = f"{task}\0{premise}\0{hypothesis}".encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def model_identity(model_dir: str | os.PathLike[str], *, max_length: int, dtype: str) -> str:
+    """A hex id for "these exact weights, read this way": changes when any of them changes."""
+    digest = hashlib.sha256()
+    path = Path(model_dir)
+    for file in sorted(path.glob("*.safetensors")) + [path / "config.json"]:
+        digest.update(file.name.encode())
+        with file.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    digest.update(f"max_length={max_length};dtype={dtype}".encode())
+    return digest.hexdigest()[:32]
+
+
+class JudgementCache:
+    """Verdicts by (model identity, task, pair): memory first, then the SQLite file if any.
+
+    Args:
+        path: SQLite file to persist verdicts in; ``None`` keeps them in memory only.
+        memory_size: entries kept in the in-memory LRU.
+
+    ``hits``/``misses`` count pairs answered from the cache / left to the model.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, memory_size: int = 200_000) -> None:
+        self.path = Path(path) if path is not None else None
+        self.memory_size = memory_size
+        self._memory: OrderedDict[tuple[str, bytes], np.ndarray] = OrderedDict()
+        self._lock = threading.RLock()
+        self._db: sqlite3.Connection | None = None
+        self.hits = 0
+        self.misses = 0
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # One connection used under a lock: the judge may be called from worker threads
+            # (`ascore` uses asyncio.to_thread).
+            self._db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS judgements ("
+                " model TEXT NOT NULL, key BLOB NOT NULL, probs BLOB NOT NULL,"
+                " PRIMARY KEY (model, key)) WITHOUT ROWID"
+            )
+
+    def __repr__(self) -> str:
+        where = str(self.path) if self.path else "memory"
+        return f"JudgementCache({where!r}, hits={self.hits}, misses={self.misses})"
+
+    # ------------------------------------------------------------------ lookup
+    def get_many(self, model: str, task: str, pairs: Sequence[Pair]) -> list[np.ndarray | None]:
+        """The stored probabilities of each pair, ``None`` where nothing is stored."""
+        keys = [pair_key(task, p, h) for p, h in pairs]
+        found: list[np.ndarray | None] = [None] * len(keys)
+        with self._lock:
+            to_disk: dict[bytes, list[int]] = {}
+            for i, key in enumerate(keys):
+                value = self._memory.get((model, key))
+                if value is not None:
+                    self._memory.move_to_end((model, key))
+                    found[i] = value
+                else:
+                    to_disk.setdefault(key, []).append(i)
+            if to_disk and self._db is not None:
+                wanted = list(to_disk)
+                for start in range(0, len(wanted), _SQL_BATCH):
+                    part = wanted[start : start + _SQL_BATCH]
+                    marks = ",".join("?" * len(part))
+                    rows = self._db.execute(
+                        f"SELECT key, probs FROM judgements WHERE model = ? AND key IN ({marks})",
+                        [model, *part],
+                    ).fetchall()
+                    for key, blob in rows:
+                        value = np.frombuffer(blob, dtype=np.float32)
+                        self._remember(model, key, value)
+                        for i in to_disk[key]:
+                            found[i] = value
+        hit = sum(v is not None for v in found)
+        self.hits += hit
+        self.misses += len(found) - hit
+        return found
+
+    def put_many(self, model: str, task: str, pairs: Sequence[Pair], probs: np.ndarray) -> None:
+        """Store the probabilities (one row per pair) of freshly judged pairs."""
+        probs = np.asarray(probs, dtype=np.float32)
+        keys = [pair_key(task, p, h) for p, h in pairs]
+        with self._lock:
+            for key, row in zip(keys, probs):
+                self._remember(model, key, row.copy())
+            if self._db is not None and keys:
+                with self._db:  # one transaction: all of this batch or none of it
+                    self._db.execute("BEGIN")
+                    self._db.executemany(
+                        "INSERT OR REPLACE INTO judgements (model, key, probs) VALUES (?, ?, ?)",
+                        [(model, key, row.tobytes()) for key, row in zip(keys, probs)],
+                    )
+
+    def lookup_or_score(
+        self,
+        model: str,
+        task: str,
+        pairs: Sequence[Pair],
+        score: Callable[[list[Pair]], np.ndarray],
+    ) -> np.ndarray:
+        """Probabilities for distinct ``pairs``: cached ones are read, only the rest are scored."""
+        found = self.get_many(model, task, pairs)
+        missing = [i for i, value in enumerate(found) if value is None]
+        if missing:
+            fresh = score([pairs[i] for i in missing])
+            self.put_many(model, task, [pairs[i] for i in missing], fresh)
+            for i, row in zip(missing, fresh):
+                found[i] = row
+        if not found:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack(found).astype(np.float32, copy=False)
+
+    # ------------------------------------------------------------------ housekeeping
+    def _remember(self, model: str, key: bytes, value: np.ndarray) -> None:
+        self._memory[(model, key)] = value
+        self._memory.move_to_end((model, key))
+        while len(self._memory) > self.memory_size:
+            self._memory.popitem(last=False)
+
+    def clear_memory(self) -> None:
+        """Forget the in-memory entries (the file keeps them)."""
+        with self._lock:
+            self._memory.clear()
+
+    def __bool__(self) -> bool:
+        return True  # an empty cache is still a cache (``len`` alone would make it falsy)
+
+    def __len__(self) -> int:
+        """Entries in the file (or in memory when there is no file)."""
+        with self._lock:
+            if self._db is None:
+                return len(self._memory)
+            return int(self._db.execute("SELECT COUNT(*) FROM judgements").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def __enter__(self) -> JudgementCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_cache(cache: str | os.PathLike[str] | JudgementCache | None) -> JudgementCache | None:
+    """A cache object from what users pass as ``cache=``: a path, a cache, or ``None``."""
+    if cache is None or isinstance(cache, JudgementCache):
+        return cache
+    return JudgementCache(cache)

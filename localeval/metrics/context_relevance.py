@@ -1,0 +1,263 @@
+"""Context relevance: how much of what was retrieved is relevant to the question?
+
+RAGAS ``context_relevancy`` (seed 001) with the judge's relevance head in place of the LLM.
+Sentences are cut from the original contexts by `split_sentences` and judged one by one, so
+they are never rewritten (the LLM of the seed may alter what it "extracts").
+
+``level="sentence"`` (default)::
+
+    score = relevant sentences / sentences of all non-empty contexts
+
+A sentence is relevant when P(relevant | sentence, question) >= the relevance threshold. A
+sentence too long for the judge is cut into word-aligned pieces and counts as relevant when
+its best piece is (nothing is truncated).
+
+``level="chunk"`` (the seed's own advice: a large chunk holding a one-sentence answer is not
+punished for its other sentences)::
+
+    score = relevant chunks / non-empty chunks
+
+A chunk is relevant when its best sentence-aligned window is (`chunk_relevance`). The judge
+reads a window as a whole, as it was trained on coherent paragraphs: a chunk on the question's
+topic with the answer somewhere in it passes, but one answering sentence lost among unrelated
+ones (concatenated snippets) dilutes the window and may fail; sentence level still finds it.
+
+Edge cases (deterministic, documented, tested):
+
+* ``user_input`` or ``retrieved_contexts`` missing (None) -> ``score=None``, reason says which.
+* empty or whitespace-only question -> ``score=None``: relevance to nothing is undefined.
+* no contexts (``[]``) or only empty/whitespace ones -> ``score=None`` with reason: there is
+  nothing to measure. RAGAS returns 0 here; localeval does not, because a ratio over zero
+  sentences is undefined and a 0 would pull a dataset average down for rows that retrieved
+  nothing (context recall already scores those rows 0).
+* empty strings among other contexts hold no sentence: they are ignored at both levels;
+  ``context_index`` in the details still refers to the original list.
+* a judge without a relevance head -> ``ValueError`` before any row is scored (a setup
+  error, not a row error).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar, Literal, NamedTuple
+
+from pydantic import BaseModel
+
+from localeval.backends.nli import NLIJudge
+from localeval.backends.relevance import chunk_relevance, sentence_relevance
+from localeval.metrics.base import MetricResult
+from localeval.metrics.claim_support import JudgedMetric
+from localeval.schema import Sample
+from localeval.text import Span, make_windows, split_sentences
+
+__all__ = [
+    "ChunkRelevance",
+    "ContextRelevance",
+    "ContextRelevanceResult",
+    "ContextSentence",
+    "SentenceRelevance",
+    "context_sentences",
+    "judge_sentences",
+    "question_budget",
+    "require_relevance_head",
+]
+
+Level = Literal["sentence", "chunk"]
+
+
+# --------------------------------------------------------------------------- shared helpers
+# (also used by QuestionRecall: both judge every sentence of every context against a question)
+
+
+class ContextSentence(NamedTuple):
+    """One sentence of one context, and the pieces the judge reads (the sentence itself, or
+    word-aligned pieces of a sentence longer than the judge's input)."""
+
+    context_index: int
+    sentence: Span
+    pieces: tuple[Span, ...]
+
+
+def require_relevance_head(judge: NLIJudge) -> None:
+    if not judge.has_relevance_head:
+        raise ValueError(
+            f"judge {judge.name!r} has no relevance head, which this metric needs; use "
+            "localeval's default judge or another model with a 'relevance' task"
+        )
+
+
+def question_budget(judge: NLIJudge, questions: Sequence[str]) -> int:
+    """Tokens left for a passage beside the longest question ([CLS] [SEP] [SEP] included).
+    A question longer than half the input is the one thing the judge truncates (it warns)."""
+    longest = max(judge.count_tokens_batch(list(questions)), default=0)
+    return judge.max_length - min(longest, judge.max_length // 2) - 3
+
+
+def context_sentences(judge: NLIJudge, contexts: Sequence[str], budget: int) -> list[ContextSentence]:
+    """Every sentence of every non-empty context, in order, with the pieces to judge."""
+    found = [(ci, s) for ci, c in enumerate(contexts) if c and c.strip() for s in split_sentences(c)]
+    counts = judge.count_tokens_batch([s.text for _, s in found])
+    out = []
+    for (ci, sentence), n in zip(found, counts):
+        pieces: tuple[Span, ...] = (sentence,)
+        if n > budget:  # only over-long sentences pay for windowing
+            windows = make_windows(contexts[ci], [sentence], judge.count_tokens, budget)
+            pieces = tuple(Span(text=w.text, start=w.start, end=w.end) for w in windows)
+        out.append(ContextSentence(ci, sentence, pieces))
+    return out
+
+
+def judge_sentences(
+    judge: NLIJudge,
+    items: Sequence[tuple[str, Sequence[ContextSentence]]],
+    *,
+    batch_size: int | None = None,
+    show_progress_bar: bool = False,
+) -> list[list[tuple[float, Span]]]:
+    """Per (question, sentences) item, per sentence: (P(relevant), best piece).
+
+    One judge call for all items, so batches stay full across rows and sub-questions.
+    """
+    passages = [[p.text for cs in sentences for p in cs.pieces] for _, sentences in items]
+    probs = sentence_relevance(
+        judge,
+        [(question, texts) for (question, _), texts in zip(items, passages)],
+        batch_size=batch_size,
+        show_progress_bar=show_progress_bar,
+    )
+    out = []
+    for (_, sentences), row in zip(items, probs):
+        flat = iter(row)
+        scored = []
+        for cs in sentences:
+            # max() keeps the first of equal pieces: the same input gives the same evidence
+            scored.append(max(((next(flat), p) for p in cs.pieces), key=lambda x: x[0]))
+        out.append(scored)
+    return out
+
+
+# --------------------------------------------------------------------------- results
+
+
+class SentenceRelevance(BaseModel):
+    """One context sentence, cut from the original text: ``contexts[i][start:end] == text``."""
+
+    context_index: int
+    text: str
+    start: int
+    end: int
+    probability: float
+    relevant: bool
+
+
+class ChunkRelevance(BaseModel):
+    context_index: int
+    relevant: bool
+    probability: float
+    window: Span | None = None
+    """The best window of the chunk (the whole chunk when it fits the judge)."""
+
+
+class ContextRelevanceResult(MetricResult):
+    metric: str = "context_relevance"
+    level: Level | None = None
+    threshold: float | None = None
+    sentences: list[SentenceRelevance] = []
+    """Sentence level: every sentence of every non-empty context."""
+    chunks: list[ChunkRelevance] = []
+    """Chunk level: every non-empty chunk."""
+
+    @property
+    def relevant_sentences(self) -> list[SentenceRelevance]:
+        return [s for s in self.sentences if s.relevant]
+
+
+# --------------------------------------------------------------------------- metric
+
+
+class ContextRelevance(JudgedMetric):
+    """Share of the retrieved text that is relevant to the question (see module docstring).
+
+    Args:
+        model, threshold, device, batch_size: the judge options of every judged metric;
+            ``threshold`` is a P(relevant) and defaults to the judge's stored relevance
+            threshold.
+        level: ``"sentence"`` (relevant sentences / sentences) or ``"chunk"`` (relevant
+            chunks / chunks).
+    """
+
+    name = "context_relevance"
+    required_columns = ("user_input", "retrieved_contexts")
+    threshold_kind: ClassVar[str] = "relevance"
+
+    def __init__(self, model=None, *, level: Level = "sentence", **options) -> None:
+        if level not in ("sentence", "chunk"):
+            raise ValueError(f"level must be 'sentence' or 'chunk', got {level!r}")
+        super().__init__(model, **options)
+        self.level = level
+
+    def unscored(self, reason: str) -> ContextRelevanceResult:
+        return ContextRelevanceResult(score=None, reason=reason)
+
+    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
+        reasons = [self._why_unscored(s) for s in samples]
+        todo = [i for i, r in enumerate(reasons) if r is None]
+        results: list[MetricResult] = [self.unscored(r) if r else None for r in reasons]  # type: ignore[misc]
+        if not todo:
+            return results
+        require_relevance_head(self.judge)
+        threshold = self.resolved_threshold()
+        rows = [(samples[i].user_input.strip(), samples[i].retrieved_contexts) for i in todo]  # type: ignore[union-attr]
+        score_rows = self._sentence_level if self.level == "sentence" else self._chunk_level
+        for i, result in zip(todo, score_rows(rows, threshold, show_progress_bar)):
+            results[i] = result
+        return results
+
+    @staticmethod
+    def _why_unscored(sample: Sample) -> str | None:
+        if not (sample.user_input or "").strip():
+            return "user_input is empty: relevance to no question is undefined"
+        if not any(c and c.strip() for c in sample.retrieved_contexts or []):
+            return (
+                "no non-empty retrieved context: nothing to measure "
+                "(RAGAS context_relevancy would return 0)"
+            )
+        return None
+
+    def _sentence_level(self, rows, threshold: float, show_progress_bar: bool) -> list[ContextRelevanceResult]:
+        items = [(q, context_sentences(self.judge, contexts, question_budget(self.judge, [q]))) for q, contexts in rows]
+        scored = judge_sentences(self.judge, items, batch_size=self.batch_size, show_progress_bar=show_progress_bar)
+        results = []
+        for (_, sentences), per_sentence in zip(items, scored):
+            details = [
+                SentenceRelevance(
+                    context_index=cs.context_index,
+                    text=cs.sentence.text,
+                    start=cs.sentence.start,
+                    end=cs.sentence.end,
+                    probability=round(p, 6),
+                    relevant=p >= threshold,
+                )
+                for cs, (p, _) in zip(sentences, per_sentence)
+            ]
+            score = sum(d.relevant for d in details) / len(details)
+            results.append(ContextRelevanceResult(score=score, level="sentence", threshold=threshold, sentences=details))
+        return results
+
+    def _chunk_level(self, rows, threshold: float, show_progress_bar: bool) -> list[ContextRelevanceResult]:
+        scored = chunk_relevance(self.judge, rows, batch_size=self.batch_size, show_progress_bar=show_progress_bar)
+        results = []
+        for (_, contexts), per_chunk in zip(rows, scored):
+            details = [
+                ChunkRelevance(
+                    context_index=ci,
+                    relevant=p >= threshold,
+                    probability=round(p, 6),
+                    window=Span(text=w.text, start=w.start, end=w.end) if w is not None else None,
+                )
+                for ci, (context, (p, w)) in enumerate(zip(contexts, per_chunk))
+                if context and context.strip()
+            ]
+            score = sum(d.relevant for d in details) / len(details)
+            results.append(ContextRelevanceResult(score=score, level="chunk", threshold=threshold, chunks=details))
+        return results

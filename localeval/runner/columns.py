@@ -1,0 +1,155 @@
+"""Column mapping: where each `Sample` field of a row comes from (as in seed 003).
+
+A mapping sends a target field to one of:
+
+* a column name: ``{"reference": "my_ground_truth_col"}``;
+* a dotted path into a dict column: ``{"retrieved_contexts": "pred.retrieved_contexts"}``
+  (a column literally named with the dots wins; list items are reached by number, and a dict
+  column stored as JSON text, as in a CSV file, is decoded on the way);
+* a callable taking the raw row: ``{"retrieved_contexts": lambda row: [row["pred"]["ctx"]]}``.
+
+Target names may be RAGAS' current names, their legacy aliases (``question``, ``answer``,
+``contexts``, ``ground_truth``) or the seed's ``<field>_column`` spelling. Fields that are
+not mapped are read from the column of the same name, or of its legacy name.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from localeval.schema import Sample
+
+__all__ = ["ColumnError", "ColumnMap", "ColumnSource", "clean_value"]
+
+ColumnSource = str | Callable[[Mapping[str, Any]], Any]
+
+FIELDS: tuple[str, ...] = tuple(Sample.model_fields)
+LEGACY: dict[str, str] = {
+    "question": "user_input",
+    "answer": "response",
+    "contexts": "retrieved_contexts",
+    "ground_truth": "reference",
+}
+LIST_FIELDS = frozenset(
+    {"retrieved_contexts", "reference_contexts", "retrieved_context_ids", "reference_context_ids"}
+)
+
+
+class ColumnError(ValueError):
+    """A mapped column could not be read from a row (the row is unscored with this reason)."""
+
+
+def _canonical(target: str) -> str:
+    name = target.strip()
+    if name.endswith("_column"):
+        name = name[: -len("_column")]
+    name = LEGACY.get(name, name)
+    if name not in FIELDS:
+        raise ValueError(f"unknown target field {target!r} in column map; fields: {', '.join(FIELDS)}")
+    return name
+
+
+_MISSING = object()
+
+
+def _lookup(row: Mapping[str, Any], path: str) -> Any:
+    """The value at ``path`` (a column name or a dotted path), or ``_MISSING``."""
+    if path in row:
+        return row[path]
+    head, *rest = path.split(".")
+    if not rest or head not in row:
+        return _MISSING
+    value: Any = row[head]
+    for part in rest:
+        if isinstance(value, str) and value[:1] in "{[":
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError:
+                return _MISSING
+        if isinstance(value, Mapping) and part in value:
+            value = value[part]
+        elif isinstance(value, (list, tuple)) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return _MISSING
+    return value
+
+
+def clean_value(value: Any) -> Any:
+    """Plain Python from what pandas, NumPy and Arrow hand out: arrays become lists, NumPy
+    scalars Python scalars, and missing markers (NaN, ``pd.NA``, ``NaT``) become ``None``."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return None if math.isnan(value) else value
+    if type(value).__name__ in ("NAType", "NaTType"):
+        return None
+    if hasattr(value, "tolist") and not isinstance(value, Mapping):  # numpy array or scalar
+        return clean_value(value.tolist())
+    if isinstance(value, (list, tuple)):
+        return [clean_value(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: clean_value(v) for k, v in value.items()}
+    return value
+
+
+def _decode_list(value: Any) -> Any:
+    # CSV has no lists: a list cell is JSON text. Anything else is left for validation to reject.
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return None
+        if text.startswith("["):
+            try:
+                return json.loads(text)
+            except json.JSONDecodeError:
+                return value
+    return value
+
+
+class ColumnMap:
+    """Turns a raw row into the dict a `Sample` is validated from."""
+
+    def __init__(self, mapping: Mapping[str, ColumnSource] | None = None) -> None:
+        self.mapping: dict[str, ColumnSource] = {}
+        for target, source in (mapping or {}).items():
+            if not (isinstance(source, str) or callable(source)):
+                raise TypeError(f"column map for {target!r} must be a column name, a dotted path or a callable")
+            self.mapping[_canonical(target)] = source
+
+    def __bool__(self) -> bool:
+        return bool(self.mapping)
+
+    def check_columns(self, columns: list[str]) -> None:
+        """Fail early when a mapped column is absent from a table whose columns are known."""
+        for target, source in self.mapping.items():
+            if isinstance(source, str) and source not in columns and source.split(".")[0] not in columns:
+                raise ValueError(f"column map {target} <- {source!r}: no such column (columns: {', '.join(columns)})")
+
+    def apply(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        """The `Sample` fields of ``row``. Raises `ColumnError` when a callable fails."""
+        out: dict[str, Any] = {}
+        legacy_of = {v: k for k, v in LEGACY.items()}
+        for field in FIELDS:
+            source = self.mapping.get(field)
+            if callable(source):
+                try:
+                    value = source(row)
+                except Exception as exc:  # noqa: BLE001 - reported as the row's reason
+                    raise ColumnError(f"column map for {field} failed: {type(exc).__name__}: {exc}") from exc
+            elif isinstance(source, str):
+                value = _lookup(row, source)
+            else:
+                value = row.get(field, _MISSING)
+                if value is _MISSING and field in legacy_of:
+                    value = row.get(legacy_of[field], _MISSING)
+            if value is _MISSING:
+                continue
+            value = clean_value(value)
+            if field in LIST_FIELDS:
+                value = _decode_list(value)
+            out[field] = value
+        return out

@@ -1,0 +1,248 @@
+"""`evaluate()`: score a whole dataset with several metrics, in one call.
+
+```python
+from localeval import evaluate
+
+result = evaluate("runs/answers.parquet", ["context_recall", "chunk_recall"],
+                  column_map={"retrieved_contexts": "pred.retrieved_contexts"}, cache="verdicts.sqlite")
+result.summary()          # per metric: mean, median, std, scored, unscored (with reasons)
+result.to_pandas()        # input columns + <metric>, <metric>_reason, <metric>_details
+```
+
+How rows are batched, memoised and streamed is described in `localeval.runner.run`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from localeval.backends.cache import JudgementCache
+from localeval.metrics.base import Metric, MetricResult
+from localeval.runner.columns import ColumnMap, ColumnSource
+from localeval.runner.output import open_writer, read_done, record
+from localeval.runner.progress import make_progress
+from localeval.runner.rows import Row
+from localeval.runner.run import (
+    DEFAULT_CHUNK_SIZE,
+    ScoredRow,
+    add_record_to_summary,
+    add_to_summary,
+    attach_caches,
+    resolve_metrics,
+    run_chunks,
+)
+from localeval.runner.sources import open_source
+from localeval.runner.summary import RunSummary, SummaryBuilder
+
+__all__ = ["EvaluationResult", "RowResult", "evaluate", "score_dataset"]
+
+_RESERVED = ("_line", "_error")
+
+
+@dataclass
+class RowResult:
+    """One input row with its result per metric (keyed by output name)."""
+
+    line: int
+    data: dict[str, Any]
+    error: str | None
+    results: dict[str, MetricResult]
+
+    def record(self) -> dict[str, Any]:
+        """The row as written to JSON Lines."""
+        return record(Row(line=self.line, data=self.data, error=self.error), self.results)
+
+
+class EvaluationResult:
+    """Every input row (none dropped) with its scores and explanations, in input order."""
+
+    def __init__(self, rows: list[RowResult], metrics: list[str], summary: RunSummary) -> None:
+        self.rows = rows
+        self.metrics = metrics
+        self._summary = summary
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __iter__(self) -> Iterator[RowResult]:
+        return iter(self.rows)
+
+    def __getitem__(self, i: int) -> RowResult:
+        return self.rows[i]
+
+    def __repr__(self) -> str:
+        means = ", ".join(
+            f"{m.metric}={'n/a' if m.mean is None else round(m.mean, 4)}" for m in self._summary.metrics
+        )
+        return f"EvaluationResult({len(self.rows)} rows: {means})"
+
+    def summary(self) -> RunSummary:
+        """Per metric: mean, median, std, rows scored, rows unscored with their reasons."""
+        return self._summary
+
+    def scores(self, metric: str) -> list[float | None]:
+        """The metric's score of every row, ``None`` where the row could not be scored."""
+        if metric not in self.metrics:
+            raise KeyError(f"no metric {metric!r} in this result; metrics: {', '.join(self.metrics)}")
+        return [r.results[metric].score for r in self.rows]
+
+    def results(self, metric: str) -> list[MetricResult]:
+        """The full result objects (with their evidence) of one metric, row by row."""
+        return [r.results[metric] for r in self.rows]
+
+    def to_records(self) -> list[dict[str, Any]]:
+        return [r.record() for r in self.rows]
+
+    def to_pandas(self):
+        """A DataFrame: input columns, ``_line``, then ``<m>``, ``<m>_reason``, ``<m>_details``."""
+        import pandas as pd
+
+        return pd.DataFrame.from_records(self.to_records())
+
+
+def _from_record(obj: dict[str, Any], metrics: Sequence[tuple[str, Metric]]) -> RowResult:
+    """A row read back from an output file (resume): the results are rebuilt as objects."""
+    names = {n for name, _ in metrics for n in (name, f"{name}_reason", f"{name}_details")}
+    data = {k: v for k, v in obj.items() if k not in names and k not in _RESERVED}
+    results: dict[str, MetricResult] = {}
+    for name, metric in metrics:
+        result_type = type(metric.unscored("-"))
+        details = obj.get(f"{name}_details") or {}
+        results[name] = result_type.model_validate(
+            {**details, "metric": metric.name, "score": obj.get(name), "reason": obj.get(f"{name}_reason")}
+        )
+    return RowResult(line=obj["_line"], data=data, error=obj.get("_error"), results=results)
+
+
+def _run(
+    data: Any,
+    metrics: str | Sequence[str | Metric],
+    column_map: Mapping[str, ColumnSource] | None,
+    *,
+    model: Any,
+    device: str | None,
+    batch_size: int | None,
+    chunk_size: int,
+    cache: str | os.PathLike[str] | JudgementCache | None,
+    show_progress: bool,
+    output: str | os.PathLike[str] | None,
+    resume: bool,
+    on_rows: Callable[[list[ScoredRow]], None] | None,
+    on_old: Callable[[dict[str, Any], list[tuple[str, Metric]]], None] | None,
+) -> RunSummary:
+    columns = ColumnMap(column_map)
+    named = resolve_metrics(metrics, model=model, device=device, batch_size=batch_size)
+    names = [name for name, _ in named]
+    source = open_source(data, columns)
+    summary = SummaryBuilder(names)
+
+    done: set[int] = set()
+    append = False
+    if resume:
+        if output is None:
+            raise ValueError("resume needs an output file")
+        if Path(output).suffix.lower() in (".parquet", ".pq"):
+            raise ValueError("resume needs a JSON Lines output: a Parquet file cannot be appended to")
+        if Path(output).exists():
+
+            def old(obj: dict[str, Any]) -> None:
+                add_record_to_summary(summary, names, obj)
+                if on_old is not None:
+                    on_old(obj, named)
+
+            done = read_done(output, names, old)
+            append = True
+
+    writer = open_writer(output, names, append=append) if output is not None or on_rows is None else None
+    try:
+        with make_progress(source.total, enabled=show_progress) as progress, attach_caches(named, cache) as caches:
+            for chunk in run_chunks(source.rows, named, chunk_size=chunk_size, caches=caches, skip=done, progress=progress):
+                if writer is not None:
+                    writer.write(chunk)
+                if on_rows is not None:
+                    on_rows(chunk)
+                add_to_summary(summary, chunk)
+    finally:
+        if writer is not None:
+            writer.close()
+    return summary.build()
+
+
+def evaluate(
+    data: Any,
+    metrics: str | Sequence[str | Metric],
+    column_map: Mapping[str, ColumnSource] | None = None,
+    *,
+    model: Any = None,
+    device: str | None = None,
+    batch_size: int | None = None,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    cache: str | os.PathLike[str] | JudgementCache | None = None,
+    show_progress: bool = True,
+    output: str | os.PathLike[str] | None = None,
+    resume: bool = False,
+) -> EvaluationResult:
+    """Score every row of ``data`` with every metric.
+
+    Args:
+        data: a list of dicts, a pandas DataFrame, a Hugging Face ``datasets.Dataset``, or a
+            path to a JSON Lines, CSV or Parquet file.
+        metrics: metric names (ours or RAGAS aliases; a comma-separated string works) and/or
+            `Metric` objects.
+        column_map: target field -> column name, dotted path into a dict column, or
+            ``callable(row)`` (see `localeval.runner.columns`).
+        model, device: the judge for metrics given by name (default: the shipped judge, on
+            CUDA when present).
+        batch_size: judge pairs per forward pass; ``None``: 32 on CPU, 128 on CUDA.
+        chunk_size: rows scored together (memory grows with it; batches fill better).
+        cache: SQLite file (or `JudgementCache`) of judge verdicts, reused across runs.
+        show_progress: progress on stderr (a bar on a terminal, plain lines otherwise).
+        output: also stream the scored rows to this file as they finish (``.parquet``:
+            Parquet, otherwise JSON Lines).
+        resume: keep the rows ``output`` already holds and score only the others.
+
+    Returns:
+        an `EvaluationResult` holding every row, scored or with the reason it is not.
+    """
+    rows: list[RowResult] = []
+
+    def keep(chunk: list[ScoredRow]) -> None:
+        rows.extend(RowResult(line=r.line, data=r.data, error=r.error, results=res) for r, res in chunk)
+
+    def keep_old(obj: dict[str, Any], named: list[tuple[str, Metric]]) -> None:
+        rows.append(_from_record(obj, named))
+
+    summary = _run(
+        data, metrics, column_map, model=model, device=device, batch_size=batch_size,
+        chunk_size=chunk_size, cache=cache, show_progress=show_progress, output=output,
+        resume=resume, on_rows=keep, on_old=keep_old,
+    )
+    rows.sort(key=lambda r: r.line)
+    return EvaluationResult(rows, [m.metric for m in summary.metrics], summary)
+
+
+def score_dataset(
+    data: Any,
+    metrics: str | Sequence[str | Metric],
+    output: str | os.PathLike[str] | None,
+    column_map: Mapping[str, ColumnSource] | None = None,
+    *,
+    model: Any = None,
+    device: str | None = None,
+    batch_size: int | None = None,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    cache: str | os.PathLike[str] | JudgementCache | None = None,
+    show_progress: bool = True,
+    resume: bool = False,
+) -> RunSummary:
+    """Like `evaluate`, but rows only go to ``output`` (``None``: stdout) and are not kept in
+    memory: what the ``localeval score`` command runs, for datasets of any size."""
+    return _run(
+        data, metrics, column_map, model=model, device=device, batch_size=batch_size,
+        chunk_size=chunk_size, cache=cache, show_progress=show_progress, output=output,
+        resume=resume, on_rows=None, on_old=None,
+    )

@@ -1,0 +1,203 @@
+"""Writing scored rows as they finish, and picking a killed run up where it stopped.
+
+Each output row is the input row plus ``_line`` (its input line, so a resumed run knows what
+is done), ``_error`` when the row could not be read, and per metric ``<m>``, ``<m>_reason``
+and ``<m>_details``. Rows are written in input order, one chunk per ``write`` call.
+
+**Resume** (JSON Lines only): complete lines of the existing output are kept, a torn last line
+(the process was killed mid-write) is cut off, and rows whose ``_line`` is already there are
+skipped. Chunks are cut on absolute row positions and the judge memo is reset per chunk, so
+the resumed file is byte-identical to an uninterrupted run's.
+
+**Parquet** needs one schema for the whole file while input rows may differ in shape, so it
+holds ``_line``, ``_input`` (the input row as JSON, lossless), the text fields as read
+(``user_input``, ``response``, ``reference``, ``retrieved_contexts``), ``_error`` and the
+metric columns, with details as JSON text.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import os
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, BinaryIO, Protocol
+
+from localeval.metrics.base import MetricResult
+from localeval.runner.columns import clean_value
+from localeval.runner.rows import Row
+
+__all__ = ["JsonlWriter", "ParquetWriter", "Writer", "open_writer", "read_done", "record"]
+
+
+def _json_default(value: Any) -> Any:
+    cleaned = clean_value(value)
+    if cleaned is not value:
+        return cleaned
+    if isinstance(value, (dt.date, dt.datetime, dt.time)):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)
+
+
+def _finite(value: Any) -> Any:
+    """NaN/inf are not JSON: they are written as null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(_finite(clean_value(obj)), ensure_ascii=False, default=_json_default)
+
+
+def record(row: Row, results: dict[str, MetricResult]) -> dict[str, Any]:
+    """The output row for one input row and its results (keyed by output metric name)."""
+    out: dict[str, Any] = {"_line": row.line}
+    out.update(row.data)
+    out["_line"] = row.line
+    if row.error:
+        out["_error"] = row.error
+    for name, result in results.items():
+        out[name] = result.score
+        out[f"{name}_reason"] = result.reason
+        out[f"{name}_details"] = result.details()
+    return out
+
+
+class Writer(Protocol):
+    def write(self, rows: list[tuple[Row, dict[str, MetricResult]]]) -> None: ...
+    def close(self) -> None: ...
+
+
+class JsonlWriter:
+    """JSON Lines to a file (appending when resuming) or to a text stream."""
+
+    def __init__(self, path: str | os.PathLike[str] | None, *, append: bool = False) -> None:
+        self.path = Path(path) if path is not None else None
+        self._fd: int | None = None
+        if self.path is not None:
+            flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
+            self._fd = os.open(self.path, flags, 0o644)
+
+    def write(self, rows: list[tuple[Row, dict[str, MetricResult]]]) -> None:
+        text = "".join(dumps(record(row, results)) + "\n" for row, results in rows)
+        if self._fd is None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+            return
+        # One write call per chunk, straight to the file (no user-space buffer): a killed
+        # process leaves whole chunks, at worst one torn last line, which resume cuts off.
+        data = memoryview(text.encode("utf-8"))
+        while data:
+            data = data[os.write(self._fd, data) :]
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+class ParquetWriter:
+    """Parquet, one row group per chunk (see the module docstring for the columns)."""
+
+    def __init__(self, path: str | os.PathLike[str], metrics: list[str]) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        self._pa = pa
+        fields = [
+            pa.field("_line", pa.int64()),
+            pa.field("_input", pa.string()),
+            pa.field("user_input", pa.string()),
+            pa.field("response", pa.string()),
+            pa.field("reference", pa.string()),
+            pa.field("retrieved_contexts", pa.list_(pa.string())),
+            pa.field("_error", pa.string()),
+        ]
+        for m in metrics:
+            fields += [pa.field(m, pa.float64()), pa.field(f"{m}_reason", pa.string()), pa.field(f"{m}_details", pa.string())]
+        self.schema = pa.schema(fields)
+        self.metrics = metrics
+        self._writer = pq.ParquetWriter(Path(path), self.schema)
+
+    def write(self, rows: list[tuple[Row, dict[str, MetricResult]]]) -> None:
+        out = []
+        for row, results in rows:
+            s = row.sample
+            item: dict[str, Any] = {
+                "_line": row.line,
+                "_input": dumps(row.data),
+                "user_input": s.user_input if s else None,
+                "response": s.response if s else None,
+                "reference": s.reference if s else None,
+                "retrieved_contexts": s.retrieved_contexts if s else None,
+                "_error": row.error,
+            }
+            for m in self.metrics:
+                r = results[m]
+                item[m] = r.score
+                item[f"{m}_reason"] = r.reason
+                item[f"{m}_details"] = dumps(r.details())
+            out.append(item)
+        self._writer.write_table(self._pa.Table.from_pylist(out, schema=self.schema))
+
+    def close(self) -> None:
+        self._writer.close()
+
+
+def open_writer(path: str | os.PathLike[str] | None, metrics: list[str], *, append: bool = False) -> Writer:
+    """A writer for ``path`` by extension (``.parquet``/``.pq``: Parquet, else JSON Lines;
+    ``None``: JSON Lines on stdout)."""
+    if path is not None and Path(path).suffix.lower() in (".parquet", ".pq"):
+        if append:
+            raise ValueError("resume needs a JSON Lines output: a Parquet file cannot be appended to")
+        return ParquetWriter(path, metrics)
+    return JsonlWriter(path, append=append)
+
+
+def read_done(
+    path: str | os.PathLike[str],
+    metrics: Iterable[str],
+    on_record: Callable[[dict[str, Any]], None] | None = None,
+) -> set[int]:
+    """Lines already scored in an output file (each output row is passed to ``on_record``,
+    one at a time, so memory stays bounded); cuts off a torn tail.
+
+    Reading stops at the first line that is incomplete or unreadable, and the file is
+    truncated there, so everything after it is scored again and appended in order.
+    """
+    metrics = list(metrics)
+    done: set[int] = set()
+    good_end = 0
+    handle: BinaryIO
+    with open(path, "rb+") as handle:
+        for raw in iter(handle.readline, b""):
+            if not raw.endswith(b"\n"):
+                break
+            try:
+                obj = json.loads(raw)
+            except json.JSONDecodeError:
+                break
+            if not isinstance(obj, dict) or not isinstance(obj.get("_line"), int):
+                break
+            missing = [m for m in metrics if m not in obj]
+            if missing:
+                raise ValueError(
+                    f"{path} was not written with these metrics (no column {missing[0]!r}); "
+                    "resume with the same --metrics, or write to a new file"
+                )
+            done.add(obj["_line"])
+            if on_record is not None:
+                on_record(obj)
+            good_end += len(raw)
+        handle.truncate(good_end)
+    return done

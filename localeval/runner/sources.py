@@ -1,0 +1,107 @@
+"""Where rows come from: Python lists, pandas DataFrames, Hugging Face Datasets, and files
+(JSON Lines, CSV, Parquet). Every source is read lazily, so memory stays bounded by a chunk.
+
+Files are recognised by extension. CSV is read with the standard library (every cell is
+text; list cells are JSON, decoded by the column map); Parquet by pyarrow in record batches.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from localeval.runner.columns import ColumnMap
+from localeval.runner.rows import Row, count_lines, make_row, read_jsonl
+
+__all__ = ["Source", "open_source", "file_format"]
+
+_BATCH = 1024  # records pulled from a DataFrame or a Parquet file at a time
+
+
+@dataclass
+class Source:
+    """A lazily read dataset: its rows, how many there are when known, and what it is."""
+
+    kind: str
+    total: int | None
+    rows: Iterable[Row]
+
+
+def file_format(path: str | os.PathLike[str]) -> str:
+    suffix = Path(path).suffix.lower()
+    if suffix in (".jsonl", ".ndjson", ".json"):
+        return "jsonl"
+    if suffix == ".csv":
+        return "csv"
+    if suffix in (".parquet", ".pq"):
+        return "parquet"
+    raise ValueError(f"unknown input format {suffix!r}: expected .jsonl, .csv or .parquet")
+
+
+def _records(records: Iterable[Any], columns: ColumnMap) -> Iterator[Row]:
+    for index, raw in enumerate(records):
+        yield make_row(index, index + 1, raw, columns)
+
+
+def _csv_records(path: Path) -> Iterator[dict[str, str]]:
+    # newline="" lets the csv module handle quoted cells that span lines.
+    with open(path, encoding="utf-8", newline="") as handle:
+        yield from csv.DictReader(handle)
+
+
+def _parquet_records(path: Path) -> Iterator[dict[str, Any]]:
+    import pyarrow.parquet as pq
+
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=_BATCH):
+        yield from batch.to_pylist()
+
+
+def _frame_records(frame: Any) -> Iterator[dict[str, Any]]:
+    for start in range(0, len(frame), _BATCH):
+        yield from frame.iloc[start : start + _BATCH].to_dict("records")
+
+
+def _is_dataframe(data: Any) -> bool:
+    return hasattr(data, "iloc") and hasattr(data, "columns") and hasattr(data, "to_dict")
+
+
+def _is_hf_dataset(data: Any) -> bool:
+    return hasattr(data, "column_names") and hasattr(data, "features")
+
+
+def open_source(data: Any, columns: ColumnMap) -> Source:
+    """A `Source` for any supported input (see the module docstring)."""
+    if isinstance(data, (str, os.PathLike)):
+        path = Path(data)
+        if not path.is_file():
+            raise FileNotFoundError(f"no such input file: {path}")
+        kind = file_format(path)
+        if kind == "jsonl":
+            return Source(kind, count_lines(path), read_jsonl(path, columns))
+        if kind == "csv":
+            with open(path, encoding="utf-8", newline="") as handle:
+                header = next(csv.reader(handle), [])
+                total = sum(1 for _ in csv.reader(handle))
+            columns.check_columns(header)
+            return Source(kind, total, _records(_csv_records(path), columns))
+        import pyarrow.parquet as pq
+
+        meta = pq.ParquetFile(path)
+        columns.check_columns(list(meta.schema_arrow.names))
+        return Source(kind, meta.metadata.num_rows, _records(_parquet_records(path), columns))
+    if _is_dataframe(data):
+        columns.check_columns([str(c) for c in data.columns])
+        return Source("dataframe", len(data), _records(_frame_records(data), columns))
+    if _is_hf_dataset(data):
+        columns.check_columns(list(data.column_names))
+        return Source("dataset", len(data), _records(iter(data), columns))
+    if isinstance(data, Mapping):
+        raise TypeError("data must be rows (a list of dicts), not a single dict; wrap it in a list")
+    if isinstance(data, Iterable):
+        total = len(data) if hasattr(data, "__len__") else None
+        return Source("records", total, _records(data, columns))
+    raise TypeError(f"cannot read rows from {type(data).__name__}")

@@ -1,0 +1,92 @@
+"""Per-metric summaries of a run: every row counted, never a NaN.
+
+A row with no score is not an average's silent hole: it is counted as unscored under its
+reason (the text before the first colon, e.g. ``missing required column(s)``), and the full
+reason stays on the row itself.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+from pydantic import BaseModel
+
+__all__ = ["MetricSummary", "RunSummary", "SummaryBuilder", "reason_key"]
+
+
+class MetricSummary(BaseModel):
+    metric: str
+    mean: float | None
+    """Mean over scored rows only; ``None`` (never NaN) when no row could be scored."""
+    median: float | None = None
+    std: float | None = None
+    """Population standard deviation of the scores (0.0 for a single score)."""
+    scored: int
+    unscored: int
+    reasons: dict[str, int]
+    """Why rows went unscored, with counts."""
+
+
+class RunSummary(BaseModel):
+    rows: int
+    metrics: list[MetricSummary]
+
+    def __getitem__(self, metric: str) -> MetricSummary:
+        for m in self.metrics:
+            if m.metric == metric:
+                return m
+        raise KeyError(metric)
+
+    def to_table(self, title: str | None = None):
+        """The summary as a Rich table (what the CLI prints)."""
+        from rich.table import Table
+
+        table = Table(title=title, title_justify="left")
+        for header, justify in [("metric", "left"), ("mean", "right"), ("median", "right"), ("std", "right"),
+                                ("scored", "right"), ("unscored", "right"), ("unscored because", "left")]:
+            table.add_column(header, justify=justify)  # type: ignore[arg-type]
+
+        def fmt(x: float | None) -> str:
+            return "n/a" if x is None else f"{x:.4f}"
+
+        for m in self.metrics:
+            why = "\n".join(f"{n} x {r}" for r, n in sorted(m.reasons.items(), key=lambda kv: (-kv[1], kv[0])))
+            table.add_row(m.metric, fmt(m.mean), fmt(m.median), fmt(m.std), str(m.scored), str(m.unscored), why)
+        return table
+
+
+def reason_key(reason: str | None) -> str:
+    return (reason or "unknown").split(":")[0]
+
+
+class SummaryBuilder:
+    """Collects scores and unscored reasons as rows finish (floats only: bounded by rows)."""
+
+    def __init__(self, metrics: list[str]) -> None:
+        self.rows = 0
+        self._scores: dict[str, list[float]] = {m: [] for m in metrics}
+        self._reasons: dict[str, dict[str, int]] = {m: {} for m in metrics}
+
+    def add(self, metric: str, score: float | None, reason: str | None) -> None:
+        if score is not None and math.isfinite(score):
+            self._scores[metric].append(float(score))
+        else:
+            key = reason_key(reason)
+            self._reasons[metric][key] = self._reasons[metric].get(key, 0) + 1
+
+    def build(self) -> RunSummary:
+        out = []
+        for metric, scores in self._scores.items():
+            out.append(
+                MetricSummary(
+                    metric=metric,
+                    mean=statistics.fmean(scores) if scores else None,
+                    median=statistics.median(scores) if scores else None,
+                    std=statistics.pstdev(scores) if scores else None,
+                    scored=len(scores),
+                    unscored=sum(self._reasons[metric].values()),
+                    reasons=dict(self._reasons[metric]),
+                )
+            )
+        return RunSummary(rows=self.rows, metrics=out)
