@@ -58,6 +58,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated subset of {SECTIONS}")
     p.add_argument("--sets", default=None, help="comma-separated set names (or name prefixes) to score, e.g. anli,wice")
+    p.add_argument(
+        "--granularity", default="both", choices=["both", "window", "sentence"],
+        help="units the attribution sets are judged on (localeval.backends.attribution)",
+    )
     p.add_argument("--no-speed", action="store_true", help="skip the throughput measurement")
     p.add_argument(
         "--write-threshold", action="store_true",
@@ -216,7 +220,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict:
             continue
         print(f"scoring {task.name} ...", file=sys.stderr, flush=True)
         if isinstance(task, readers.AttributionTask):
-            scored[task.name] = score_attribution_task(judge, task, args.batch_size)
+            scored[task.name] = score_attribution_task(judge, task, args.batch_size, args.granularity)
         else:
             scored[task.name] = score_pair_task(judge, task, args.batch_size)
         print(f"  {scored[task.name].seconds:.1f} s", file=sys.stderr, flush=True)

@@ -130,3 +130,11 @@ def test_registry_lists_models_from_env(tmp_path, monkeypatch, tiny_nli_dir):
     info = next(m for m in list_models() if m.name == "my-judge")
     assert info.labels == ["entailment", "not_entailment"]
     assert json.loads((tmp_path / "my-judge" / "config.json").read_text())["id2label"]
+
+
+def test_claim_longer_than_the_input_is_truncated_not_a_crash(tiny_judge):
+    long_claim = " ".join(["the cat sat on the mat"] * 30)
+    tiny_judge._truncation_warned = False
+    with pytest.warns(UserWarning, match="truncated"):
+        probs = tiny_judge.predict([("the cat sat", long_claim)])
+    assert probs.shape == (1, 3) and np.isfinite(probs).all()

@@ -111,7 +111,7 @@ def test_ragas_aliases_resolve(tiny_two_head):
 
 COLD_QUESTION = "How can I relieve the symptoms of a common cold?"
 COLD_CONTEXTS = [
-    "Rest and drinking plenty of fluids help the body recover from a cold.",
+    "Resting and drinking plenty of fluids relieve the symptoms of a cold.",
     "Saline nasal sprays relieve congestion caused by a cold.",
     "The Eiffel Tower was completed in 1889 for the World's Fair.",
 ]

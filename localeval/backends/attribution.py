@@ -1,9 +1,17 @@
 """Claim attribution: how strongly a list of contexts supports each claim, and where.
 
-A claim's support is the highest entailment probability over every window of every context
-(windows are runs of whole sentences sized to the judge, so a 50k-token context is read in
-full, never truncated). The evidence is then narrowed to the single sentence of the winning
-window that supports the claim best, so users see *which sentence* backed a claim.
+Each context is read as *units* the judge can take whole:
+
+* windows: runs of consecutive sentences sized to the judge (so a 50k-token context is read
+  in full, never truncated), which see claims whose support spans sentences;
+* sentences: each sentence alone (SummaC-style), because a small judge is easily distracted
+  by unrelated sentences around the one that matters (measured: the shipped judge gives
+  0.90 to a claim against its own sentence, 0.05 once six unrelated sentences precede it).
+
+A claim's support is the highest entailment probability over every unit of every context
+(``granularity="both"``, the default; ``"window"`` or ``"sentence"`` use one kind only). Its
+evidence is the best-scoring sentence of the contexts, or the winning window when the support
+came from a window and sentence scores were not computed.
 
 Work is grouped: `attribute` takes many (claims, contexts) groups -- one per dataset row --
 and sends all their pairs to the judge in one call, so batches stay full across rows.
@@ -12,14 +20,18 @@ and sends all their pairs to the judge in one call, so batches stay full across 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 from pydantic import BaseModel
 
 from localeval.backends.nli import NLIJudge
 from localeval.text import Window, make_windows, split_sentences
 
-__all__ = ["Evidence", "Support", "attribute"]
+__all__ = ["Evidence", "Granularity", "Support", "attribute"]
+
+Granularity = Literal["both", "window", "sentence"]
 
 
 class Evidence(BaseModel):
@@ -32,7 +44,7 @@ class Evidence(BaseModel):
     end: int
     window_start: int
     window_end: int
-    """Character span of the whole window that was judged."""
+    """Character span of the unit that gave the claim its probability."""
 
 
 class Support(BaseModel):
@@ -40,15 +52,13 @@ class Support(BaseModel):
     evidence: Evidence | None = None
 
 
-class _ContextWindows:
-    """The windows of one context string for one token budget (cached: rows share contexts)."""
+@dataclass(frozen=True)
+class _Unit:
+    """One premise the judge reads: a window, or a single sentence (``sentence=True``)."""
 
-    def __init__(self, judge: NLIJudge, text: str, budget: int) -> None:
-        self.text = text
-        self.sentences = split_sentences(text)
-        self.windows: list[Window] = make_windows(
-            text, self.sentences, _token_counter(judge), budget
-        ) if self.sentences else []
+    context_index: int
+    window: Window
+    sentence: bool
 
 
 def _token_counter(judge: NLIJudge):
@@ -66,10 +76,45 @@ def _claim_budget(judge: NLIJudge, claims: Sequence[str]) -> int:
     return judge.max_length - min(longest, judge.max_length // 2) - 3
 
 
+_UNIT_CACHE_SIZE = 4096
+
+
+def _units(judge: NLIJudge, text: str, budget: int, granularity: str) -> tuple[list[Window], list[Window]]:
+    """(windows, sentence units) of one context, cached on the judge (its tokenizer sizes
+    them) because rows and metrics share contexts."""
+    cache: dict = judge.__dict__.setdefault("_unit_cache", {})
+    key = (text, budget, granularity)
+    if key not in cache:
+        if len(cache) >= _UNIT_CACHE_SIZE:
+            cache.clear()
+        cache[key] = _build_units(judge, text, budget, granularity)
+    return cache[key]
+
+
+def _build_units(judge: NLIJudge, text: str, budget: int, granularity: str) -> tuple[list[Window], list[Window]]:
+    sentences = split_sentences(text)
+    if not sentences:
+        return [], []
+    count = _token_counter(judge)
+    windows = make_windows(text, sentences, count, budget) if granularity != "sentence" else []
+    singles: list[Window] = []
+    if granularity != "window":
+        for i, sentence in enumerate(sentences):
+            # An over-long sentence is read in word-aligned pieces, exactly as windows are.
+            pieces = make_windows(text, [sentence], count, budget)
+            singles.extend(w.model_copy(update={"sentence_indices": (i,)}) for w in pieces)
+        if granularity == "both":
+            # A window that is a single sentence is already a sentence unit.
+            seen = {(w.start, w.end) for w in singles}
+            windows = [w for w in windows if (w.start, w.end) not in seen]
+    return windows, singles
+
+
 def attribute(
     judge: NLIJudge,
     groups: Sequence[tuple[Sequence[str], Sequence[str]]],
     *,
+    granularity: Granularity = "both",
     locate_sentence: bool = True,
     batch_size: int | None = None,
     show_progress_bar: bool = False,
@@ -79,90 +124,88 @@ def attribute(
     Args:
         groups: ``(claims, contexts)`` per row. Empty or whitespace-only contexts are skipped;
             a claim with no usable context gets probability 0.0 and no evidence.
-        locate_sentence: narrow each claim's evidence from the winning window to its best
-            sentence (one extra, small judge call).
+        granularity: which units are judged (see the module docstring).
+        locate_sentence: with ``granularity="window"``, narrow each claim's evidence from the
+            winning window to its best sentence (one extra, small judge call). With sentence
+            units the best sentence is known already.
     Returns:
         per group, one `Support` per claim, in order.
     """
-    budget_windows: dict[tuple[str, int], _ContextWindows] = {}
+    if granularity not in ("both", "window", "sentence"):
+        raise ValueError(f"granularity must be 'both', 'window' or 'sentence', got {granularity!r}")
     pairs: list[tuple[str, str]] = []
-    # per group, per claim: list of (pair index, context index, window)
-    plan: list[list[list[tuple[int, int, Window]]]] = []
-    budgets: list[int] = []
+    # per group, per claim: list of (pair index, unit)
+    plan: list[list[list[tuple[int, _Unit]]]] = []
     for claims, contexts in groups:
         budget = _claim_budget(judge, claims) if claims else judge.max_length
-        budgets.append(budget)
-        prepared: list[tuple[int, _ContextWindows]] = []
+        units: list[_Unit] = []
         for ci, context in enumerate(contexts):
             if not context or not context.strip():
                 continue
-            key = (context, budget)
-            if key not in budget_windows:
-                budget_windows[key] = _ContextWindows(judge, context, budget)
-            prepared.append((ci, budget_windows[key]))
+            windows, singles = _units(judge, context, budget, granularity)
+            units.extend(_Unit(ci, w, False) for w in windows)
+            units.extend(_Unit(ci, w, True) for w in singles)
         group_plan = []
         for claim in claims:
-            claim_plan = []
-            for ci, cw in prepared:
-                for window in cw.windows:
-                    claim_plan.append((len(pairs), ci, window))
-                    pairs.append((window.text, claim))
-            group_plan.append(claim_plan)
+            group_plan.append([(len(pairs) + k, unit) for k, unit in enumerate(units)])
+            pairs.extend((unit.window.text, claim) for unit in units)
         plan.append(group_plan)
 
-    probs = judge.entailment_probability(
-        pairs, batch_size=batch_size, show_progress_bar=show_progress_bar
-    )
+    probs = judge.entailment_probability(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
 
-    # Best window per claim; then its sentences are judged one by one to find the evidence.
-    best: list[list[tuple[float, int, Window] | None]] = []
     refine_pairs: list[tuple[str, str]] = []
-    refine_plan: list[tuple[int, int, list[tuple[int, str, int, int]]]] = []
+    refine: dict[tuple[int, int], list[tuple[int, Window]]] = {}
+    best: dict[tuple[int, int], tuple[float, _Unit, Window]] = {}
     for g, ((claims, contexts), group_plan) in enumerate(zip(groups, plan)):
-        group_best: list[tuple[float, int, Window] | None] = []
         for k, claim_plan in enumerate(group_plan):
             if not claim_plan:
-                group_best.append(None)
                 continue
-            pi, ci, window = max(claim_plan, key=lambda item: probs[item[0]])
-            group_best.append((float(probs[pi]), ci, window))
-            if locate_sentence and len(window.sentence_indices) > 1:
-                cw = budget_windows[(contexts[ci], budgets[g])]
+            pi, unit = max(claim_plan, key=lambda item: probs[item[0]])
+            evidence_window = unit.window
+            if not unit.sentence and granularity == "both":
+                # Evidence: the best single sentence inside the winning window.
+                inside = [
+                    (p, u.window)
+                    for p, u in claim_plan
+                    if u.sentence and u.context_index == unit.context_index
+                    and unit.window.start <= u.window.start and u.window.end <= unit.window.end
+                ]
+                if inside:
+                    evidence_window = max(inside, key=lambda item: probs[item[0]])[1]
+            elif not unit.sentence and locate_sentence and len(unit.window.sentence_indices) > 1:
+                sentences = split_sentences(contexts[unit.context_index])
                 candidates = []
-                for si in window.sentence_indices:
-                    sentence = cw.sentences[si]
-                    candidates.append((len(refine_pairs), sentence.text, sentence.start, sentence.end))
-                    refine_pairs.append((sentence.text, claims[k]))
-                refine_plan.append((g, k, candidates))
-        best.append(group_best)
+                for si in unit.window.sentence_indices:
+                    s = sentences[si]
+                    candidates.append((len(refine_pairs), Window(text=s.text, start=s.start, end=s.end, sentence_indices=(si,))))
+                    refine_pairs.append((s.text, claims[k]))
+                refine[(g, k)] = candidates
+            best[(g, k)] = (float(probs[pi]), unit, evidence_window)
 
-    refine_probs = (
-        judge.entailment_probability(refine_pairs, batch_size=batch_size) if refine_pairs else []
-    )
-    located: dict[tuple[int, int], tuple[str, int, int]] = {}
-    for g, k, candidates in refine_plan:
-        pi, text, start, end = max(candidates, key=lambda c: refine_probs[c[0]])
-        located[(g, k)] = (text, start, end)
+    if refine_pairs:
+        refine_probs = judge.entailment_probability(refine_pairs, batch_size=batch_size)
+        for key, candidates in refine.items():
+            probability, unit, _ = best[key]
+            best[key] = (probability, unit, max(candidates, key=lambda c: refine_probs[c[0]])[1])
 
     results: list[list[Support]] = []
-    for g, group_best in enumerate(best):
+    for g, (claims, _) in enumerate(groups):
         row: list[Support] = []
-        for k, found in enumerate(group_best):
-            if found is None:
+        for k in range(len(claims)):
+            if (g, k) not in best:
                 row.append(Support(probability=0.0))
                 continue
-            probability, ci, window = found
-            text, start, end = located.get((g, k), (window.text, window.start, window.end))
+            probability, unit, where = best[(g, k)]
             row.append(
                 Support(
                     probability=probability,
                     evidence=Evidence(
-                        context_index=ci,
-                        text=text,
-                        start=start,
-                        end=end,
-                        window_start=window.start,
-                        window_end=window.end,
+                        context_index=unit.context_index,
+                        text=where.text,
+                        start=where.start,
+                        end=where.end,
+                        window_start=unit.window.start,
+                        window_end=unit.window.end,
                     ),
                 )
             )

@@ -213,7 +213,9 @@ class NLIJudge:
         encoded = self.tokenizer(
             [p for p, _ in pairs],
             [h for _, h in pairs],
-            truncation="only_first",
+            # Trims the longer text first: the premise in practice, and a claim that alone
+            # nearly fills the input no longer makes the tokenizer raise ("only_first" did).
+            truncation="longest_first",
             max_length=self.max_length,
             return_overflowing_tokens=False,
         )
