@@ -267,8 +267,30 @@ def test_an_over_long_word_is_split_by_characters():
     assert [w.text for w in windows] == ["Tiny.", "x" * 30, "x" * 20]
 
 
+@pytest.mark.parametrize(("max_sentences", "overlap"), [(1, 1), (2, 1), (3, 1), (3, 2), (4, 0)])
+def test_max_sentences_caps_every_window_and_still_covers_all(long_text, max_sentences, overlap):
+    text, sentences = long_text
+    windows = make_windows(text, sentences, words, 256, overlap=overlap, max_sentences=max_sentences)
+    assert all(len(w.sentence_indices) <= max_sentences for w in windows)
+    assert {i for w in windows for i in w.sentence_indices} == set(range(len(sentences)))
+    assert all(words(w.text) <= 256 for w in windows)
+    for prev, cur in pairwise(windows):  # windows advance and overlap as asked
+        assert cur.sentence_indices[-1] > prev.sentence_indices[-1]
+        shared = set(prev.sentence_indices) & set(cur.sentence_indices)
+        assert len(shared) <= min(overlap, max_sentences - 1)
+
+
+def test_max_sentences_splits_a_short_text_too():
+    text = "One is here. Two is here. Three is here. Four is here."
+    windows = window_text(text, 100, words, overlap=2, max_sentences=3)
+    assert [w.sentence_indices for w in windows] == [(0, 1, 2), (1, 2, 3)]
+    assert window_text(text, 100, words, max_sentences=4)[0].text == text
+
+
 def test_invalid_window_arguments():
     with pytest.raises(ValueError):
         window_text("Hello there.", 0, words)
     with pytest.raises(ValueError):
         window_text("Hello there.", 10, words, overlap=-1)
+    with pytest.raises(ValueError):
+        window_text("Hello there.", 10, words, max_sentences=0)

@@ -79,24 +79,29 @@ def _claim_budget(judge: NLIJudge, claims: Sequence[str]) -> int:
 _UNIT_CACHE_SIZE = 4096
 
 
-def _units(judge: NLIJudge, text: str, budget: int, granularity: str) -> tuple[list[Window], list[Window]]:
+def _units(judge: NLIJudge, text: str, budget: int, granularity: str,
+           window_sentences: int | None) -> tuple[list[Window], list[Window]]:
     """(windows, sentence units) of one context, cached on the judge (its tokenizer sizes
     them) because rows and metrics share contexts."""
     cache: dict = judge.__dict__.setdefault("_unit_cache", {})
-    key = (text, budget, granularity)
+    key = (text, budget, granularity, window_sentences)
     if key not in cache:
         if len(cache) >= _UNIT_CACHE_SIZE:
             cache.clear()
-        cache[key] = _build_units(judge, text, budget, granularity)
+        cache[key] = _build_units(judge, text, budget, granularity, window_sentences)
     return cache[key]
 
 
-def _build_units(judge: NLIJudge, text: str, budget: int, granularity: str) -> tuple[list[Window], list[Window]]:
+def _build_units(judge: NLIJudge, text: str, budget: int, granularity: str,
+                 window_sentences: int | None) -> tuple[list[Window], list[Window]]:
     sentences = split_sentences(text)
     if not sentences:
         return [], []
     count = _token_counter(judge)
-    windows = make_windows(text, sentences, count, budget) if granularity != "sentence" else []
+    windows = (
+        make_windows(text, sentences, count, budget, max_sentences=window_sentences)
+        if granularity != "sentence" else []
+    )
     singles: list[Window] = []
     if granularity != "window":
         for i, sentence in enumerate(sentences):
@@ -115,6 +120,7 @@ def attribute(
     groups: Sequence[tuple[Sequence[str], Sequence[str]]],
     *,
     granularity: Granularity = "both",
+    window_sentences: int | None = None,
     locate_sentence: bool = True,
     batch_size: int | None = None,
     show_progress_bar: bool = False,
@@ -125,6 +131,7 @@ def attribute(
         groups: ``(claims, contexts)`` per row. Empty or whitespace-only contexts are skipped;
             a claim with no usable context gets probability 0.0 and no evidence.
         granularity: which units are judged (see the module docstring).
+        window_sentences: at most this many sentences per window (None: as many as fit).
         locate_sentence: with ``granularity="window"``, narrow each claim's evidence from the
             winning window to its best sentence (one extra, small judge call). With sentence
             units the best sentence is known already.
@@ -142,7 +149,7 @@ def attribute(
         for ci, context in enumerate(contexts):
             if not context or not context.strip():
                 continue
-            windows, singles = _units(judge, context, budget, granularity)
+            windows, singles = _units(judge, context, budget, granularity, window_sentences)
             units.extend(_Unit(ci, w, False) for w in windows)
             units.extend(_Unit(ci, w, True) for w in singles)
         group_plan = []

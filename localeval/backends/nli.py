@@ -142,12 +142,14 @@ class NLIJudge:
 
     def count_tokens(self, text: str) -> int:
         """Tokens ``text`` takes inside a pair, without special tokens."""
-        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        # verbose=False: counting a text longer than the model's input is the point here (to
+        # window it), not a mistake to warn about.
+        return len(self.tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
 
     def count_tokens_batch(self, texts: Sequence[str]) -> list[int]:
         if not texts:
             return []
-        encoded = self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+        encoded = self.tokenizer(list(texts), add_special_tokens=False, verbose=False)["input_ids"]
         return [len(ids) for ids in encoded]
 
     # ------------------------------------------------------------------ scoring

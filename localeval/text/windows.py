@@ -52,10 +52,12 @@ class _Packer:
     def oversized(self, i: int) -> bool:
         return self.counts[i] > self.max_tokens
 
-    def ranges(self, overlap: int) -> list[tuple[int, int]]:
-        """Inclusive (first, last) unit ranges. Each range fits, except a single unit that is
-        itself over budget (returned alone, for the caller to cut further). Ranges always
-        advance, so this terminates for any ``overlap``."""
+    def ranges(self, overlap: int, max_units: int | None = None) -> list[tuple[int, int]]:
+        """Inclusive (first, last) unit ranges. Each range fits (and holds at most
+        ``max_units`` units), except a single unit that is itself over budget (returned alone,
+        for the caller to cut further). Ranges always advance, so this terminates for any
+        ``overlap``."""
+        cap = max_units or len(self.units)
         out: list[tuple[int, int]] = []
         n, first = len(self.units), 0  # first: the first unit no range has covered yet
         while first < n:
@@ -67,11 +69,11 @@ class _Packer:
             if out and overlap and not self.oversized(first - 1):
                 # Share up to `overlap` units with the previous range, but never all of it
                 # (that window would only repeat) and only as many as fit with `first`.
-                start = max(first - overlap, out[-1][0] + 1)
+                start = max(first - overlap, out[-1][0] + 1, first - cap + 1)
                 while start < first and self.estimate(start, first) > self.max_tokens:
                     start += 1
             end = first
-            while end + 1 < n and not self.oversized(end + 1) \
+            while end + 1 < n and end + 1 - start < cap and not self.oversized(end + 1) \
                     and self.estimate(start, end + 1) <= self.max_tokens:
                 end += 1
             # The estimate can be low (a tokenizer that merges across a boundary): verify.
@@ -125,6 +127,7 @@ def make_windows(
     count_tokens: Callable[[str], int],
     max_tokens: int,
     overlap: int = 1,
+    max_sentences: int | None = None,
 ) -> list[Window]:
     """Greedy windows of consecutive ``sentences`` (spans of ``text``) within ``max_tokens``.
 
@@ -134,13 +137,17 @@ def make_windows(
     each window adds at least one sentence, so windows always advance. A sentence over budget
     on its own becomes several windows holding word-aligned pieces of it (8 words shared
     between neighbours when ``overlap > 0``), with ``sentence_indices == (i,)``; windows do
-    not overlap into such a sentence. When everything fits, there is one window from the
-    first sentence to the last. No sentences give ``[]``.
+    not overlap into such a sentence. ``max_sentences`` caps the sentences per window (a
+    small judge reads a fact worse the more unrelated sentences surround it). When
+    everything fits, there is one window from the first sentence to the last. No sentences
+    give ``[]``.
     """
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be positive, got {max_tokens}")
     if overlap < 0:
         raise ValueError(f"overlap must be >= 0, got {overlap}")
+    if max_sentences is not None and max_sentences < 1:
+        raise ValueError(f"max_sentences must be positive, got {max_sentences}")
     if not sentences:
         return []
     overhead = max(count_tokens(""), 0)
@@ -150,12 +157,13 @@ def make_windows(
     # text estimated near the budget is counted whole once; a far larger one is not (counting
     # a 50k-token context whole is wasted work, and some tokenizers warn about it).
     n = len(units)
-    if packer.estimate(0, n - 1) <= 2 * max_tokens and packer.actual(0, n - 1) <= max_tokens:
+    fits_cap = max_sentences is None or n <= max_sentences
+    if fits_cap and packer.estimate(0, n - 1) <= 2 * max_tokens and packer.actual(0, n - 1) <= max_tokens:
         a, b = units[0][0], units[-1][1]
         return [Window(text=text[a:b], start=a, end=b, sentence_indices=tuple(range(n)))]
 
     windows: list[Window] = []
-    for i, j in packer.ranges(overlap):
+    for i, j in packer.ranges(overlap, max_sentences):
         if packer.oversized(i):
             pieces = _sentence_pieces(
                 text, sentences[i], count_tokens, max_tokens, overhead, overlap
@@ -175,6 +183,8 @@ def window_text(
     count_tokens: Callable[[str], int],
     language: str = "english",
     overlap: int = 1,
+    max_sentences: int | None = None,
 ) -> list[Window]:
     """`make_windows` over the sentences of ``text`` (`split_sentences` in ``language``)."""
-    return make_windows(text, split_sentences(text, language), count_tokens, max_tokens, overlap)
+    return make_windows(text, split_sentences(text, language), count_tokens, max_tokens, overlap,
+                        max_sentences)
