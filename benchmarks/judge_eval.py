@@ -62,8 +62,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--granularity", default="both", choices=["both", "window", "sentence"],
         help="units the attribution sets are judged on (localeval.backends.attribution)",
     )
-    p.add_argument("--window-sentences", type=int, default=None,
-                   help="at most N sentences per window (default: the attribution default)")
+    p.add_argument("--unit-sentences", type=int, default=None,
+                   help="sentences per short unit (default: the attribution default)")
     p.add_argument("--no-speed", action="store_true", help="skip the throughput measurement")
     p.add_argument(
         "--write-threshold", action="store_true",
@@ -223,7 +223,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict:
         print(f"scoring {task.name} ...", file=sys.stderr, flush=True)
         if isinstance(task, readers.AttributionTask):
             scored[task.name] = score_attribution_task(
-                judge, task, args.batch_size, args.granularity, args.window_sentences
+                judge, task, args.batch_size, args.granularity, args.unit_sentences
             )
         else:
             scored[task.name] = score_pair_task(judge, task, args.batch_size)

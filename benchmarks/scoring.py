@@ -95,7 +95,7 @@ def _too_long(judge: NLIJudge, pairs: list[tuple[str, str]]) -> np.ndarray:
 
 def score_attribution_task(
     judge: NLIJudge, task: AttributionTask, batch_size: int, granularity: str = "both",
-    window_sentences: int | None = None,
+    unit_sentences: int | None = None,
 ) -> TaskScores:
     """Each item's claims through `attribute`; item score = min over its claims (and mean, kept)."""
     from localeval.backends.attribution import attribute
@@ -103,8 +103,9 @@ def score_attribution_task(
     start = time.perf_counter()
     groups = [(item.claims, item.contexts) for item in task.items]
     # locate_sentence=False: only the probability is scored here, not the evidence span.
-    supports = attribute(judge, groups, granularity=granularity, window_sentences=window_sentences,
-                         locate_sentence=False, batch_size=batch_size)
+    options = {} if unit_sentences is None else {"unit_sentences": unit_sentences}
+    supports = attribute(judge, groups, granularity=granularity, locate_sentence=False,
+                         batch_size=batch_size, **options)
     per_claim = [[s.probability for s in row] for row in supports]
     model = np.asarray([min(p) for p in per_claim])
     model_mean = np.asarray([float(np.mean(p)) for p in per_claim])

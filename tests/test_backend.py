@@ -61,6 +61,27 @@ def test_batching_and_order_do_not_change_scores(tiny_judge):
     np.testing.assert_allclose(one_batch, reversed_order, atol=1e-5)
 
 
+def test_pairs_are_encoded_in_bounded_slices(tiny_judge, monkeypatch):
+    """A call with many pairs (a long context) is tokenized a slice at a time, so memory does
+    not grow with the call, and the verdicts are those of one slice."""
+    import localeval.backends.nli as nli
+
+    words = "the cat sat on the mat and the dog was in paris with the red sun".split()
+    pairs = [(" ".join(words[: 3 + i]), " ".join(words[i : i + 3])) for i in range(12)]
+    whole = tiny_judge.predict(pairs, batch_size=4)
+    sizes = []
+    original = tiny_judge._score_slice
+
+    def spy(piece, *args, **kwargs):
+        sizes.append(len(piece))
+        return original(piece, *args, **kwargs)
+
+    monkeypatch.setattr(nli, "ENCODE_SLICE", 5)
+    monkeypatch.setattr(tiny_judge, "_score_slice", spy)
+    np.testing.assert_allclose(tiny_judge.predict(pairs, batch_size=4), whole, atol=1e-5)
+    assert sizes == [5, 5, 2]
+
+
 def test_identical_pairs_are_scored_once(tiny_judge, monkeypatch):
     seen = []
     original = tiny_judge._score_unique
@@ -112,6 +133,91 @@ def test_safetensors_only(tmp_path):
     (directory / "model.safetensors").rename(directory / "weights.bin")
     with pytest.raises(FileNotFoundError, match="safetensors"):
         NLIJudge(directory, device="cpu")
+
+
+@pytest.fixture()
+def no_unpickling(monkeypatch):
+    """Fail on any torch.load (pickle) call; returns the calls seen."""
+    import torch
+
+    calls: list = []
+
+    def refuse(*args, **kwargs):
+        calls.append(args)
+        raise AssertionError("torch.load (pickle) was called")
+
+    monkeypatch.setattr(torch, "load", refuse)
+    return calls
+
+
+def _pickle_checkpoint(directory):
+    """Write the model's weights as pytorch_model.bin, a pickle (what safetensors replaces)."""
+    import torch
+    from safetensors.torch import load_file
+
+    torch.save(load_file(directory / "model.safetensors"), directory / "pytorch_model.bin")
+
+
+def test_pickle_checkpoint_is_refused_with_a_clear_error(tmp_path, no_unpickling):
+    directory = build_tiny_model(tmp_path / "m", {0: "entailment", 1: "not_entailment"})
+    _pickle_checkpoint(directory)
+    (directory / "model.safetensors").unlink()
+    with pytest.raises(FileNotFoundError, match=r"no \.safetensors weights; localeval loads safetensors only"):
+        NLIJudge(directory, device="cpu")
+    assert no_unpickling == []
+
+
+def test_safetensors_wins_over_a_pickle_beside_it(tmp_path, tiny_judge, no_unpickling):
+    directory = build_tiny_model(tmp_path / "m", {0: "contradiction", 1: "neutral", 2: "entailment"}, {"max_length": 64})
+    _pickle_checkpoint(directory)
+    judge = NLIJudge(directory, device="cpu")
+    pairs = [("the cat sat on the mat", "a cat sat")]
+    np.testing.assert_allclose(judge.predict(pairs), tiny_judge.predict(pairs), atol=1e-6)
+    assert no_unpickling == []
+
+
+def test_remote_code_in_a_model_folder_never_runs(tmp_path):
+    directory = build_tiny_model(tmp_path / "m", {0: "entailment", 1: "not_entailment"})
+    marker = tmp_path / "remote-code-ran"
+    (directory / "modeling_evil.py").write_text(
+        f"open({str(marker)!r}, 'w').close()\n"
+        "from transformers import BertForSequenceClassification as EvilModel\n"
+    )
+    config = json.loads((directory / "config.json").read_text())
+    config["auto_map"] = {"AutoModelForSequenceClassification": "modeling_evil.EvilModel"}
+    (directory / "config.json").write_text(json.dumps(config))
+    try:
+        NLIJudge(directory, device="cpu")
+    except (ValueError, OSError):
+        pass  # refusing the folder is fine too; running its code is not
+    assert not marker.exists()
+
+
+def test_no_code_path_enables_remote_code_or_pickle():
+    """Every model load in the package: never trust_remote_code=True, always local files
+    only (a hub name fails instead of downloading); no torch.load or pickle.load anywhere."""
+    import ast
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parents[1] / "localeval"
+    loads = 0
+    for path in package.rglob("*.py"):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+            keywords = {k.arg: k.value for k in node.keywords}
+            where = f"{path.relative_to(package.parent)}:{node.lineno}"
+            if "trust_remote_code" in keywords:
+                value = keywords["trust_remote_code"]
+                assert isinstance(value, ast.Constant) and value.value is False, where
+            assert name != "load" or getattr(node.func.value, "id", "") not in ("torch", "pickle"), where
+            if name == "from_pretrained":
+                loads += 1
+                value = keywords.get("local_files_only")
+                assert isinstance(value, ast.Constant) and value.value is True, where
+    assert loads >= 4  # the judge's tokenizer and model, the training encoder's
 
 
 def test_unknown_judge_name_is_a_clear_error():

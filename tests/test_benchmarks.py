@@ -135,3 +135,18 @@ def test_judge_eval_end_to_end_with_tiny_model(tmp_path):
     for text in (out.read_text(), out.with_suffix(".md").read_text()):
         assert not re.search(r"(?<![.\w])/[A-Za-z]", text), re.search(r"(?<![.\w])/[A-Za-z].{0,40}", text)
     assert out.with_suffix(".md").read_text().startswith("# Judge benchmark")
+
+
+def test_long_context_benchmark_plumbing(tmp_path, tiny_nli_dir, one_torch_thread):
+    """The long-context benchmark end to end on the tiny judge, at toy sizes, in this process."""
+    from benchmarks import long_context
+
+    out = tmp_path / "long.json"
+    argv = ["--sizes", "150,300", "--model", str(tiny_nli_dir), "--same-process", "--output", str(out)]
+    assert long_context.main(argv) == 0
+    result = json.loads(out.read_text())
+    assert [r["words"] >= size for r, size in zip(result["rows"], (150, 300))] == [True, True]
+    assert all(len(r["attributed"]) == 3 and r["judge_pairs"] > 0 for r in result["rows"])
+    assert result["machine"]["cpu_cores"] and result["s_per_1k_words_ratio_last_first"] > 0
+    for text in (out.read_text(), out.with_suffix(".md").read_text()):
+        assert not re.search(r"(?<![.\w])/[A-Za-z]", text), re.search(r"(?<![.\w])/[A-Za-z].{0,40}", text)

@@ -63,7 +63,8 @@ def test_resume_after_kill_loses_and_repeats_no_row(tmp_path, model_dir):
     _score(*args, "-o", str(full))
 
     out = tmp_path / "out.jsonl"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # Keep PYTHONPATH's network guard (tests/conftest.py): the killed run is offline too.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     proc = subprocess.Popen(
         [sys.executable, "-m", "localeval", "score", *args, "-o", str(out), "--no-progress"],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

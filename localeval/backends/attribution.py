@@ -4,14 +4,16 @@ Each context is read as *units* the judge can take whole:
 
 * windows: runs of consecutive sentences sized to the judge (so a 50k-token context is read
   in full, never truncated), which see claims whose support spans sentences;
-* sentences: each sentence alone (SummaC-style), because a small judge is easily distracted
-  by unrelated sentences around the one that matters (measured: the shipped judge gives
-  0.90 to a claim against its own sentence, 0.05 once six unrelated sentences precede it).
+* short units: every run of ``unit_sentences`` consecutive sentences (1 = each sentence
+  alone, SummaC-style), because a small judge is easily distracted by unrelated sentences
+  around the one that matters (measured: the shipped judge gives 0.90 to a claim against its
+  own sentence, 0.86 with one unrelated sentence before it, 0.05 with six).
 
 A claim's support is the highest entailment probability over every unit of every context
 (``granularity="both"``, the default; ``"window"`` or ``"sentence"`` use one kind only). Its
-evidence is the best-scoring sentence of the contexts, or the winning window when the support
-came from a window and sentence scores were not computed.
+evidence is the best short unit, narrowed to its best sentence when it holds several
+(``locate_sentence``, one small extra judge call). Why the defaults are what they are:
+benchmarks/results/granularity.md.
 
 Work is grouped: `attribute` takes many (claims, contexts) groups -- one per dataset row --
 and sends all their pairs to the judge in one call, so batches stay full across rows.
@@ -29,9 +31,10 @@ from pydantic import BaseModel
 from localeval.backends.nli import NLIJudge
 from localeval.text import Window, make_windows, split_sentences
 
-__all__ = ["Evidence", "Granularity", "Support", "attribute"]
+__all__ = ["DEFAULT_UNIT_SENTENCES", "Evidence", "Granularity", "Support", "attribute"]
 
 Granularity = Literal["both", "window", "sentence"]
+DEFAULT_UNIT_SENTENCES = 2
 
 
 class Evidence(BaseModel):
@@ -80,39 +83,41 @@ _UNIT_CACHE_SIZE = 4096
 
 
 def _units(judge: NLIJudge, text: str, budget: int, granularity: str,
-           window_sentences: int | None) -> tuple[list[Window], list[Window]]:
-    """(windows, sentence units) of one context, cached on the judge (its tokenizer sizes
-    them) because rows and metrics share contexts."""
+           unit_sentences: int) -> tuple[list[Window], list[Window]]:
+    """(windows, short units) of one context, cached on the judge (its tokenizer sizes them)
+    because rows and metrics share contexts."""
     cache: dict = judge.__dict__.setdefault("_unit_cache", {})
-    key = (text, budget, granularity, window_sentences)
+    key = (text, budget, granularity, unit_sentences)
     if key not in cache:
         if len(cache) >= _UNIT_CACHE_SIZE:
             cache.clear()
-        cache[key] = _build_units(judge, text, budget, granularity, window_sentences)
+        cache[key] = _build_units(judge, text, budget, granularity, unit_sentences)
     return cache[key]
 
 
 def _build_units(judge: NLIJudge, text: str, budget: int, granularity: str,
-                 window_sentences: int | None) -> tuple[list[Window], list[Window]]:
+                 unit_sentences: int) -> tuple[list[Window], list[Window]]:
     sentences = split_sentences(text)
     if not sentences:
         return [], []
     count = _token_counter(judge)
-    windows = (
-        make_windows(text, sentences, count, budget, max_sentences=window_sentences)
-        if granularity != "sentence" else []
-    )
-    singles: list[Window] = []
+    windows = make_windows(text, sentences, count, budget) if granularity != "sentence" else []
+    short: list[Window] = []
     if granularity != "window":
-        for i, sentence in enumerate(sentences):
-            # An over-long sentence is read in word-aligned pieces, exactly as windows are.
-            pieces = make_windows(text, [sentence], count, budget)
-            singles.extend(w.model_copy(update={"sentence_indices": (i,)}) for w in pieces)
+        if unit_sentences == 1:
+            for i, sentence in enumerate(sentences):
+                # An over-long sentence is read in word-aligned pieces, exactly as windows are.
+                pieces = make_windows(text, [sentence], count, budget)
+                short.extend(w.model_copy(update={"sentence_indices": (i,)}) for w in pieces)
+        else:
+            # Every run of `unit_sentences` consecutive sentences (sliding by one sentence).
+            short = make_windows(text, sentences, count, budget, overlap=unit_sentences - 1,
+                                 max_sentences=unit_sentences)
         if granularity == "both":
-            # A window that is a single sentence is already a sentence unit.
-            seen = {(w.start, w.end) for w in singles}
+            # A window that is also a short unit is judged once.
+            seen = {(w.start, w.end) for w in short}
             windows = [w for w in windows if (w.start, w.end) not in seen]
-    return windows, singles
+    return windows, short
 
 
 def attribute(
@@ -120,7 +125,7 @@ def attribute(
     groups: Sequence[tuple[Sequence[str], Sequence[str]]],
     *,
     granularity: Granularity = "both",
-    window_sentences: int | None = None,
+    unit_sentences: int = DEFAULT_UNIT_SENTENCES,
     locate_sentence: bool = True,
     batch_size: int | None = None,
     show_progress_bar: bool = False,
@@ -131,7 +136,8 @@ def attribute(
         groups: ``(claims, contexts)`` per row. Empty or whitespace-only contexts are skipped;
             a claim with no usable context gets probability 0.0 and no evidence.
         granularity: which units are judged (see the module docstring).
-        window_sentences: at most this many sentences per window (None: as many as fit).
+        unit_sentences: sentences per short unit (1: each sentence alone; k: every run of k
+            consecutive sentences). Not used with ``granularity="window"``.
         locate_sentence: with ``granularity="window"``, narrow each claim's evidence from the
             winning window to its best sentence (one extra, small judge call). With sentence
             units the best sentence is known already.
@@ -140,6 +146,8 @@ def attribute(
     """
     if granularity not in ("both", "window", "sentence"):
         raise ValueError(f"granularity must be 'both', 'window' or 'sentence', got {granularity!r}")
+    if unit_sentences < 1:
+        raise ValueError(f"unit_sentences must be >= 1, got {unit_sentences}")
     pairs: list[tuple[str, str]] = []
     # per group, per claim: list of (pair index, unit)
     plan: list[list[list[tuple[int, _Unit]]]] = []
@@ -149,7 +157,7 @@ def attribute(
         for ci, context in enumerate(contexts):
             if not context or not context.strip():
                 continue
-            windows, singles = _units(judge, context, budget, granularity, window_sentences)
+            windows, singles = _units(judge, context, budget, granularity, unit_sentences)
             units.extend(_Unit(ci, w, False) for w in windows)
             units.extend(_Unit(ci, w, True) for w in singles)
         group_plan = []
@@ -169,8 +177,8 @@ def attribute(
                 continue
             pi, unit = max(claim_plan, key=lambda item: probs[item[0]])
             evidence_window = unit.window
-            if not unit.sentence and granularity == "both":
-                # Evidence: the best single sentence inside the winning window.
+            if not unit.sentence:
+                # A window won: its best short unit (already judged) is the sharper evidence.
                 inside = [
                     (p, u.window)
                     for p, u in claim_plan
@@ -179,10 +187,11 @@ def attribute(
                 ]
                 if inside:
                     evidence_window = max(inside, key=lambda item: probs[item[0]])[1]
-            elif not unit.sentence and locate_sentence and len(unit.window.sentence_indices) > 1:
+            if locate_sentence and len(evidence_window.sentence_indices) > 1:
+                # Still several sentences: one small extra call finds the best one.
                 sentences = split_sentences(contexts[unit.context_index])
                 candidates = []
-                for si in unit.window.sentence_indices:
+                for si in evidence_window.sentence_indices:
                     s = sentences[si]
                     candidates.append((len(refine_pairs), Window(text=s.text, start=s.start, end=s.end, sentence_indices=(si,))))
                     refine_pairs.append((s.text, claims[k]))

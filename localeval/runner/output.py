@@ -21,6 +21,7 @@ import datetime as dt
 import json
 import math
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -55,8 +56,15 @@ def _finite(value: Any) -> Any:
     return value
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def dumps(obj: Any) -> str:
-    return json.dumps(_finite(clean_value(obj)), ensure_ascii=False, default=_json_default)
+    text = json.dumps(_finite(clean_value(obj)), ensure_ascii=False, default=_json_default)
+    # A lone surrogate (read from a JSON "\ud800" escape; such a row is unscored as invalid)
+    # cannot be encoded as UTF-8 and would end the run in the writer. Inside a JSON string
+    # its escape is valid and reads back as the same character, so it is written escaped.
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def record(row: Row, results: dict[str, MetricResult]) -> dict[str, Any]:

@@ -92,15 +92,26 @@ def _char_pieces(text: str, start: int, end: int, count_tokens: CountTokens,
     """Contiguous character pieces of text[start:end] that fit (for one huge word)."""
     pieces = []
     while start < end:
-        lo, hi = start + 1, end  # the longest fitting prefix, by binary search
-        if count_tokens(text[start:lo]) > max_tokens:
+        if count_tokens(text[start:start + 1]) > max_tokens:
             raise ValueError(f"max_tokens={max_tokens} cannot hold even one character")
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if count_tokens(text[start:mid]) <= max_tokens:
-                lo = mid
-            else:
-                hi = mid - 1
+        # The longest fitting prefix: gallop outward (1, 2, 4, ... characters), then binary
+        # search between the last fit and the first miss. Probing only up to twice the piece
+        # keeps the work linear in the word's length; a search bounded by `end` would count
+        # the whole rest of the word for every piece (quadratic for a 40k-character blob).
+        lo, step = start + 1, 1
+        hi = min(start + 2, end)
+        while hi > lo and count_tokens(text[start:hi]) <= max_tokens:
+            lo = hi
+            step *= 2
+            hi = min(start + 2 * step, end)
+        if hi > lo:  # text[start:hi] does not fit: the answer is in [lo, hi - 1]
+            hi -= 1
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if count_tokens(text[start:mid]) <= max_tokens:
+                    lo = mid
+                else:
+                    hi = mid - 1
         pieces.append((start, lo))
         start = lo
     return pieces

@@ -31,13 +31,17 @@ def load_for_training(
 ) -> tuple[BertForSequenceClassification, PreTrainedTokenizerBase]:
     from transformers import AutoTokenizer, BertForSequenceClassification
 
+    # Local files only and safetensors only, as for judges: `--encoder some-hub-name` must
+    # fail, not download, and a pickle checkpoint is never unpickled.
     model = BertForSequenceClassification.from_pretrained(
         str(encoder_dir),
         num_labels=len(ID2LABEL),
         id2label=ID2LABEL,
         label2id={v: k for k, v in ID2LABEL.items()},
+        local_files_only=True,
+        use_safetensors=True,
     )
-    tokenizer = AutoTokenizer.from_pretrained(str(encoder_dir))
+    tokenizer = AutoTokenizer.from_pretrained(str(encoder_dir), local_files_only=True)
     return model, tokenizer
 
 

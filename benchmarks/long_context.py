@@ -1,0 +1,187 @@
+"""Long contexts: time and memory of scoring one row whose context has 10k to 100k words.
+
+What localeval promises (docs/guarantees.md): a long context is read in full, in sentence-
+aligned windows, with memory bounded and time linear in its length. This measures it: one
+row, context recall, the default judge on the CPU. The context is built from the sentence
+templates of `bulk_speed` up to the word count; the reference has three claims, one stated
+near the start of the context, one near its end (so a truncating reader would miss it) and one
+stated nowhere, so the expected score is 2/3.
+
+Each size runs in a fresh process (``--same-process`` for a quick check), which first scores
+a short row (model, tokenizer, Punkt and spaCy loaded and warm), then the long one:
+
+* seconds: wall time of `localeval.evaluate` on the long row;
+* s per 1k words: seconds / (words / 1000); flat across sizes means linear time;
+* RSS growth: peak RSS while scoring minus RSS before it (``ru_maxrss``; in one process for
+  all sizes the peak of an earlier size can hide a smaller growth);
+* judge pairs: unique (window or sentence, claim) pairs the model scored.
+
+Run: ``python benchmarks/long_context.py [--sizes 10000,25000,50000,100000] [--device cpu]``;
+results go to ``benchmarks/results/long_context.{json,md}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))
+
+from benchmarks.bulk_speed import _sentence  # noqa: E402
+from benchmarks.machine import describe_machine, weights_sha256  # noqa: E402
+
+DEFAULT_SIZES = (10_000, 25_000, 50_000, 100_000)
+FIRST = "The observatory in Reykjavik was opened by the physicist Lise Meitner in 1931."
+LAST = "The lighthouse in Valparaiso was painted green by the engineer Hedy Lamarr in 1952."
+ABSENT = "The aquarium in Tallinn was closed by the mayor for repairs in 1977."
+
+
+def make_row(words: int, seed: int = 7) -> dict:
+    """A row whose context has ``words`` words (give or take a sentence)."""
+    rng = random.Random(seed)
+    sentences = [FIRST]
+    count = len(FIRST.split()) + len(LAST.split())
+    while count < words:
+        sentence = _sentence(rng)
+        sentences.append(sentence)
+        count += len(sentence.split())
+    sentences.append(LAST)
+    return {
+        "user_input": "Which buildings were opened, painted or closed, and by whom?",
+        "reference": f"{FIRST} {LAST} {ABSENT}",
+        "retrieved_contexts": [" ".join(sentences)],
+    }
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+
+
+def _current_rss_mb() -> float:
+    try:  # resident set now (not the peak): /proc/self/statm, in pages
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+        return pages * resource.getpagesize() / 2**20
+    except OSError:
+        return _rss_mb()
+
+
+def measure(words: int, model: str | None, device: str) -> dict:
+    """Score one row of ``words`` context words in this process; return the figures."""
+    from localeval import evaluate
+    from localeval.backends import get_judge
+    from localeval.metrics import ContextRecall
+
+    judge = get_judge(model, device=device)
+    pairs = [0]
+    original = judge._score_unique
+
+    def counting(batch, *args, **kwargs):
+        pairs[0] += len(batch)
+        return original(batch, *args, **kwargs)
+
+    judge._score_unique = counting  # type: ignore[method-assign]
+    metric = ContextRecall(judge)
+    evaluate([make_row(200, seed=1)], [metric], show_progress=False)  # warm-up: loads, kernels
+
+    row = make_row(words)
+    pairs[0] = 0
+    before = _current_rss_mb()
+    start = time.perf_counter()
+    result = evaluate([row], [metric], show_progress=False).results("context_recall")[0]
+    seconds = time.perf_counter() - start
+    n_words = len(row["retrieved_contexts"][0].split())
+    return {
+        "words": n_words,
+        "characters": len(row["retrieved_contexts"][0]),
+        "seconds": round(seconds, 2),
+        "s_per_1k_words": round(seconds / (n_words / 1000), 3),
+        "rss_growth_mb": round(max(_rss_mb() - before, 0.0), 1),
+        "judge_pairs": pairs[0],
+        "score": result.score,
+        "attributed": [c.attributed for c in result.claims],
+        "judge": judge.name,
+        "device": judge.device.type,
+        "weights_sha256": weights_sha256(judge.path),
+    }
+
+
+def _in_fresh_process(words: int, model: str | None, device: str) -> dict:
+    command = [sys.executable, __file__, "--worker", str(words), "--device", device]
+    if model:
+        command += ["--model", model]
+    proc = subprocess.run(command, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"size {words} failed:\n{proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _table(rows: list[dict]) -> str:
+    lines = ["| words | seconds | s / 1k words | RSS growth (MB) | judge pairs | score | claims attributed |",
+             "|---:|---:|---:|---:|---:|---:|---|"]
+    for r in rows:
+        lines.append(f"| {r['words']:,} | {r['seconds']} | {r['s_per_1k_words']} | {r['rss_growth_mb']} | "
+                     f"{r['judge_pairs']:,} | {r['score'] if r['score'] is None else round(r['score'], 3)} | "
+                     f"{', '.join('yes' if a else 'no' for a in r['attributed'])} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)), help="context sizes in words")
+    parser.add_argument("--model", default=None, help="judge name or folder (default: the shipped judge)")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--same-process", action="store_true", help="all sizes in this process (quick check)")
+    parser.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/long_context.json")
+    parser.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.worker is not None:  # one size, in this (fresh) process: JSON on stdout
+        print(json.dumps(measure(args.worker, args.model, args.device)))
+        return 0
+
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    run = measure if args.same_process else _in_fresh_process
+    rows = []
+    for words in sizes:
+        rows.append(run(words, args.model, args.device))
+        print(f"{rows[-1]['words']:>7} words: {rows[-1]['seconds']} s, {rows[-1]['rss_growth_mb']} MB", file=sys.stderr)
+    first, last = rows[0], rows[-1]
+    machine = describe_machine()
+    result = {
+        "machine": machine,
+        "judge": first["judge"],
+        "weights_sha256": first["weights_sha256"],
+        "device": first["device"],
+        "metric": "context_recall",
+        "fresh_process_per_size": not args.same_process,
+        "rows": [{k: v for k, v in r.items() if k not in ("judge", "weights_sha256", "device")} for r in rows],
+        # 1.0 = perfectly linear from the smallest size to the largest.
+        "s_per_1k_words_ratio_last_first": round(last["s_per_1k_words"] / first["s_per_1k_words"], 2),
+    }
+    table = _table(rows)
+    print(table)
+    print(f"s / 1k words, largest vs smallest: {result['s_per_1k_words_ratio_last_first']}x")
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(result, indent=2) + "\n")
+    args.output.with_suffix(".md").write_text(
+        f"# Long contexts: one row, context recall\n\nMeasured {machine['date_utc']} on {machine['cpu']} "
+        f"({machine['cpu_cores']} cores, {machine['torch_threads']} torch threads), torch {machine['torch']}, "
+        f"device {result['device']}, judge `{result['judge']}`. Each size in a fresh process: "
+        f"{result['fresh_process_per_size']}. Command: `python benchmarks/long_context.py --sizes {args.sizes}`.\n\n"
+        f"{table}\n\nSeconds per 1k words, largest size vs smallest: "
+        f"{result['s_per_1k_words_ratio_last_first']}x (1.0 = linear). The expected score is 2/3: "
+        "the claims stated at the start and at the very end of the context are found, the third "
+        "is stated nowhere.\n"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
