@@ -137,10 +137,14 @@ def test_rag_evals_shim_matches_the_seed_interface(default_judge):
 
 
 def test_faithfulness_flags_the_unsupported_claim(default_judge):
-    context = "Marie Curie was a physicist and chemist. She won the Nobel Prize in Physics in 1903."
-    result = Faithfulness(default_judge).score(
-        Sample(response="Marie Curie won the Nobel Prize in Physics in 1903. She was born in Berlin.", retrieved_contexts=[context])
+    # The supported claim needs "She" resolved from the sentence before: the 2-sentence units
+    # give the judge that context.
+    context = (
+        "Ada Lovelace was an English mathematician. "
+        "She published the first algorithm for Babbage's Analytical Engine in 1843."
     )
+    response = "Ada Lovelace published the first algorithm for the Analytical Engine in 1843. She was born in Berlin."
+    result = Faithfulness(default_judge).score(Sample(response=response, retrieved_contexts=[context]))
     assert result.score == pytest.approx(0.5)
     assert result.unsupported_claims == ["She was born in Berlin."]
 
