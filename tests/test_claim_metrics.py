@@ -103,7 +103,8 @@ def test_precision_recall_unscored_part_is_reported(tiny_two_head):
 
 def test_ragas_aliases_resolve(tiny_two_head):
     assert isinstance(get_metric("llm_context_precision_without_reference", model=tiny_two_head), ContextPrecision)
-    assert get_metric("llm_context_precision_without_reference", model=tiny_two_head).mode == "question"
+    assert get_metric("llm_context_precision_without_reference", model=tiny_two_head).mode == "response"
+    assert get_metric("context_utilization", model=tiny_two_head).mode == "response"
     assert isinstance(get_metric("faithfulness", model=tiny_two_head), Faithfulness)
 
 
@@ -159,6 +160,20 @@ def test_context_precision_rewards_useful_chunks_first(default_judge):
     assert last.score == pytest.approx(0.5)
     by_question = ContextPrecision(default_judge, mode="question").score(Sample(retrieved_contexts=[noise, useful], **sample))
     assert [c.useful for c in by_question.chunks] == [False, True]
+
+
+def test_context_utilization_judges_chunks_against_the_response(default_judge):
+    # RAGAS' ContextUtilization: was the chunk used by the answer? No reference needed.
+    used = "The Amazon River flows through Brazil, Peru and Colombia into the Atlantic Ocean."
+    unused = "The Nile flows north through Egypt into the Mediterranean Sea."
+    sample = dict(user_input="Where does the Amazon River flow?", response="The Amazon River flows into the Atlantic Ocean.")
+    metric = get_metric("context_utilization", model=default_judge)
+    result = metric.score(Sample(retrieved_contexts=[unused, used], **sample))
+    assert result.mode == "response"
+    assert [c.useful for c in result.chunks] == [False, True]
+    assert result.chunks[1].supported_claim == sample["response"]
+    assert result.score == pytest.approx(0.5)
+    assert metric.score(Sample(retrieved_contexts=[used])).reason == "missing required column(s): response"
 
 
 def test_precision_recall_on_the_aks_example(default_judge):

@@ -4,8 +4,11 @@ A chunk is *useful*:
 
 * with a reference (``mode="reference"``, or ``"auto"`` when the row has one): when it entails
   at least one reference claim (NLI probability >= the entailment threshold);
-* without one (``mode="question"``, or ``"auto"`` without a reference): when it is relevant to
-  the question (relevance head, probability >= the relevance threshold).
+* against the response (``mode="response"``; RAGAS' ContextUtilization and
+  LLMContextPrecisionWithoutReference): when it entails at least one claim of the response,
+  i.e. the answer used it;
+* without a reference (``mode="question"``, or ``"auto"`` without a reference): when it is
+  relevant to the question (relevance head, probability >= the relevance threshold).
 
 With v_k = 1 if the chunk at rank k is useful, the score is RAGAS' average precision:
 
@@ -13,8 +16,8 @@ With v_k = 1 if the chunk at rank k is useful, the score is RAGAS' average preci
 
 so useful chunks at the top score higher than the same chunks at the bottom. No useful chunk
 -> 0.0. No retrieved context at all -> ``None`` (precision of nothing is undefined). Empty
-strings are never useful but keep their rank. A reference without claims in reference mode ->
-``None`` with reason (use ``mode="question"`` to judge by the question instead).
+strings are never useful but keep their rank. A reference (response) without claims in
+reference (response) mode -> ``None`` with reason.
 """
 
 from __future__ import annotations
@@ -32,7 +35,9 @@ from localeval.text import split_claims
 
 __all__ = ["ChunkVerdict", "ContextPrecision", "ContextPrecisionResult", "average_precision"]
 
-Mode = Literal["auto", "reference", "question"]
+Mode = Literal["auto", "reference", "response", "question"]
+RowMode = Literal["reference", "response", "question"]
+_CLAIM_MODES = ("reference", "response")
 
 
 class ChunkVerdict(BaseModel):
@@ -41,13 +46,13 @@ class ChunkVerdict(BaseModel):
     useful: bool
     probability: float
     supported_claim: str | None = None
-    """In reference mode: the reference claim this chunk supports best."""
+    """In reference (response) mode: the reference (response) claim this chunk supports best."""
     evidence: Evidence | None = None
 
 
 class ContextPrecisionResult(MetricResult):
     metric: str = "context_precision"
-    mode: Literal["reference", "question"] | None = None
+    mode: RowMode | None = None
     threshold: float | None = None
     chunks: list[ChunkVerdict] = []
 
@@ -69,32 +74,37 @@ class ContextPrecision(JudgedMetric):
     required_columns = ("retrieved_contexts",)
 
     def __init__(self, model=None, *, mode: Mode = "auto", **options) -> None:
-        if mode not in ("auto", "reference", "question"):
-            raise ValueError(f"mode must be 'auto', 'reference' or 'question', got {mode!r}")
+        if mode not in ("auto", "reference", "response", "question"):
+            raise ValueError(f"mode must be 'auto', 'reference', 'response' or 'question', got {mode!r}")
         super().__init__(model, **options)
         self.mode = mode
 
     def unscored(self, reason: str) -> ContextPrecisionResult:
         return ContextPrecisionResult(score=None, reason=reason)
 
-    def _row_mode(self, sample: Sample) -> Literal["reference", "question"] | None:
+    def _row_mode(self, sample: Sample) -> RowMode | None:
+        if self.mode == "response":
+            return "response" if sample.response is not None else None
         if self.mode == "reference" or (self.mode == "auto" and sample.reference is not None):
             return "reference" if sample.reference is not None else None
         return "question" if sample.user_input is not None else None
 
     def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
         modes = [self._row_mode(s) for s in samples]
-        by_reference = [i for i, m in enumerate(modes) if m == "reference"]
+        by_claims = [i for i, m in enumerate(modes) if m in _CLAIM_MODES]
         by_question = [i for i, m in enumerate(modes) if m == "question"]
         verdicts: dict[int, list[ChunkVerdict] | str] = {}
 
-        # Reference mode: each chunk is its own group, so support is per chunk and per claim.
+        # Reference / response mode: each chunk is its own group, so support is per chunk and
+        # per claim.
         flat: list[tuple[int, int, list[str]]] = []
         groups = []
-        for i in by_reference:
-            claims = [c.text for c in split_claims(samples[i].reference or "")]
+        for i in by_claims:
+            source = modes[i]
+            text = samples[i].reference if source == "reference" else samples[i].response
+            claims = [c.text for c in split_claims(text or "")]
             if not claims:
-                verdicts[i] = "reference has no claims: use mode='question' to judge by the question"
+                verdicts[i] = f"{source} has no claims: use mode='question' to judge by the question"
                 continue
             for rank, chunk in enumerate(samples[i].retrieved_contexts or []):
                 flat.append((i, rank, claims))
@@ -136,10 +146,8 @@ class ContextPrecision(JudgedMetric):
         results: list[MetricResult] = []
         for i, (sample, mode) in enumerate(zip(samples, modes)):
             if mode is None:
-                results.append(self.unscored(
-                    "missing required column(s): reference" if self.mode == "reference"
-                    else "missing required column(s): user_input or reference"
-                ))
+                missing = {"reference": "reference", "response": "response"}.get(self.mode, "user_input or reference")
+                results.append(self.unscored(f"missing required column(s): {missing}"))
             elif not sample.retrieved_contexts:
                 results.append(self.unscored("no retrieved contexts: precision is undefined"))
             elif isinstance(verdicts.get(i), str):
@@ -150,7 +158,7 @@ class ContextPrecision(JudgedMetric):
                     ContextPrecisionResult(
                         score=average_precision([c.useful for c in chunks]),
                         mode=mode,
-                        threshold=self.resolved_threshold("entailment" if mode == "reference" else "relevance"),
+                        threshold=self.resolved_threshold("entailment" if mode in _CLAIM_MODES else "relevance"),
                         chunks=chunks,
                     )
                 )

@@ -34,8 +34,9 @@ ALIASES: dict[str, tuple[str, dict[str, Any]]] = {
     "non_llm_context_recall": ("context_recall", {}),
     "context_relevancy": ("context_relevance", {}),
     "llm_context_precision_with_reference": ("context_precision", {"mode": "reference"}),
-    "llm_context_precision_without_reference": ("context_precision", {"mode": "question"}),
-    "context_utilization": ("context_precision", {"mode": "question"}),
+    # RAGAS judges these against the response (did the answer use the chunk?), not the question.
+    "llm_context_precision_without_reference": ("context_precision", {"mode": "response"}),
+    "context_utilization": ("context_precision", {"mode": "response"}),
     "retrieval_metrics": ("retrieval", {}),
 }
 
