@@ -29,7 +29,7 @@ def _rebuild(data: Path) -> list:
     # Synthetic claims are left to the step below: with them, load_dataset would also build
     # the (large) training side of the synthetic set, which the benchmark does not need.
     held = list(tdata.load_dataset(data, seed=0, use_synthetic=False).heldout)
-    qa_held = [it for reader in sources.QA_READERS.values() for it in tdata._qa_split(reader(data / "train"))[1]]
+    qa_held = [it for reader in sources.QA_READERS.values() for it in tdata.qa_split(reader(data / "train"))[1]]
     # Same generator, same seed (1) and cap as load_dataset uses for the held-out synthetic side.
     held += synthetic.build_synthetic(qa_held, seed=1, nlp=synthetic.load_spacy())[: splits.HELDOUT_CAP]
     return held

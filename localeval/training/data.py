@@ -43,9 +43,11 @@ class Dataset:
     """Training pairs available per source after the split (before the mix picks from them)."""
 
 
-def _qa_split(
+def qa_split(
     items: list[sources.QAItem],
 ) -> tuple[list[sources.QAItem], list[sources.QAItem]]:
+    """(train, held-out) QA items of one source, split by paragraph: the trainer and the judge
+    benchmark (which rebuilds the held-out pairs) must agree on it."""
     # Each question yields ~4 relevance pairs; hold out ~1,000 pairs' worth of paragraphs.
     target = splits.heldout_size(len(items) * 4) // 4
     return splits.split_by_group(items, lambda it: it.paragraph, target)
@@ -83,7 +85,7 @@ def load_dataset(
     for name, reader in sources.QA_READERS.items():
         if not keep(name):
             continue
-        tr_items, ho_items = _qa_split(reader(train_dir))
+        tr_items, ho_items = qa_split(reader(train_dir))
         # Negatives are drawn within each side, never across the split.
         train += sources.qa_relevance(tr_items, seed=0)
         heldout += sources.qa_relevance(ho_items, seed=0)
