@@ -1,4 +1,4 @@
-"""`localeval` command line: score a dataset file (JSON Lines, CSV, Parquet), list the local judges."""
+"""`localeval` command line: score a dataset file (JSON Lines, CSV, Parquet), report on scored runs (HTML), list the local judges."""
 
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ def score(
     cache: Optional[Path] = typer.Option(None, "--cache", dir_okay=False, help="SQLite file of judge verdicts, reused across runs."),
     resume: bool = typer.Option(False, "--resume", help="Keep the rows OUTPUT already holds; score and append the rest."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress on stderr."),
+    report_path: Optional[Path] = typer.Option(None, "--report", dir_okay=False, help="Also write an HTML report of the run here (needs --output)."),
 ) -> None:
     """Score every row of INPUT_PATH; each output row keeps its input fields plus ``_line``
     and, per metric, the score, the reason for a missing score, and the details that explain
@@ -52,6 +53,8 @@ def score(
         mapping = _parse_column_map(column_map)
         if resume and output is None:
             raise ValueError("--resume needs --output")
+        if report_path is not None and output is None:
+            raise ValueError("--report needs --output (the report is read from the output file)")
         built = resolve_metrics(metrics, model=model, device=device, batch_size=batch_size)
         summary = score_dataset(
             input_path, built, output, mapping, chunk_size=chunk_size,
@@ -65,6 +68,41 @@ def score(
     where = f" with judge {judges[0].name} on {judges[0].device.type}" if judges else ""
     console = Console(stderr=True, width=max(100, Console(stderr=True).width))
     console.print(summary.to_table(title=f"{summary.rows} rows scored{where}"))
+    if report_path is not None and output is not None:
+        _write_report([output], report_path, worst=10, title=None)
+
+
+def _write_report(runs: list[Path], output: Path, *, worst: int, title: Optional[str]) -> None:
+    from localeval.reports import write_report
+
+    if any(output.resolve() == run.resolve() for run in runs):
+        typer.echo(f"error: the report would overwrite its input {output}; pass -o", err=True)
+        raise typer.Exit(2)
+    try:
+        write_report(runs, output, worst=worst, title=title)
+    except ImportError as exc:  # matplotlib comes with the `report` extra
+        typer.echo(f"error: the HTML report needs matplotlib: pip install 'localeval[report]' ({exc})", err=True)
+        raise typer.Exit(2) from exc
+    except (ValueError, OSError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    typer.echo(f"report written to {output}", err=True)
+
+
+@app.command()
+def report(
+    runs: list[Path] = typer.Argument(..., exists=True, dir_okay=False, help="Output of `localeval score` (JSON Lines or Parquet); two files: compare them."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", dir_okay=False, help="HTML file to write (default: the first run's name with .html)."),
+    worst: int = typer.Option(10, "--worst", min=0, help="Rows listed per metric (lowest scores; in a comparison, biggest changes)."),
+    title: Optional[str] = typer.Option(None, "--title", help="Page title."),
+) -> None:
+    """Write a self-contained HTML report of a scored run: summary per metric, score
+    histograms, the lowest-scored rows with what explains them. With two runs of the same
+    input, show which rows got better or worse, and why."""
+    if len(runs) > 2:
+        typer.echo("error: a report takes one run file, or two to compare", err=True)
+        raise typer.Exit(2)
+    _write_report(runs, output or runs[0].with_suffix(".html"), worst=worst, title=title)
 
 
 @app.command()

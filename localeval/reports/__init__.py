@@ -1,0 +1,56 @@
+"""HTML reports of scored runs: one run (summary, histograms, the worst rows with their
+explanations) or two runs of the same input (which rows got better or worse, and why).
+
+```python
+from localeval.reports import write_report
+write_report(["scored.jsonl"], "report.html")                 # one run
+write_report(["run_a.jsonl", "run_b.jsonl"], "compare.html")  # comparison
+```
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from localeval.reports.compare import compare_runs
+from localeval.reports.data import fetch_rows, load_run
+from localeval.reports.render import render_comparison, render_single
+
+__all__ = ["build_report", "write_report"]
+
+
+def build_report(
+    runs: Sequence[str | os.PathLike[str]], *, worst: int = 10, title: str | None = None
+) -> str:
+    """The report page for one run file, or the comparison page for two (JSON Lines or
+    Parquet outputs of `localeval score`)."""
+    if len(runs) not in (1, 2):
+        raise ValueError(f"a report takes one run file, or two to compare; got {len(runs)}")
+    if worst < 0:
+        raise ValueError("worst must be >= 0")
+    if len(runs) == 1:
+        return render_single(load_run(runs[0], worst=worst), worst=worst, title=title)
+    a = load_run(runs[0], worst=0)
+    b = load_run(runs[1], worst=0)
+    if a.name == b.name:  # same file name in two folders: tell them apart
+        a = a.model_copy(update={"name": str(Path(runs[0]))})
+        b = b.model_copy(update={"name": str(Path(runs[1]))})
+    cmp = compare_runs(a, b, top=worst)
+    lines = {c.line for ch in cmp.changes for c in ch.worsened + ch.improved}
+    return render_comparison(a, b, cmp, fetch_rows(runs[0], lines), fetch_rows(runs[1], lines), title=title)
+
+
+def write_report(
+    runs: Sequence[str | os.PathLike[str]],
+    output: str | os.PathLike[str],
+    *,
+    worst: int = 10,
+    title: str | None = None,
+) -> Path:
+    """Write `build_report` to ``output`` (UTF-8) and return its path."""
+    page = build_report(runs, worst=worst, title=title)
+    out = Path(output)
+    out.write_text(page, encoding="utf-8")
+    return out

@@ -1,0 +1,236 @@
+"""HTML fragments that explain one row's score for one metric, from the details the metric
+wrote: claims no context supports, chunk information the answer leaves out, the context with
+its relevant and irrelevant sentences highlighted, entities not found, and so on.
+
+Every piece of text from the file goes through `esc`. The dispatch is on the shape of the
+details, not on the metric's name, because output columns may carry RAGAS alias names.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["contexts_of", "esc", "explain", "fmt", "highlight", "row_fields"]
+
+_MAX_JSON = 4000
+
+
+def esc(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def fmt(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return "n/a"
+    return f"{value:.3f}"
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [v for v in _list(value) if isinstance(v, dict)]
+
+
+def contexts_of(record: dict[str, Any]) -> list[str] | None:
+    """The row's retrieved contexts (RAGAS or older field name), when they are a list of text."""
+    for key in ("retrieved_contexts", "contexts"):
+        value = record.get(key)
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return value
+    return None
+
+
+def row_fields(record: dict[str, Any]) -> list[tuple[str, str]]:
+    """The row's question, response and reference, under whichever name it used."""
+    out = []
+    for label, keys in (("question", ("user_input", "question")), ("response", ("response", "answer")),
+                        ("reference", ("reference", "ground_truth"))):
+        for key in keys:
+            if isinstance(record.get(key), str):
+                out.append((label, record[key]))
+                break
+    return out
+
+
+def highlight(text: str, spans: Sequence[tuple[int, int, str, str]]) -> str:
+    """``text`` escaped, with each ``(start, end, css class, tooltip)`` span marked. Spans that
+    do not fit the text or overlap an earlier one are left unmarked rather than guessed at."""
+    out: list[str] = []
+    pos = 0
+    for start, end, css, tip in sorted(spans, key=lambda s: (s[0], s[1])):
+        if not (isinstance(start, int) and isinstance(end, int)) or start < pos or end <= start or end > len(text):
+            continue
+        out.append(esc(text[pos:start]))
+        out.append(f'<mark class="{esc(css)}" title="{esc(tip)}">{esc(text[start:end])}</mark>')
+        pos = end
+    out.append(esc(text[pos:]))
+    return "".join(out)
+
+
+def _evidence(ev: Any) -> str:
+    if not isinstance(ev, dict) or not ev.get("text"):
+        return '<span class="muted">none</span>'
+    where = f"context {ev['context_index']}: " if isinstance(ev.get("context_index"), int) else ""
+    return f'<span class="muted">{esc(where)}</span>{esc(ev["text"])}'
+
+
+def _claims(details: dict[str, Any]) -> str:
+    claims = _dicts(details.get("claims"))
+    if not claims:
+        return '<p class="muted">no claim to check</p>'
+    missing = [c for c in claims if not c.get("attributed")]
+    rows = []
+    for c in missing + [c for c in claims if c.get("attributed")]:
+        ok = bool(c.get("attributed"))
+        rows.append(
+            f'<tr class="{"ok" if ok else "bad"}"><td>{"supported" if ok else "missing"}</td>'
+            f"<td>{esc(c.get('text', ''))}</td><td class=num>{fmt(c.get('probability'))}</td>"
+            f"<td>{_evidence(c.get('evidence'))}</td></tr>"
+        )
+    head = (f'<p><b>{len(missing)} of {len(claims)} claims not supported</b> by any retrieved context '
+            f'(threshold {fmt(details.get("threshold"))}); the best evidence found is shown.</p>')
+    return (head + '<table class="claims"><tr><th></th><th>claim</th><th>prob.</th><th>best evidence</th></tr>'
+            + "".join(rows) + "</table>")
+
+
+def _chunks_recall(details: dict[str, Any], contexts: list[str] | None) -> str:
+    chunks = _dicts(details.get("evaluated_chunks"))
+    if not chunks:
+        return '<p class="muted">no chunk evaluated</p>'
+    parts = []
+    for c in chunks:
+        cid = c.get("id_chunk")
+        relevant, included = bool(c.get("is_relevant")), bool(c.get("is_included"))
+        state = "not relevant" if not relevant else ("included in the answer" if included else "relevant, left out of the answer")
+        css = "muted" if not relevant else ("ok" if included else "bad")
+        text = contexts[cid] if contexts is not None and isinstance(cid, int) and 0 <= cid < len(contexts) else None
+        body = ""
+        if text is not None:
+            missing = {(s.get("start"), s.get("end")) for s in _dicts(c.get("missing_sentences"))}
+            spans = [
+                (s.get("start"), s.get("end"), "bad" if (s.get("start"), s.get("end")) in missing else "ok",
+                 "relevant, missing from the answer" if (s.get("start"), s.get("end")) in missing else "relevant")
+                for s in _dicts(c.get("relevant_sentences"))
+            ]
+            body = f'<div class="ctx">{highlight(text, spans)}</div>'
+        info = f'<p class="bad"><b>missing information:</b> {esc(c["missing_info"])}</p>' if c.get("missing_info") else ""
+        parts.append(f'<div class="chunk {css}"><p><b>chunk {esc(cid)}</b>: {state} '
+                     f'(relevance {fmt(c.get("relevance"))})</p>{info}{body}</div>')
+    return "".join(parts)
+
+
+def _relevance(details: dict[str, Any], contexts: list[str] | None) -> str:
+    sentences = _dicts(details.get("sentences"))
+    chunks = _dicts(details.get("chunks"))
+    thr = fmt(details.get("threshold"))
+    if sentences and contexts is not None:
+        by_ctx: dict[int, list[tuple[int, int, str, str]]] = {}
+        for s in sentences:
+            i = s.get("context_index")
+            if isinstance(i, int):
+                by_ctx.setdefault(i, []).append(
+                    (s.get("start"), s.get("end"), "ok" if s.get("relevant") else "bad",
+                     f"{'relevant' if s.get('relevant') else 'irrelevant'} (p={fmt(s.get('probability'))})"))
+        n_rel = sum(1 for s in sentences if s.get("relevant"))
+        body = "".join(
+            f'<div class="ctx"><span class="muted">context {i}:</span> {highlight(text, by_ctx.get(i, []))}</div>'
+            for i, text in enumerate(contexts) if text.strip()
+        )
+        return (f"<p><b>{n_rel} of {len(sentences)} sentences relevant</b> to the question (threshold {thr}); "
+                f'<mark class="ok">relevant</mark> <mark class="bad">irrelevant</mark>, hover for the probability.</p>' + body)
+    if sentences:
+        return "<ul>" + "".join(
+            f'<li class="{"ok" if s.get("relevant") else "bad"}">{fmt(s.get("probability"))} {esc(s.get("text", ""))}</li>'
+            for s in sentences) + "</ul>"
+    if chunks:
+        return "<ul>" + "".join(
+            f'<li class="{"ok" if c.get("relevant") else "bad"}">chunk {esc(c.get("context_index", "?"))}: '
+            f'{"relevant" if c.get("relevant") else "irrelevant"} ({fmt(c.get("probability"))})</li>' for c in chunks) + "</ul>"
+    return '<p class="muted">no sentence judged</p>'
+
+
+def _entities(details: dict[str, Any]) -> str:
+    ents = _dicts(details.get("entities"))
+    if not ents:
+        return '<p class="muted">no entity</p>'
+    missing = [e for e in ents if not e.get("found")]
+    items = "".join(
+        f'<li class="{"ok" if e.get("found") else "bad"}">{"found" if e.get("found") else "not found"}: '
+        f'{esc(e.get("text", ""))} <span class="muted">({esc(e.get("label", ""))}'
+        + (f', {esc(e["match"].get("how", ""))} match' if isinstance(e.get("match"), dict) else "") + ")</span></li>"
+        for e in missing + [e for e in ents if e.get("found")])
+    return f"<p><b>{len(missing)} of {len(ents)} reference entities not found</b> in the contexts.</p><ul>{items}</ul>"
+
+
+def _precision(details: dict[str, Any]) -> str:
+    items = "".join(
+        f'<li class="{"ok" if c.get("useful") else "bad"}">rank {esc(c.get("rank", "?"))}: '
+        f'{"useful" if c.get("useful") else "not useful"} ({fmt(c.get("probability"))})'
+        + (f' <span class="muted">supports:</span> {esc(c["supported_claim"])}' if c.get("supported_claim") else "") + "</li>"
+        for c in _dicts(details.get("chunks")))
+    return f"<ul>{items}</ul>" if items else '<p class="muted">no chunk judged</p>'
+
+
+def _questions(details: dict[str, Any]) -> str:
+    subs = _dicts(details.get("sub_questions"))
+    items = "".join(
+        f'<li class="{"ok" if q.get("answerable") else "bad"}">{"answered" if q.get("answerable") else "not answered"} '
+        f'({fmt(q.get("probability"))}): {esc(q.get("text", ""))}</li>' for q in subs)
+    return f"<ul>{items}</ul>" if items else '<p class="muted">no sub-question</p>'
+
+
+def _statements(details: dict[str, Any]) -> str:
+    missing = [m for m in _list(details.get("missing_statements")) if isinstance(m, str)]
+    head = (f'<p>precision {fmt(details.get("precision"))}, recall {fmt(details.get("recall"))}; '
+            f"<b>{len(missing)} reference statements missing</b></p>")
+    return head + ("<ul>" + "".join(f'<li class="bad">{esc(m)}</li>' for m in missing) + "</ul>" if missing else "")
+
+
+def _retrieval(details: dict[str, Any]) -> str:
+    missing = _list(details.get("missing_ids"))
+    return (f'<p>recall {fmt(details.get("recall"))}, precision {fmt(details.get("precision"))}, '
+            f'MRR {fmt(details.get("mrr"))}, hit rate {fmt(details.get("hit_rate"))}</p>'
+            + (f'<p class="bad"><b>relevant IDs not retrieved:</b> {esc(", ".join(map(str, missing)))}</p>' if missing else ""))
+
+
+def _raw(details: Any) -> str:
+    text = json.dumps(details, ensure_ascii=False, indent=1, default=str)
+    if len(text) > _MAX_JSON:
+        text = text[:_MAX_JSON] + "\n... (cut)"
+    return f"<pre>{esc(text)}</pre>"
+
+
+def explain(metric: str, record: dict[str, Any]) -> str:
+    """Why this row got its score for ``metric``, as an HTML fragment."""
+    details = record.get(f"{metric}_details")
+    score = record.get(metric)
+    reason = record.get(f"{metric}_reason")
+    head = f'<p class="score">{esc(metric)}: <b>{fmt(score)}</b>'
+    head += f' <span class="muted">({esc(reason)})</span></p>' if reason else "</p>"
+    if not isinstance(details, dict):
+        return head + (_raw(details) if details not in (None, "", {}) else "")
+    contexts = contexts_of(record)
+    if "claims" in details:
+        body = _claims(details)
+    elif "evaluated_chunks" in details:
+        body = _chunks_recall(details, contexts)
+    elif "sentences" in details or ("chunks" in details and "level" in details):
+        body = _relevance(details, contexts)
+    elif "entities" in details:
+        body = _entities(details)
+    elif "chunks" in details:
+        body = _precision(details)
+    elif "sub_questions" in details:
+        body = _questions(details)
+    elif "missing_statements" in details:
+        body = _statements(details)
+    elif "missing_ids" in details or "mrr" in details:
+        body = _retrieval(details)
+    else:
+        body = _raw(details)
+    return head + body

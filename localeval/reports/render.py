@@ -1,0 +1,180 @@
+"""The report page: one self-contained HTML file (inline CSS and SVG, no script, nothing
+loaded from anywhere), so it opens offline and can be mailed or archived as is."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from localeval.reports.compare import Change, Comparison
+from localeval.reports.data import RunData, score_of
+from localeval.reports.explain import esc, explain, fmt, row_fields
+from localeval.reports.plots import histogram_svg
+from localeval.runner.summary import RunSummary
+
+__all__ = ["render_comparison", "render_single"]
+
+_CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1200px;padding:0 20px 40px;color:#222}
+h1{font-size:22px;margin:18px 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd}
+h3{font-size:15px;margin:18px 0 6px}table{border-collapse:collapse;margin:6px 0}
+td,th{border:1px solid #ddd;padding:3px 7px;vertical-align:top;text-align:left}th{background:#f4f4f4}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}.muted{color:#777}
+.plots{display:flex;flex-wrap:wrap;gap:8px}.plots figure{margin:0}.plots svg{width:380px;height:auto}
+mark.ok{background:#c9f0cf}mark.bad{background:#ffd0cc}tr.bad td:first-child,li.bad,p.bad{color:#b3261e}
+tr.ok td:first-child,li.ok{color:#1e6b2c}.ctx{background:#fafafa;border-left:3px solid #ccc;padding:4px 8px;margin:4px 0;white-space:pre-wrap}
+.chunk{margin:6px 0}details.row{border:1px solid #ddd;border-radius:4px;margin:8px 0;padding:4px 10px}
+details.row>summary{cursor:pointer;font-weight:600}.fields td:first-child{width:90px;color:#555}
+.side{display:grid;grid-template-columns:1fr 1fr;gap:12px}.warn{background:#fff4d6;padding:6px 10px;border-radius:4px}
+nav a{margin-right:12px}pre{white-space:pre-wrap;font-size:12px}
+"""
+
+_OPEN_ROWS = 3
+"""The first rows of each list are shown unfolded, the rest folded."""
+
+
+def _anchor(prefix: str, metric: str) -> str:
+    return f"{prefix}-" + re.sub(r"[^A-Za-z0-9_-]", "-", metric)
+
+
+def _page(title: str, body: str) -> str:
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        # No network, ever: the page forbids itself to load anything but inline style and data.
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        "style-src 'unsafe-inline'; img-src data:\">"
+        f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>{body}</body></html>\n"
+    )
+
+
+def _summary_table(summary: RunSummary) -> str:
+    head = ('<table class="summary"><tr><th>metric</th><th class=num>mean</th><th class=num>median</th>'
+            "<th class=num>std</th><th class=num>scored</th><th class=num>unscored</th><th>unscored because</th></tr>")
+    rows = []
+    for m in summary.metrics:
+        why = "<br>".join(f"{n} &times; {esc(r)}" for r, n in sorted(m.reasons.items(), key=lambda kv: (-kv[1], kv[0])))
+        rows.append(f"<tr><td>{esc(m.metric)}</td><td class=num>{fmt(m.mean)}</td><td class=num>{fmt(m.median)}</td>"
+                    f"<td class=num>{fmt(m.std)}</td><td class=num>{m.scored}</td><td class=num>{m.unscored}</td><td>{why}</td></tr>")
+    return head + "".join(rows) + "</table>"
+
+
+def _warnings(run: RunData) -> str:
+    if not run.unreadable:
+        return ""
+    shown = ", ".join(map(str, run.unreadable[:20])) + (" ..." if len(run.unreadable) > 20 else "")
+    return (f'<p class="warn">{esc(run.name)}: {len(run.unreadable)} line(s) could not be read as output rows '
+            f"and are not in this report (lines {esc(shown)}).</p>")
+
+
+def _row_title(record: dict[str, Any], line: int, score: str) -> str:
+    ident = record.get("id")
+    question = next((text for label, text in row_fields(record) if label == "question"), "")
+    short = question if len(question) <= 110 else question[:107] + "..."
+    parts = [f"line {line}"] + ([f"id {ident}"] if isinstance(ident, (str, int)) and not isinstance(ident, bool) else [])
+    return f'{esc(" · ".join(parts))} · {score} · <span class="muted">{esc(short)}</span>'
+
+
+def _fields(record: dict[str, Any]) -> str:
+    rows = "".join(f"<tr><td>{esc(label)}</td><td>{esc(text)}</td></tr>" for label, text in row_fields(record))
+    if record.get("_error"):
+        rows += f'<tr><td>error</td><td class="bad">{esc(record["_error"])}</td></tr>'
+    return f'<table class="fields">{rows}</table>' if rows else ""
+
+
+def _line_of(record: dict[str, Any]) -> int:
+    line = record.get("_line")
+    return line if isinstance(line, int) else 0
+
+
+def _worst_section(run: RunData, worst: int) -> str:
+    out = [f"<h2 id=\"worst\">Lowest-scored rows (up to {worst} per metric), with why</h2>"]
+    for m in run.metrics:
+        # A perfect score needs no explanation: only rows below 1.0 are listed.
+        rows = [r for r in run.worst[m] if (score_of(r, m) or 0.0) < 1.0]
+        out.append(f'<h3 id="{_anchor("worst", m)}">{esc(m)}</h3>')
+        if not rows:
+            out.append(f'<p class="muted">{"every scored row scores 1.0" if run.summary[m].scored else "no row has a score"}</p>')
+        for k, rec in enumerate(rows):
+            title = _row_title(rec, _line_of(rec), f"score {fmt(rec.get(m))}")
+            out.append(f'<details class="row"{" open" if k < _OPEN_ROWS else ""}><summary>{title}</summary>'
+                       f"{_fields(rec)}{explain(m, rec)}</details>")
+    return "".join(out)
+
+
+def _plots(runs: list[RunData], metrics: list[str]) -> str:
+    figs = []
+    for m in metrics:
+        series = [(run.name, run.scores[m]) for run in runs]
+        figs.append(f'<figure>{histogram_svg(series, title=m, salt=m)}</figure>')
+    return '<h2 id="plots">Score histograms</h2><div class="plots">' + "".join(figs) + "</div>"
+
+
+def render_single(run: RunData, *, worst: int, title: str | None = None) -> str:
+    title = title or f"localeval report: {run.name}"
+    nav = "".join(f'<a href="#{_anchor("worst", m)}">{esc(m)}</a>' for m in run.metrics)
+    body = (
+        f"<h1>{esc(title)}</h1><p class=\"muted\">{run.rows} rows from {esc(run.name)}; "
+        f"metrics: {esc(', '.join(run.metrics))}</p>{_warnings(run)}<nav>worst rows: {nav}</nav>"
+        f'<h2 id="summary">Summary per metric</h2>{_summary_table(run.summary)}'
+        + _plots([run], run.metrics) + _worst_section(run, worst)
+    )
+    return _page(title, body)
+
+
+def _score_change(c: Change) -> str:
+    return f"{fmt(c.a) if c.a is not None else 'unscored'} &rarr; {fmt(c.b) if c.b is not None else 'unscored'}"
+
+
+def _change_rows(metric: str, changes: list[Change], rows_a: dict[int, dict], rows_b: dict[int, dict],
+                 names: tuple[str, str]) -> str:
+    out = []
+    for k, c in enumerate(changes):
+        ra, rb = rows_a.get(c.line, {}), rows_b.get(c.line, {})
+        same_q = dict(row_fields(ra)).get("question") == dict(row_fields(rb)).get("question")
+        warn = "" if same_q else '<p class="warn">the two runs have a different question on this line</p>'
+        out.append(
+            f'<details class="row"{" open" if k < _OPEN_ROWS else ""}><summary>{_row_title(rb or ra, c.line, _score_change(c))}</summary>'
+            f'{warn}{_fields(rb or ra)}<div class="side"><div><h4>{esc(names[0])}</h4>{explain(metric, ra)}</div>'
+            f"<div><h4>{esc(names[1])}</h4>{explain(metric, rb)}</div></div></details>"
+        )
+    return "".join(out) if out else '<p class="muted">none</p>'
+
+
+def render_comparison(a: RunData, b: RunData, cmp: Comparison, rows_a: dict[int, dict], rows_b: dict[int, dict],
+                      *, title: str | None = None) -> str:
+    title = title or f"localeval comparison: {a.name} vs {b.name}"
+    names = (f"A: {a.name}", f"B: {b.name}")
+    table = ['<table class="changes"><tr><th>metric</th><th class=num>mean A</th><th class=num>mean B</th>'
+             "<th class=num>better</th><th class=num>worse</th><th class=num>unchanged</th>"
+             "<th class=num>lost score</th><th class=num>gained score</th><th class=num>unscored in both</th></tr>"]
+    for ch in cmp.changes:
+        table.append(f'<tr><td><a href="#{_anchor("change", ch.metric)}">{esc(ch.metric)}</a></td><td class=num>{fmt(ch.mean_a)}</td>'
+                     f"<td class=num>{fmt(ch.mean_b)}</td><td class=num>{ch.better}</td><td class=num>{ch.worse}</td>"
+                     f"<td class=num>{ch.same}</td><td class=num>{ch.lost}</td><td class=num>{ch.gained}</td>"
+                     f"<td class=num>{ch.both_unscored}</td></tr>")
+    table.append("</table>")
+    notes = []
+    if cmp.rows_only_a or cmp.rows_only_b:
+        notes.append(f"{cmp.rows_only_a} row(s) only in A and {cmp.rows_only_b} only in B are not compared.")
+    if cmp.only_a or cmp.only_b:
+        notes.append(f"metrics only in A: {', '.join(cmp.only_a) or 'none'}; only in B: {', '.join(cmp.only_b) or 'none'}.")
+    note = "".join(f'<p class="warn">{esc(n)}</p>' for n in notes)
+    sections = []
+    for ch in cmp.changes:
+        sections.append(
+            f'<h3 id="{_anchor("change", ch.metric)}">{esc(ch.metric)}: {ch.worse + ch.lost} worse, {ch.better + ch.gained} better</h3>'
+            f"<h4>Got worse (largest drop first)</h4>{_change_rows(ch.metric, ch.worsened, rows_a, rows_b, names)}"
+            f"<h4>Got better</h4>{_change_rows(ch.metric, ch.improved, rows_a, rows_b, names)}"
+        )
+    body = (
+        f"<h1>{esc(title)}</h1><p class=\"muted\">A: {esc(a.name)} ({a.rows} rows); B: {esc(b.name)} ({b.rows} rows); "
+        f"{cmp.matched} rows matched by input line; a change under 1e-4 counts as unchanged.</p>"
+        f"{_warnings(a)}{_warnings(b)}{note}"
+        f'<h2 id="changes">What changed, per metric</h2>{"".join(table)}'
+        f'<h2 id="summary">Summary of each run</h2><h3>{esc(names[0])}</h3>{_summary_table(a.summary)}'
+        f"<h3>{esc(names[1])}</h3>{_summary_table(b.summary)}"
+        + _plots([a, b], cmp.metrics)
+        + '<h2 id="rows">Rows that changed, with why</h2>' + "".join(sections)
+    )
+    return _page(title, body)

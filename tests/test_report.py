@@ -1,0 +1,204 @@
+"""HTML reports: built from real runner output, escaped, self-contained, rendered by a real
+headless browser with no console error and no request but the file itself."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from localeval import evaluate
+from localeval.cli.main import app
+from localeval.reports import build_report, write_report
+from localeval.reports.explain import explain, highlight
+from report_browser import visit
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rag_answers.jsonl"
+METRICS = ["context_recall", "faithfulness", "chunk_recall", "context_relevance", "context_entity_recall"]
+SCRIPT = "<script>alert('x')</script>"
+IMG = '<img src="http://example.com/pixel.png">'
+runner = CliRunner()
+
+
+def _rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _inputs() -> list[dict]:
+    rows = _rows(EXAMPLE)
+    rows.append({"id": "hostile", "user_input": f"Is {SCRIPT} safe?", "response": f"The cat sat. {IMG}",
+                 "reference": "The cat sat on the mat.", "retrieved_contexts": [f"The cat sat on the mat. {SCRIPT}"]})
+    rows.append({"id": "broken", "user_input": "What?", "retrieved_contexts": "not a list"})
+    return rows
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, tiny_nli_dir, one_torch_thread) -> tuple[Path, Path]:
+    """Two real runs of the same rows (the tiny judge: the report is plumbing); run B loses
+    the first context of every other row, as a worse retriever would."""
+    d = tmp_path_factory.mktemp("report")
+    rows_a = _inputs()
+    rows_b = [dict(r, retrieved_contexts=r["retrieved_contexts"][1:]) if i % 2 == 0 and isinstance(r.get("retrieved_contexts"), list)
+              else r for i, r in enumerate(rows_a)]
+    a, b = d / "run_a.jsonl", d / "run_b.jsonl"
+    evaluate(rows_a, METRICS, model=tiny_nli_dir, output=a, show_progress=False)
+    evaluate(rows_b, METRICS, model=tiny_nli_dir, output=b, show_progress=False)
+    return a, b
+
+
+def _no_external_reference(page: str) -> None:
+    """Nothing in the page's markup could load anything (user text is escaped, so it is not
+    markup: an escaped "<img src=...>" is text)."""
+    tags = " ".join(re.findall(r"<[A-Za-z!/][^>]*>", page))
+    assert "<script" not in tags.lower()
+    assert not re.search(r"\s(src|srcset|action|poster|data|background)\s*=", tags, re.I)
+    assert all(h.startswith("#") for h in re.findall(r'href="([^"]*)"', tags))
+    # URLs in markup are only SVG namespace names (never fetched).
+    assert set(re.findall(r"https?://[^\s\"'<>]+", tags)) <= {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
+    assert "@import" not in page
+    assert all(u.startswith("#") for u in re.findall(r"url\(([^)]*)\)", page))  # SVG clip paths in the page
+
+
+def test_single_run_report_shows_summary_plots_and_worst_rows(runs, tmp_path):
+    a, _ = runs
+    page = build_report([a], worst=20)
+    _no_external_reference(page)
+    assert SCRIPT not in page and IMG not in page
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page  # shown as text, escaped
+    rows = _rows(a)
+    assert f"{len(rows)} rows from run_a.jsonl" in page
+    assert page.count("<svg") == len(METRICS)  # one histogram per metric
+    # The summary table's counts are the file's.
+    for m in METRICS:
+        scored = sum(1 for r in rows if isinstance(r[m], float))
+        assert re.search(rf"<td>{m}</td>(<td class=num>[^<]*</td>){{3}}<td class=num>{scored}</td><td class=num>{len(rows) - scored}</td>", page)
+    assert "1 &times; invalid row<" in page  # the broken row is counted under its reason, not dropped
+    # The worst rows of a metric are its lowest scores below 1.0, lowest first.
+    section = page.split('id="worst-context_recall"')[1].split("<h3")[0]
+    listed = [int(x) for x in re.findall(r"<summary>line (\d+)", section)]
+    expected = sorted((r["context_recall"], r["_line"]) for r in rows if isinstance(r["context_recall"], float) and r["context_recall"] < 1)
+    assert listed == [line for _, line in expected] and len(listed) > 1
+    assert len(re.findall(r"<summary>line", build_report([a], worst=1))) <= len(METRICS)
+
+
+def test_explanations_name_missing_claims_and_chunk_information(runs):
+    a, _ = runs
+    rows = _rows(a)
+    page = build_report([a], worst=20)
+    shown = 0
+    for r in rows:
+        for c in (r["faithfulness_details"] or {}).get("claims", []):
+            if not c["attributed"] and isinstance(r["faithfulness"], float) and r["faithfulness"] < 1:
+                assert f'<tr class="bad"><td>missing</td><td>{_esc(c["text"])}</td>' in page
+                shown += 1
+        for ch in (r["chunk_recall_details"] or {}).get("evaluated_chunks", []):
+            if ch["missing_info"] and r["chunk_recall"] < 1:
+                assert f"<b>missing information:</b> {_esc(ch['missing_info'])}" in page
+    assert shown > 0
+
+
+def _esc(text: str) -> str:
+    import html
+
+    return html.escape(text, quote=True)
+
+
+def test_context_sentences_are_highlighted_as_relevant_or_not():
+    ctx = ["Paris is in France. Cats <purr>.", "  "]
+    record = {
+        "user_input": "Where is Paris?", "retrieved_contexts": ctx, "context_relevance": 0.5,
+        "context_relevance_reason": None,
+        "context_relevance_details": {"level": "sentence", "threshold": 0.6, "chunks": [], "sentences": [
+            {"context_index": 0, "text": "Paris is in France.", "start": 0, "end": 19, "probability": 0.9, "relevant": True},
+            {"context_index": 0, "text": "Cats <purr>.", "start": 20, "end": 32, "probability": 0.1, "relevant": False},
+        ]},
+    }
+    out = explain("context_relevance", record)
+    assert '<mark class="ok" title="relevant (p=0.900)">Paris is in France.</mark> ' in out
+    assert '<mark class="bad" title="irrelevant (p=0.100)">Cats &lt;purr&gt;.</mark>' in out
+    assert "1 of 2 sentences relevant" in out
+    # A span that does not fit the text is not guessed at; overlaps are left unmarked.
+    assert highlight("abc", [(1, 9, "ok", "")]) == "abc"
+    assert highlight("a<c", [(0, 2, "ok", "t"), (1, 3, "bad", "u")]) == '<mark class="ok" title="t">a&lt;</mark>c'
+
+
+def test_unknown_or_broken_details_still_render(tmp_path):
+    path = tmp_path / "odd.jsonl"
+    path.write_text("\n".join([
+        json.dumps({"_line": 1, "m": 0.2, "m_reason": None, "m_details": {"weird": [1, 2, "<b>"]}}),
+        "{torn line",
+        json.dumps({"_line": 2, "m": float("nan"), "m_reason": None, "m_details": None}) .replace("NaN", "null"),
+        json.dumps({"_line": 3, "m": "0.9", "m_reason": None, "m_details": "text"}),
+        json.dumps({"_line": 4, "m": 0.5, "m_reason": None, "m_details": {"claims": [{"text": 5}], "sentences": None}}),
+    ]) + "\n")
+    page = build_report([path])
+    assert "1 line(s) could not be read" in page and "lines 2" in page  # the torn line is reported
+    assert "&lt;b&gt;" in page and "nan" not in page.lower().replace("nano", "")
+    assert re.search(r"<td>m</td><td class=num>0.350</td>", page)  # mean of 0.2 and 0.5; others unscored
+    assert "no score and no reason given" in page and "score is not a finite number" in page
+
+
+def test_comparison_counts_rows_that_got_better_or_worse(runs):
+    a, b = runs
+    page = build_report([a, b], worst=5)
+    _no_external_reference(page)
+    ra = {r["_line"]: r for r in _rows(a)}
+    rb = {r["_line"]: r for r in _rows(b)}
+    for m in METRICS:
+        worse = sum(1 for k in ra if isinstance(ra[k][m], float) and isinstance(rb[k][m], float) and ra[k][m] - rb[k][m] > 1e-4)
+        better = sum(1 for k in ra if isinstance(ra[k][m], float) and isinstance(rb[k][m], float) and rb[k][m] - ra[k][m] > 1e-4)
+        lost = sum(1 for k in ra if isinstance(ra[k][m], float) and rb[k][m] is None)
+        row = re.search(rf'<td><a href="#change-{m}">{m}</a></td>(.*?)</tr>', page).group(1)
+        nums = re.findall(r"<td class=num>([^<]*)</td>", row)
+        assert nums[2:5] == [str(better), str(worse), str(len(ra) - better - worse - lost - int(nums[6]) - int(nums[7]))]
+        assert nums[5] == str(lost)
+    assert page.count("<svg") == len(METRICS)
+    assert "A: run_a.jsonl" in page and "B: run_b.jsonl" in page
+
+
+def test_report_renders_in_a_headless_browser_offline(runs, tmp_path):
+    a, b = runs
+    for name, inputs, heading in (("single", [a], "Lowest-scored rows"), ("compare", [a, b], "What changed, per metric")):
+        html_path = write_report(inputs, tmp_path / f"{name}.html", worst=20, title=f"{name} {SCRIPT}")
+        shot = tmp_path / f"{name}.png"
+        seen = visit(html_path, shot)
+        assert seen.console_errors == [] and seen.dialogs == []
+        assert seen.requests == [html_path.resolve().as_uri()]  # nothing but the file itself
+        assert heading in seen.text and "Score histograms" in seen.text
+        assert "context_recall" in seen.text
+        assert seen.title == f"{name} {SCRIPT}" and f"{name} {SCRIPT}" in seen.text  # shown as text, not run
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+
+
+def test_cli_report_and_score_with_report(runs, tmp_path, tiny_nli_dir):
+    a, b = runs
+    out = tmp_path / "cmp.html"
+    result = runner.invoke(app, ["report", str(a), str(b), "-o", str(out), "--worst", "2"])
+    assert result.exit_code == 0, result.output
+    assert "What changed, per metric" in out.read_text()
+    scored, report = tmp_path / "scored.jsonl", tmp_path / "scored.html"
+    result = runner.invoke(app, ["score", str(EXAMPLE), "-m", "context_recall", "-o", str(scored), "--model",
+                                 str(tiny_nli_dir), "--no-progress", "--report", str(report)])
+    assert result.exit_code == 0, result.output
+    assert f"{len(_rows(EXAMPLE))} rows from scored.jsonl" in report.read_text()
+    result = runner.invoke(app, ["score", str(EXAMPLE), "--model", str(tiny_nli_dir), "--report", str(report)])
+    assert result.exit_code == 2 and "--report needs --output" in result.output
+    result = runner.invoke(app, ["report", str(EXAMPLE), "-o", str(tmp_path / "x.html")])
+    assert result.exit_code == 2 and "no metric columns" in result.output
+    result = runner.invoke(app, ["report", str(a), str(a), str(b)])
+    assert result.exit_code == 2 and "one run file, or two" in result.output
+
+
+def test_report_of_a_real_judge_run_lists_the_unsupported_claim(default_judge, tmp_path):
+    row = _rows(EXAMPLE)[0]  # "It is 330 metres tall." is in no context
+    out = tmp_path / "eiffel.jsonl"
+    evaluate([row], ["faithfulness"], model=default_judge, output=out, show_progress=False)
+    claims = _rows(out)[0]["faithfulness_details"]["claims"]
+    assert [c["attributed"] for c in claims if c["text"] == "It is 330 metres tall."] == [False]
+    page = build_report([out])
+    assert '<tr class="bad"><td>missing</td><td>It is 330 metres tall.</td>' in page
+    assert not math.isnan(_rows(out)[0]["faithfulness"])
