@@ -93,7 +93,7 @@ def test_explanations_name_missing_claims_and_chunk_information(runs):
     for r in rows:
         for c in (r["faithfulness_details"] or {}).get("claims", []):
             if not c["attributed"] and isinstance(r["faithfulness"], float) and r["faithfulness"] < 1:
-                assert f'<tr class="bad"><td>missing</td><td>{_esc(c["text"])}</td>' in page
+                assert f'<tr class="bad"><td>not supported</td><td>{_esc(c["text"])}</td>' in page
                 shown += 1
         for ch in (r["chunk_recall_details"] or {}).get("evaluated_chunks", []):
             if ch["missing_info"] and r["chunk_recall"] < 1:
@@ -200,5 +200,5 @@ def test_report_of_a_real_judge_run_lists_the_unsupported_claim(default_judge, t
     claims = _rows(out)[0]["faithfulness_details"]["claims"]
     assert [c["attributed"] for c in claims if c["text"] == "It is 330 metres tall."] == [False]
     page = build_report([out])
-    assert '<tr class="bad"><td>missing</td><td>It is 330 metres tall.</td>' in page
+    assert '<tr class="bad"><td>not supported</td><td>It is 330 metres tall.</td>' in page
     assert not math.isnan(_rows(out)[0]["faithfulness"])

@@ -88,7 +88,7 @@ def _claims(details: dict[str, Any]) -> str:
     for c in missing + [c for c in claims if c.get("attributed")]:
         ok = bool(c.get("attributed"))
         rows.append(
-            f'<tr class="{"ok" if ok else "bad"}"><td>{"supported" if ok else "missing"}</td>'
+            f'<tr class="{"ok" if ok else "bad"}"><td>{"supported" if ok else "not supported"}</td>'
             f"<td>{esc(c.get('text', ''))}</td><td class=num>{fmt(c.get('probability'))}</td>"
             f"<td>{_evidence(c.get('evidence'))}</td></tr>"
         )

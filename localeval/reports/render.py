@@ -26,7 +26,7 @@ tr.ok td:first-child,li.ok{color:#1e6b2c}.ctx{background:#fafafa;border-left:3px
 .chunk{margin:6px 0}details.row{border:1px solid #ddd;border-radius:4px;margin:8px 0;padding:4px 10px}
 details.row>summary{cursor:pointer;font-weight:600}.fields td:first-child{width:90px;color:#555}
 .side{display:grid;grid-template-columns:1fr 1fr;gap:12px}.warn{background:#fff4d6;padding:6px 10px;border-radius:4px}
-nav a{margin-right:12px}pre{white-space:pre-wrap;font-size:12px}
+.claims td:first-child{white-space:nowrap}nav a{margin-right:12px}pre{white-space:pre-wrap;font-size:12px}
 """
 
 _OPEN_ROWS = 3
