@@ -137,9 +137,24 @@ def test_unknown_or_broken_details_still_render(tmp_path):
     ]) + "\n")
     page = build_report([path])
     assert "1 line(s) could not be read" in page and "lines 2" in page  # the torn line is reported
-    assert "&lt;b&gt;" in page and "nan" not in page.lower().replace("nano", "")
+    assert "&lt;b&gt;" in page and "NaN" not in page
     assert re.search(r"<td>m</td><td class=num>0.350</td>", page)  # mean of 0.2 and 0.5; others unscored
     assert "no score and no reason given" in page and "score is not a finite number" in page
+
+
+def test_parquet_output_gives_the_same_report(runs, tmp_path, tiny_nli_dir):
+    a, _ = runs
+    pq = tmp_path / "run_a.parquet"
+    evaluate(_inputs(), METRICS, model=tiny_nli_dir, output=pq, show_progress=False)
+    from_jsonl, from_parquet = build_report([a], worst=20), build_report([pq], worst=20)
+
+    def summary_and_rows(page: str) -> tuple[str, list[str]]:
+        table = page.split('<table class="summary">')[1].split("</table>")[0]
+        return table, re.findall(r"<summary>(.*?)</summary>", page)
+
+    assert summary_and_rows(from_parquet) == summary_and_rows(from_jsonl)
+    # Explanations come through too (details are JSON text in Parquet).
+    assert from_parquet.count("claims not supported") == from_jsonl.count("claims not supported") > 0
 
 
 def test_comparison_counts_rows_that_got_better_or_worse(runs):
