@@ -124,6 +124,10 @@ def test_context_sentences_are_highlighted_as_relevant_or_not():
     # A span that does not fit the text is not guessed at; overlaps are left unmarked.
     assert highlight("abc", [(1, 9, "ok", "")]) == "abc"
     assert highlight("a<c", [(0, 2, "ok", "t"), (1, 3, "bad", "u")]) == '<mark class="ok" title="t">a&lt;</mark>c'
+    # A huge context is shown cut, with what is left out counted; spans past the cut are dropped.
+    long = "word " * 10_000
+    out = highlight(long, [(0, 4, "ok", ""), (30_000, 30_004, "bad", "")])
+    assert out.count("<mark") == 1 and "(30,000 more characters)" in out and len(out) < 20_200
 
 
 def test_unknown_or_broken_details_still_render(tmp_path):

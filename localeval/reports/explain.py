@@ -13,9 +13,18 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["contexts_of", "esc", "explain", "fmt", "highlight", "row_fields"]
+__all__ = ["MAX_TEXT", "clip", "contexts_of", "esc", "explain", "fmt", "highlight", "row_fields"]
 
 _MAX_JSON = 4000
+MAX_TEXT = 20_000
+"""Characters of one text shown: a 100k-word context in ten rows would make a page no one reads."""
+
+
+def clip(text: str, limit: int = MAX_TEXT) -> str:
+    """``text`` escaped, cut at ``limit`` characters with a note saying how much is left out."""
+    if len(text) <= limit:
+        return esc(text)
+    return f'{esc(text[:limit])}<span class="muted"> ... ({len(text) - limit:,} more characters)</span>'
 
 
 def esc(value: Any) -> str:
@@ -62,13 +71,18 @@ def highlight(text: str, spans: Sequence[tuple[int, int, str, str]]) -> str:
     do not fit the text or overlap an earlier one are left unmarked rather than guessed at."""
     out: list[str] = []
     pos = 0
-    for start, end, css, tip in sorted(spans, key=lambda s: (s[0], s[1])):
-        if not (isinstance(start, int) and isinstance(end, int)) or start < pos or end <= start or end > len(text):
+    shown = min(len(text), MAX_TEXT)
+    # Details read from a file may hold anything: a non-integer offset sorts first and is skipped.
+    def key(span: tuple[Any, Any, str, str]) -> tuple[int, int]:
+        return tuple(v if isinstance(v, int) else -1 for v in span[:2])  # type: ignore[return-value]
+
+    for start, end, css, tip in sorted(spans, key=key):
+        if not (isinstance(start, int) and isinstance(end, int)) or start < pos or end <= start or end > shown:
             continue
         out.append(esc(text[pos:start]))
         out.append(f'<mark class="{esc(css)}" title="{esc(tip)}">{esc(text[start:end])}</mark>')
         pos = end
-    out.append(esc(text[pos:]))
+    out.append(clip(text[pos:], shown - pos))
     return "".join(out)
 
 

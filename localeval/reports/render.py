@@ -8,7 +8,7 @@ from typing import Any
 
 from localeval.reports.compare import Change, Comparison
 from localeval.reports.data import RunData, score_of
-from localeval.reports.explain import esc, explain, fmt, row_fields
+from localeval.reports.explain import clip, esc, explain, fmt, row_fields
 from localeval.reports.plots import histogram_svg
 from localeval.runner.summary import RunSummary
 
@@ -76,7 +76,7 @@ def _row_title(record: dict[str, Any], line: int, score: str) -> str:
 
 
 def _fields(record: dict[str, Any]) -> str:
-    rows = "".join(f"<tr><td>{esc(label)}</td><td>{esc(text)}</td></tr>" for label, text in row_fields(record))
+    rows = "".join(f"<tr><td>{esc(label)}</td><td>{clip(text)}</td></tr>" for label, text in row_fields(record))
     if record.get("_error"):
         rows += f'<tr><td>error</td><td class="bad">{esc(record["_error"])}</td></tr>'
     return f'<table class="fields">{rows}</table>' if rows else ""
