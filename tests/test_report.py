@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from localeval import evaluate
@@ -221,3 +223,24 @@ def test_report_of_a_real_judge_run_lists_the_unsupported_claim(default_judge, t
     page = build_report([out])
     assert '<tr class="bad"><td>not supported</td><td>It is 330 metres tall.</td>' in page
     assert not math.isnan(_rows(out)[0]["faithfulness"])
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=True) | st.text(max_size=8) | st.just("<script>"),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(
+        ["text", "start", "end", "attributed", "probability", "evidence", "context_index", "id_chunk", "is_relevant",
+         "is_included", "missing_info", "relevant_sentences", "missing_sentences", "relevant", "found", "match",
+         "label", "useful", "rank", "answerable", "supported_claim"]), inner, max_size=4),
+    max_leaves=12,
+)
+_SHAPES = ["claims", "evaluated_chunks", "sentences", "entities", "chunks", "sub_questions", "missing_statements", "missing_ids", "other"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(shape=st.sampled_from(_SHAPES), value=_json, extra=_json, score=_json,
+       contexts=st.lists(st.text(max_size=30) | st.just("<b>x</b>"), max_size=3) | _json)
+def test_explain_never_fails_on_odd_details(shape, value, extra, contexts, score):
+    record = {"m": score, "m_reason": extra, "m_details": {shape: value, "level": extra, "threshold": extra},
+              "retrieved_contexts": contexts}
+    out = explain("m", record)
+    assert "<script" not in out
