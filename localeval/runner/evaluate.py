@@ -22,8 +22,8 @@ from typing import Any
 
 from localeval.backends.cache import JudgementCache
 from localeval.metrics.base import Metric, MetricResult
-from localeval.runner.columns import ColumnMap, ColumnSource
-from localeval.runner.output import open_writer, read_done, record
+from localeval.runner.columns import ColumnMap, ColumnSource, clean_value
+from localeval.runner.output import dumps, open_writer, read_done, record
 from localeval.runner.progress import make_progress
 from localeval.runner.rows import Row
 from localeval.runner.run import (
@@ -103,6 +103,30 @@ class EvaluationResult:
 
         return pd.DataFrame.from_records(self.to_records())
 
+    def to_hf_dataset(self):
+        """A Hugging Face ``datasets.Dataset`` with the columns of `to_pandas`. Details are JSON
+        text (their shape differs from row to row, which Arrow cannot type), and so is any
+        input column whose values Arrow cannot hold in one type (a number in one row, text in
+        another); every other column keeps its type."""
+        import datasets
+        import pyarrow as pa
+
+        records = self.to_records()
+        names = list(dict.fromkeys(k for r in records for k in r))
+        details = {f"{m}_details" for m in self.metrics}
+        arrays = {}
+        for name in names:
+            values = [clean_value(r.get(name)) for r in records]
+            as_text = pa.array([None if v is None else dumps(v) for v in values], pa.string())
+            if name in details:
+                arrays[name] = as_text
+                continue
+            try:
+                arrays[name] = pa.array(values)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError):
+                arrays[name] = as_text
+        return datasets.Dataset(pa.table(arrays))
+
 
 def _from_record(obj: dict[str, Any], metrics: Sequence[tuple[str, Metric]]) -> RowResult:
     """A row read back from an output file (resume): the results are rebuilt as objects."""
@@ -145,8 +169,8 @@ def _run(
     if resume:
         if output is None:
             raise ValueError("resume needs an output file")
-        if Path(output).suffix.lower() in (".parquet", ".pq"):
-            raise ValueError("resume needs a JSON Lines output: a Parquet file cannot be appended to")
+        if Path(output).suffix.lower() in (".parquet", ".pq", ".csv"):
+            raise ValueError("resume needs a JSON Lines output: a Parquet or CSV file is not appended to")
         if Path(output).exists():
 
             def old(obj: dict[str, Any]) -> None:
@@ -189,8 +213,9 @@ def evaluate(
     """Score every row of ``data`` with every metric.
 
     Args:
-        data: a list of dicts, a pandas DataFrame, a Hugging Face ``datasets.Dataset``, or a
-            path to a JSON Lines, CSV or Parquet file.
+        data: a list of dicts, a pandas DataFrame, a Hugging Face ``datasets.Dataset``, a
+            RAGAS ``EvaluationDataset`` or list of ``SingleTurnSample`` (read by field name;
+            ragas is not imported), or a path to a JSON Lines, CSV or Parquet file.
         metrics: metric names (ours or RAGAS aliases; a comma-separated string works) and/or
             `Metric` objects.
         column_map: target field -> column name, dotted path into a dict column, or
@@ -202,7 +227,7 @@ def evaluate(
         cache: SQLite file (or `JudgementCache`) of judge verdicts, reused across runs.
         show_progress: progress on stderr (a bar on a terminal, plain lines otherwise).
         output: also stream the scored rows to this file as they finish (``.parquet``:
-            Parquet, otherwise JSON Lines).
+            Parquet, ``.csv``: CSV, otherwise JSON Lines).
         resume: keep the rows ``output`` already holds and score only the others.
 
     Returns:
