@@ -2,8 +2,8 @@
 
 Pipeline (Ray Data): the driver reads the input with localeval's own readers (so rows, line
 numbers and the reasons of unreadable rows are exactly those of the local engine) and cuts
-the same chunks (``chunk_size`` rows, on absolute positions) -> ``ray.data.from_items``, one
-item per chunk -> ``map_batches`` with an actor pool (`_Scorer`: builds the metrics and loads
+the same chunks (``chunk_size`` rows, on absolute positions), each put in Ray's object store
+as it is read -> ``ray.data.from_items``, one item (a reference) per chunk -> ``map_batches`` with an actor pool (`_Scorer`: builds the metrics and loads
 the judge in its constructor, then scores one chunk per call with the local engine's
 `score_chunk`, its verdict memo emptied per chunk) -> results streamed back in input order,
 where the caller writes them (JSON Lines, CSV or Parquet) and summarises them.
@@ -66,8 +66,10 @@ class _Scorer:
 
         from localeval.runner.run import score_chunk
 
+        import ray
+
         scored = np.empty(len(batch["chunk"]), dtype=object)
-        for i, rows in enumerate(batch["chunk"]):
+        for i, rows in enumerate(ray.get(list(batch["chunk"]))):
             for cache in self.caches:
                 cache.clear_memory()  # as the local engine does: each chunk on its own
             scored[i] = score_chunk(list(rows), self.named)
@@ -109,20 +111,21 @@ def ray_chunks(
     if cache is not None and not isinstance(cache, (str, os.PathLike)):
         raise TypeError('engine "ray" takes the verdict cache as a file path')
     ray = _import_ray()
+    _connect(ray, address)
 
-    sent: list[list[Row]] = []
+    # Each chunk goes to Ray's object store as it is read (spilled to disk when the store is
+    # full); the driver keeps only references and line numbers.
+    sent: list[list[int]] = []
     items: list[dict[str, Any]] = []
     for chunk in iter_chunks(rows, chunk_size):
         if progress is not None and skip:
             progress.advance(sum(r.line in skip for r in chunk))
         todo = [r for r in chunk if not skip or r.line not in skip]
         if todo:
-            items.append({"position": len(sent), "chunk": todo})
-            sent.append(todo)
+            items.append({"position": len(sent), "chunk": ray.put(todo)})
+            sent.append([r.line for r in todo])
     if not items:
         return
-
-    _connect(ray, address)
     context = ray.data.DataContext.get_current()
     context.execution_options.preserve_order = True
     context.enable_progress_bars = False
@@ -152,7 +155,7 @@ def ray_chunks(
     for out in dataset.iter_rows():
         position = int(out["position"])
         scored = list(out["scored"])
-        if position != expected or [r.line for r, _ in scored] != [r.line for r in sent[position]]:
+        if position != expected or [r.line for r, _ in scored] != sent[position]:
             raise RuntimeError(f"the Ray engine returned chunk {position} where chunk {expected} was due; no row is written out of order")
         expected += 1
         if progress is not None:
