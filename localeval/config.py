@@ -65,7 +65,7 @@ class LocalevalConfig(BaseModel):
     cache: str | None = Field(default=None, description="SQLite file of judge verdicts")
     progress: bool = True
     engine: Literal["local", "ray"] = "local"
-    ray_address: str | None = Field(default=None, description="Ray cluster to join (default: start a local one)")
+    ray_address: str | None = Field(default=None, description="Ray cluster to join, e.g. auto (default: start a local one)")
     ray_actors: int | None = Field(default=None, ge=1, description="scoring actors (default: one per GPU, else one per CPU)")
 
     @field_validator("metrics", mode="before")

@@ -56,7 +56,7 @@ def score(
     resume: bool = typer.Option(False, "--resume", help="Keep the rows OUTPUT already holds; score and append the rest."),
     progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Show progress on stderr (default: on)."),
     engine: Optional[str] = typer.Option(None, "--engine", help="local (default) or ray (an actor pool: one per GPU, else one per CPU)."),
-    ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster to join (auto, ray://head:10001); default: a local one."),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster to join (auto: the one this node belongs to); default: a local one."),
     ray_actors: Optional[int] = typer.Option(None, "--ray-actors", help="Scoring actors for --engine ray."),
     config: Optional[Path] = typer.Option(None, "--config", dir_okay=False, help=_CONFIG_HELP),
 ) -> None:

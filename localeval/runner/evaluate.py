@@ -286,8 +286,8 @@ def evaluate(
             "relevance": 0.6}``) for the metrics given by name.
         engine: ``"local"`` (this process) or ``"ray"`` (a pool of Ray actors, one per GPU or
             CPU; metrics by name only; see `localeval.runner.ray_engine`).
-        ray_address: the Ray cluster to join (``"auto"``, ``"ray://head:10001"``); ``None``
-            starts a local Ray instance (unless one is already initialised).
+        ray_address: the Ray cluster to join (``"auto"``); ``None`` starts a local Ray
+            instance (unless Ray is already initialised, which is then used as it is).
         ray_actors: how many scoring actors (default: one per GPU, else one per CPU).
 
     Returns:

@@ -11,13 +11,13 @@ where the caller writes them (JSON Lines, CSV or Parquet) and summarises them.
 Because every chunk is scored by the same code on the same rows, scores equal the local
 engine's (on CPU, bit for bit). Actors: one per GPU, each with ``num_gpus=1``, when the
 cluster has GPUs (and ``device`` is not ``cpu``); otherwise one CPU actor per CPU, each on one
-torch thread. A failing row keeps the local guarantees (its reason, never dropped); an actor
+torch thread (fewer actors, when asked for, share the CPUs out as threads). A failing row keeps the local guarantees (its reason, never dropped); an actor
 that dies is restarted and its chunk retried by Ray; a chunk that still does not come back
 ends the run with an error, never with fewer rows.
 
 Ray is optional (``pip install "localeval[ray]"``). Without ``ray_address`` a local Ray
 instance is started for the run (usage statistics off, no dashboard); ``ray_address="auto"``
-or ``"ray://head:10001"`` joins an existing cluster, whose nodes must have localeval and the
+joins the cluster of the node the driver runs on, whose nodes must have localeval and the
 judge installed (the shipped judge is part of the package).
 """
 
@@ -132,11 +132,14 @@ def ray_chunks(
     resources = ray.cluster_resources()
     gpus = int(resources.get("GPU", 0)) if device != "cpu" else 0
     if gpus:
-        pool, per_actor, threads = actors or gpus, {"num_gpus": 1}, None
+        pool, per_actor, threads = min(actors or gpus, len(items)), {"num_gpus": 1}, None
+        if device is not None and device.startswith("cuda"):
+            device = "cuda"  # each actor sees only its own GPU, as cuda:0
     else:
         cpus = max(1, int(resources.get("CPU", 1)))
-        pool, per_actor, threads = actors or cpus, {"num_cpus": 1}, 1
-    pool = min(pool, len(items))
+        pool = min(actors or cpus, len(items))
+        threads = max(1, cpus // pool)  # fewer actors than CPUs: each gets more torch threads
+        per_actor = {"num_cpus": threads}
     options = {"model": None if model is None else str(model), "device": device, "batch_size": batch_size,
                "thresholds": dict(thresholds or {}) or None, "cache": None if cache is None else str(cache)}
 
