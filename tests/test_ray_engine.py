@@ -112,3 +112,15 @@ def test_ray_engine_takes_names_not_objects(local_ray, judge_dir):
         evaluate([{"reference": "a."}], [ContextRecall(str(judge_dir))], engine="ray", show_progress=False)
     with pytest.raises(ValueError, match="unknown engine"):
         evaluate([{"reference": "a."}], METRICS, engine="spark", show_progress=False)
+
+
+def test_ray_resumes_a_local_run_to_the_same_file(local_ray, judge_dir, tmp_path):
+    data = _input(tmp_path)
+    common = dict(model=str(judge_dir), device="cpu", chunk_size=3, show_progress=False)
+    full, part = tmp_path / "full.jsonl", tmp_path / "part.jsonl"
+    evaluate(data, METRICS, output=full, **common)
+    lines = full.read_bytes().splitlines(keepends=True)
+    part.write_bytes(b"".join(lines[:4]) + lines[4][:20])  # killed mid-line after 4 rows
+    resumed = evaluate(data, METRICS, output=part, resume=True, engine="ray", **common)
+    assert part.read_bytes() == full.read_bytes()  # no row lost, none written twice
+    assert len(resumed) == 11 and resumed.summary().rows == 11
