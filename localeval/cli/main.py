@@ -1,4 +1,4 @@
-"""`localeval` command line: score a dataset file (JSON Lines, CSV, Parquet), report on scored runs (HTML), list the local judges."""
+"""`localeval` command line: score a dataset file (JSON Lines, CSV, Parquet), report on scored runs (HTML), show the configuration, list the local judges."""
 
 from __future__ import annotations
 
@@ -25,24 +25,46 @@ def _parse_column_map(items: list[str]) -> dict[str, str]:
     return mapping
 
 
+def _parse_thresholds(items: list[str]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        try:
+            out[name.strip()] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep or not name.strip():
+            raise ValueError(f"--threshold takes NAME=VALUE (entailment=0.7), got {item!r}")
+    return out
+
+
+_CONFIG_HELP = "Configuration file (default: ./localeval.toml, else [tool.localeval] in ./pyproject.toml)."
+
+
 @app.command()
 def score(
     input_path: Path = typer.Argument(..., exists=True, dir_okay=False, help="Input file: JSON Lines, CSV or Parquet."),
-    metrics: str = typer.Option("context_recall", "--metrics", "-m", help="Comma-separated metric names (RAGAS names work too)."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output JSON Lines, or .parquet (default: JSON Lines on stdout)."),
+    metrics: Optional[str] = typer.Option(None, "--metrics", "-m", help="Comma-separated metric names (RAGAS names work too; default: context_recall)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output JSON Lines, .csv or .parquet (default: JSON Lines on stdout)."),
     model: Optional[str] = typer.Option(None, "--model", help="Judge name or local model directory."),
     device: Optional[str] = typer.Option(None, "--device", help="cpu, cuda, cuda:1 ... (default: auto)."),
     batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Pairs per judge forward pass (default: 32 on CPU, 128 on CUDA)."),
-    chunk_size: int = typer.Option(256, "--chunk-size", help="Rows scored together."),
+    chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="Rows scored together (default: 256)."),
     column_map: list[str] = typer.Option([], "--column-map", help="FIELD=COLUMN or FIELD=column.key; repeat for several fields."),
+    threshold: list[str] = typer.Option([], "--threshold", help="NAME=VALUE: replaces the judge's stored threshold (entailment, relevance)."),
     cache: Optional[Path] = typer.Option(None, "--cache", dir_okay=False, help="SQLite file of judge verdicts, reused across runs."),
     resume: bool = typer.Option(False, "--resume", help="Keep the rows OUTPUT already holds; score and append the rest."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress on stderr."),
+    progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Show progress on stderr (default: on)."),
+    engine: Optional[str] = typer.Option(None, "--engine", help="local (default) or ray (an actor pool: one per GPU, else one per CPU)."),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster to join (auto: the one this node belongs to); default: a local one."),
+    ray_actors: Optional[int] = typer.Option(None, "--ray-actors", help="Scoring actors for --engine ray."),
+    config: Optional[Path] = typer.Option(None, "--config", dir_okay=False, help=_CONFIG_HELP),
     report_path: Optional[Path] = typer.Option(None, "--report", dir_okay=False, help="Also write an HTML report of the run here (needs --output)."),
 ) -> None:
     """Score every row of INPUT_PATH; each output row keeps its input fields plus ``_line``
     and, per metric, the score, the reason for a missing score, and the details that explain
-    it. Rows are written as their chunk finishes; after a crash, ``--resume`` goes on."""
+    it. Rows are written as their chunk finishes; after a crash, ``--resume`` goes on.
+    Settings not given as flags come from the configuration file (``localeval config``)."""
     from rich.console import Console
 
     from localeval.backends import JudgeNotFoundError
@@ -50,22 +72,32 @@ def score(
     from localeval.runner.run import judges_of
 
     try:
-        mapping = _parse_column_map(column_map)
+        flags = {
+            "metrics": metrics, "model": model, "device": device, "batch_size": batch_size,
+            "chunk_size": chunk_size, "column_map": _parse_column_map(column_map) or None,
+            "thresholds": _parse_thresholds(threshold) or None, "cache": None if cache is None else str(cache),
+            "progress": progress, "engine": engine, "ray_address": ray_address, "ray_actors": ray_actors,
+        }
+        settings = _load(config, flags).config
         if resume and output is None:
             raise ValueError("--resume needs --output")
         if report_path is not None and output is None:
             raise ValueError("--report needs --output (the report is read from the output file)")
-        built = resolve_metrics(metrics, model=model, device=device, batch_size=batch_size)
-        summary = score_dataset(
-            input_path, built, output, mapping, chunk_size=chunk_size,
-            cache=cache, show_progress=progress, resume=resume,
-        )
-    except (JudgeNotFoundError, ValueError, TypeError) as exc:
+        kwargs = settings.score_kwargs()
+        if settings.engine == "local":
+            # Built here (not in score_dataset) to name the judge in the summary's title.
+            built = resolve_metrics(settings.metrics, model=settings.model, device=settings.device,
+                                    batch_size=settings.batch_size, thresholds=settings.thresholds or None)
+        else:
+            built = settings.metrics
+        column_map_ = kwargs.pop("column_map")
+        summary = score_dataset(input_path, built, output, column_map_, show_progress=settings.progress, resume=resume, **kwargs)
+    except (JudgeNotFoundError, ValueError, TypeError, ImportError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
 
-    judges = judges_of(built)
-    where = f" with judge {judges[0].name} on {judges[0].device.type}" if judges else ""
+    judges = judges_of(built) if settings.engine == "local" else []
+    where = f" with judge {judges[0].name} on {judges[0].device.type}" if judges else f" on engine {settings.engine}"
     console = Console(stderr=True, width=max(100, Console(stderr=True).width))
     console.print(summary.to_table(title=f"{summary.rows} rows scored{where}"))
     if report_path is not None and output is not None:
@@ -103,6 +135,37 @@ def report(
         typer.echo("error: a report takes one run file, or two to compare", err=True)
         raise typer.Exit(2)
     _write_report(runs, output or runs[0].with_suffix(".html"), worst=worst, title=title)
+
+
+def _load(path: Optional[Path], flags: dict):
+    from localeval.config import load_config
+
+    return load_config(path, flags)
+
+
+@app.command("config")
+def show_config(
+    config: Optional[Path] = typer.Option(None, "--config", dir_okay=False, help=_CONFIG_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON (values and sources) instead of a table."),
+) -> None:
+    """Print the effective configuration of ``localeval score`` and where each value comes from."""
+    import json
+
+    from localeval.config import ConfigError
+
+    try:
+        effective = _load(config, {})
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    rows = effective.rows()
+    if as_json:
+        typer.echo(json.dumps({"file": effective.file, "settings": {k: {"value": v, "source": src} for k, v, src in rows}}, indent=2))
+        return
+    typer.echo(f"configuration file: {effective.file or 'none (defaults)'}")
+    for key, value, source in rows:
+        shown = json.dumps(value) if isinstance(value, (dict, list, bool)) or value is None else str(value)
+        typer.echo(f"  {key:<12} = {shown:<40} # {source}")
 
 
 @app.command()

@@ -15,16 +15,17 @@ How rows are batched, memoised and streamed is described in `localeval.runner.ru
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from localeval.backends.cache import JudgementCache
 from localeval.metrics.base import Metric, MetricResult
-from localeval.runner.columns import ColumnMap, ColumnSource
-from localeval.runner.output import open_writer, read_done, record
-from localeval.runner.progress import make_progress
+from localeval.runner.columns import ColumnMap, ColumnSource, clean_value
+from localeval.runner.output import dumps, open_writer, read_done, record
+from localeval.runner.progress import Progress, make_progress
 from localeval.runner.rows import Row
 from localeval.runner.run import (
     DEFAULT_CHUNK_SIZE,
@@ -103,6 +104,30 @@ class EvaluationResult:
 
         return pd.DataFrame.from_records(self.to_records())
 
+    def to_hf_dataset(self):
+        """A Hugging Face ``datasets.Dataset`` with the columns of `to_pandas`. Details are JSON
+        text (their shape differs from row to row, which Arrow cannot type), and so is any
+        input column whose values Arrow cannot hold in one type (a number in one row, text in
+        another); every other column keeps its type."""
+        import datasets
+        import pyarrow as pa
+
+        records = self.to_records()
+        names = list(dict.fromkeys(k for r in records for k in r))
+        details = {f"{m}_details" for m in self.metrics}
+        arrays = {}
+        for name in names:
+            values = [clean_value(r.get(name)) for r in records]
+            as_text = pa.array([None if v is None else dumps(v) for v in values], pa.string())
+            if name in details:
+                arrays[name] = as_text
+                continue
+            try:
+                arrays[name] = pa.array(values)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError):
+                arrays[name] = as_text
+        return datasets.Dataset(pa.table(arrays))
+
 
 def _from_record(obj: dict[str, Any], metrics: Sequence[tuple[str, Metric]]) -> RowResult:
     """A row read back from an output file (resume): the results are rebuilt as objects."""
@@ -116,6 +141,41 @@ def _from_record(obj: dict[str, Any], metrics: Sequence[tuple[str, Metric]]) -> 
             {**details, "metric": metric.name, "score": obj.get(name), "reason": obj.get(f"{name}_reason")}
         )
     return RowResult(line=obj["_line"], data=data, error=obj.get("_error"), results=results)
+
+
+ENGINES = ("local", "ray")
+
+
+@contextmanager
+def _chunks(
+    engine: str,
+    rows: Iterable[Row],
+    metrics: str | Sequence[str | Metric],
+    named: list[tuple[str, Metric]],
+    *,
+    chunk_size: int,
+    cache: Any,
+    skip: set[int],
+    progress: Progress,
+    model: Any,
+    device: str | None,
+    batch_size: int | None,
+    thresholds: Mapping[str, float] | None,
+    ray_address: str | None,
+    ray_actors: int | None,
+) -> Iterator[Iterator[list[ScoredRow]]]:
+    """Scored chunks from the chosen engine (both yield the same chunks in input order)."""
+    if engine == "ray":
+        from localeval.runner.ray_engine import ray_chunks
+
+        items = [m.strip() for m in metrics.split(",") if m.strip()] if isinstance(metrics, str) else list(metrics)
+        yield ray_chunks(
+            rows, items, chunk_size=chunk_size, skip=skip, progress=progress, model=model, device=device,
+            batch_size=batch_size, thresholds=thresholds, cache=cache, address=ray_address, actors=ray_actors,
+        )
+        return
+    with attach_caches(named, cache) as caches:
+        yield run_chunks(rows, named, chunk_size=chunk_size, caches=caches, skip=skip, progress=progress)
 
 
 def _run(
@@ -133,9 +193,18 @@ def _run(
     resume: bool,
     on_rows: Callable[[list[ScoredRow]], None] | None,
     on_old: Callable[[dict[str, Any], list[tuple[str, Metric]]], None] | None,
+    thresholds: Mapping[str, float] | None = None,
+    engine: str = "local",
+    ray_address: str | None = None,
+    ray_actors: int | None = None,
 ) -> RunSummary:
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; engines: {', '.join(ENGINES)}")
     columns = ColumnMap(column_map)
-    named = resolve_metrics(metrics, model=model, device=device, batch_size=batch_size)
+    # The Ray engine loads judges in its actors; here only the output names are needed.
+    named = resolve_metrics(
+        metrics, model=model, device=device, batch_size=batch_size, thresholds=thresholds, load_judge=engine == "local"
+    )
     names = [name for name, _ in named]
     source = open_source(data, columns)
     summary = SummaryBuilder(names)
@@ -145,8 +214,8 @@ def _run(
     if resume:
         if output is None:
             raise ValueError("resume needs an output file")
-        if Path(output).suffix.lower() in (".parquet", ".pq"):
-            raise ValueError("resume needs a JSON Lines output: a Parquet file cannot be appended to")
+        if Path(output).suffix.lower() in (".parquet", ".pq", ".csv"):
+            raise ValueError("resume needs a JSON Lines output: a Parquet or CSV file is not appended to")
         if Path(output).exists():
 
             def old(obj: dict[str, Any]) -> None:
@@ -159,8 +228,12 @@ def _run(
 
     writer = open_writer(output, names, append=append) if output is not None or on_rows is None else None
     try:
-        with make_progress(source.total, enabled=show_progress) as progress, attach_caches(named, cache) as caches:
-            for chunk in run_chunks(source.rows, named, chunk_size=chunk_size, caches=caches, skip=done, progress=progress):
+        with make_progress(source.total, enabled=show_progress) as progress, _chunks(
+            engine, source.rows, metrics, named, chunk_size=chunk_size, cache=cache, skip=done, progress=progress,
+            model=model, device=device, batch_size=batch_size, thresholds=thresholds,
+            ray_address=ray_address, ray_actors=ray_actors,
+        ) as chunks:
+            for chunk in chunks:
                 if writer is not None:
                     writer.write(chunk)
                 if on_rows is not None:
@@ -185,12 +258,17 @@ def evaluate(
     show_progress: bool = True,
     output: str | os.PathLike[str] | None = None,
     resume: bool = False,
+    thresholds: Mapping[str, float] | None = None,
+    engine: str = "local",
+    ray_address: str | None = None,
+    ray_actors: int | None = None,
 ) -> EvaluationResult:
     """Score every row of ``data`` with every metric.
 
     Args:
-        data: a list of dicts, a pandas DataFrame, a Hugging Face ``datasets.Dataset``, or a
-            path to a JSON Lines, CSV or Parquet file.
+        data: a list of dicts, a pandas DataFrame, a Hugging Face ``datasets.Dataset``, a
+            RAGAS ``EvaluationDataset`` or list of ``SingleTurnSample`` (read by field name;
+            ragas is not imported), or a path to a JSON Lines, CSV or Parquet file.
         metrics: metric names (ours or RAGAS aliases; a comma-separated string works) and/or
             `Metric` objects.
         column_map: target field -> column name, dotted path into a dict column, or
@@ -202,8 +280,15 @@ def evaluate(
         cache: SQLite file (or `JudgementCache`) of judge verdicts, reused across runs.
         show_progress: progress on stderr (a bar on a terminal, plain lines otherwise).
         output: also stream the scored rows to this file as they finish (``.parquet``:
-            Parquet, otherwise JSON Lines).
+            Parquet, ``.csv``: CSV, otherwise JSON Lines).
         resume: keep the rows ``output`` already holds and score only the others.
+        thresholds: replace the judge's stored thresholds (``{"entailment": 0.7,
+            "relevance": 0.6}``) for the metrics given by name.
+        engine: ``"local"`` (this process) or ``"ray"`` (a pool of Ray actors, one per GPU or
+            CPU; metrics by name only; see `localeval.runner.ray_engine`).
+        ray_address: the Ray cluster to join (``"auto"``); ``None`` starts a local Ray
+            instance (unless Ray is already initialised, which is then used as it is).
+        ray_actors: how many scoring actors (default: one per GPU, else one per CPU).
 
     Returns:
         an `EvaluationResult` holding every row, scored or with the reason it is not.
@@ -219,7 +304,8 @@ def evaluate(
     summary = _run(
         data, metrics, column_map, model=model, device=device, batch_size=batch_size,
         chunk_size=chunk_size, cache=cache, show_progress=show_progress, output=output,
-        resume=resume, on_rows=keep, on_old=keep_old,
+        resume=resume, on_rows=keep, on_old=keep_old, thresholds=thresholds, engine=engine,
+        ray_address=ray_address, ray_actors=ray_actors,
     )
     rows.sort(key=lambda r: r.line)
     return EvaluationResult(rows, [m.metric for m in summary.metrics], summary)
@@ -238,11 +324,16 @@ def score_dataset(
     cache: str | os.PathLike[str] | JudgementCache | None = None,
     show_progress: bool = True,
     resume: bool = False,
+    thresholds: Mapping[str, float] | None = None,
+    engine: str = "local",
+    ray_address: str | None = None,
+    ray_actors: int | None = None,
 ) -> RunSummary:
     """Like `evaluate`, but rows only go to ``output`` (``None``: stdout) and are not kept in
     memory: what the ``localeval score`` command runs, for datasets of any size."""
     return _run(
         data, metrics, column_map, model=model, device=device, batch_size=batch_size,
         chunk_size=chunk_size, cache=cache, show_progress=show_progress, output=output,
-        resume=resume, on_rows=None, on_old=None,
+        resume=resume, on_rows=None, on_old=None, thresholds=thresholds, engine=engine,
+        ray_address=ray_address, ray_actors=ray_actors,
     )

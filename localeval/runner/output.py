@@ -9,14 +9,17 @@ and ``<m>_details``. Rows are written in input order, one chunk per ``write`` ca
 skipped. Chunks are cut on absolute row positions and the judge memo is reset per chunk, so
 the resumed file is byte-identical to an uninterrupted run's.
 
-**Parquet** needs one schema for the whole file while input rows may differ in shape, so it
-holds ``_line``, ``_input`` (the input row as JSON, lossless), the text fields as read
-(``user_input``, ``response``, ``reference``, ``retrieved_contexts``), ``_error`` and the
-metric columns, with details as JSON text.
+**Parquet** and **CSV** need one set of columns for the whole file while input rows may
+differ in shape, so they hold ``_line``, ``_input`` (the input row as JSON, lossless), the
+text fields as read (``user_input``, ``response``, ``reference``, ``retrieved_contexts``),
+``_error`` and the metric columns, with details as JSON text. In CSV, list cells
+(``retrieved_contexts``) are JSON text too, and a missing value is an empty cell, so a scored
+CSV file can be read back as input.
 """
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import json
 import math
@@ -31,7 +34,7 @@ from localeval.metrics.base import MetricResult
 from localeval.runner.columns import clean_value
 from localeval.runner.rows import Row
 
-__all__ = ["JsonlWriter", "ParquetWriter", "Writer", "open_writer", "read_done", "record"]
+__all__ = ["CsvWriter", "JsonlWriter", "ParquetWriter", "Writer", "flat_record", "open_writer", "read_done", "record"]
 
 
 def _json_default(value: Any) -> Any:
@@ -114,6 +117,53 @@ class JsonlWriter:
             self._fd = None
 
 
+FLAT_COLUMNS = ("_line", "_input", "user_input", "response", "reference", "retrieved_contexts", "_error")
+
+
+def flat_record(row: Row, results: dict[str, MetricResult], metrics: list[str]) -> dict[str, Any]:
+    """The row in the fixed columns of Parquet and CSV output (see the module docstring)."""
+    s = row.sample
+    item: dict[str, Any] = {
+        "_line": row.line,
+        "_input": dumps(row.data),
+        "user_input": s.user_input if s else None,
+        "response": s.response if s else None,
+        "reference": s.reference if s else None,
+        "retrieved_contexts": s.retrieved_contexts if s else None,
+        "_error": row.error,
+    }
+    for m in metrics:
+        r = results[m]
+        item[m] = r.score
+        item[f"{m}_reason"] = r.reason
+        item[f"{m}_details"] = dumps(r.details())
+    return item
+
+
+class CsvWriter:
+    """CSV with a header, the columns of `flat_record`; one flushed write per chunk."""
+
+    def __init__(self, path: str | os.PathLike[str], metrics: list[str]) -> None:
+        self.metrics = metrics
+        self.columns = [*FLAT_COLUMNS, *(c for m in metrics for c in (m, f"{m}_reason", f"{m}_details"))]
+        # newline="" lets the csv module quote cells that hold line breaks.
+        self._handle = open(Path(path), "w", encoding="utf-8", newline="")
+        self._writer = csv.DictWriter(self._handle, fieldnames=self.columns)
+        self._writer.writeheader()
+
+    def write(self, rows: list[tuple[Row, dict[str, MetricResult]]]) -> None:
+        for row, results in rows:
+            item = flat_record(row, results, self.metrics)
+            if item["retrieved_contexts"] is not None:
+                item["retrieved_contexts"] = dumps(item["retrieved_contexts"])
+            # repr keeps every digit of a score; None becomes an empty cell.
+            self._writer.writerow({k: "" if v is None else (repr(v) if isinstance(v, float) else v) for k, v in item.items()})
+        self._handle.flush()
+
+    def close(self) -> None:
+        self._handle.close()
+
+
 class ParquetWriter:
     """Parquet, one row group per chunk (see the module docstring for the columns)."""
 
@@ -138,24 +188,7 @@ class ParquetWriter:
         self._writer = pq.ParquetWriter(Path(path), self.schema)
 
     def write(self, rows: list[tuple[Row, dict[str, MetricResult]]]) -> None:
-        out = []
-        for row, results in rows:
-            s = row.sample
-            item: dict[str, Any] = {
-                "_line": row.line,
-                "_input": dumps(row.data),
-                "user_input": s.user_input if s else None,
-                "response": s.response if s else None,
-                "reference": s.reference if s else None,
-                "retrieved_contexts": s.retrieved_contexts if s else None,
-                "_error": row.error,
-            }
-            for m in self.metrics:
-                r = results[m]
-                item[m] = r.score
-                item[f"{m}_reason"] = r.reason
-                item[f"{m}_details"] = dumps(r.details())
-            out.append(item)
+        out = [flat_record(row, results, self.metrics) for row, results in rows]
         self._writer.write_table(self._pa.Table.from_pylist(out, schema=self.schema))
 
     def close(self) -> None:
@@ -163,12 +196,13 @@ class ParquetWriter:
 
 
 def open_writer(path: str | os.PathLike[str] | None, metrics: list[str], *, append: bool = False) -> Writer:
-    """A writer for ``path`` by extension (``.parquet``/``.pq``: Parquet, else JSON Lines;
-    ``None``: JSON Lines on stdout)."""
-    if path is not None and Path(path).suffix.lower() in (".parquet", ".pq"):
+    """A writer for ``path`` by extension (``.parquet``/``.pq``: Parquet, ``.csv``: CSV, else
+    JSON Lines; ``None``: JSON Lines on stdout)."""
+    suffix = Path(path).suffix.lower() if path is not None else ""
+    if suffix in (".parquet", ".pq", ".csv"):
         if append:
-            raise ValueError("resume needs a JSON Lines output: a Parquet file cannot be appended to")
-        return ParquetWriter(path, metrics)
+            raise ValueError("resume needs a JSON Lines output: a Parquet or CSV file is not appended to")
+        return CsvWriter(path, metrics) if suffix == ".csv" else ParquetWriter(path, metrics)  # type: ignore[arg-type]
     return JsonlWriter(path, append=append)
 
 

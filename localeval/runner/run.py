@@ -22,7 +22,8 @@ Design (the simplest one that keeps the judge's batches full and never judges a 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import copy
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import groupby
 from pathlib import Path
@@ -60,11 +61,16 @@ def resolve_metrics(
     model: Any = None,
     device: str | None = None,
     batch_size: int | None = None,
+    thresholds: Mapping[str, float] | None = None,
+    load_judge: bool = True,
 ) -> list[tuple[str, Metric]]:
     """``(output name, metric)`` for names (ours or RAGAS aliases) and `Metric` objects.
 
     Judged metrics built from names share one judge; ``batch_size=None`` picks 32 pairs per
     forward pass on CPU and 128 on CUDA (fp16 leaves room for larger batches).
+    ``thresholds`` (``{"entailment": 0.7}``) replace the judge's stored ones for these metrics
+    only: they get a copy of the judge that shares its weights. ``load_judge=False`` builds
+    them without loading the judge (to learn the output names).
     """
     from localeval.backends import get_judge
     from localeval.metrics.registry import resolve_name
@@ -85,8 +91,8 @@ def resolve_metrics(
             metric, requested = item, item.name
         elif isinstance(item, str):
             cls, options = resolve_name(item)
-            if issubclass(cls, JudgedMetric):
-                judge = judge or get_judge(model, device=device)
+            if issubclass(cls, JudgedMetric) and load_judge:
+                judge = judge or with_thresholds(get_judge(model, device=device), thresholds)
                 size = batch_size or (128 if judge.device.type == "cuda" else 32)
                 options.update(model=judge, batch_size=size)
             metric, requested = cls(**options), item.strip().lower()
@@ -100,6 +106,23 @@ def resolve_metrics(
             raise ValueError(f"metric {name!r} is asked for twice")
         out.append((name, metric))
     return out
+
+
+def with_thresholds(judge: NLIJudge, thresholds: Mapping[str, float] | None) -> NLIJudge:
+    """``judge`` with other decision thresholds. A shallow copy: weights, tokenizer and cache
+    are shared (a verdict does not depend on the threshold), and the shared judge that other
+    code holds keeps its own thresholds."""
+    if not thresholds:
+        return judge
+    unknown = sorted(set(thresholds) - set(judge.thresholds))
+    if unknown:
+        raise ValueError(f"unknown threshold(s) {', '.join(unknown)}; the judge has: {', '.join(judge.thresholds)}")
+    for name, value in thresholds.items():
+        if not 0.0 <= float(value) <= 1.0:
+            raise ValueError(f"threshold {name!r} must be in [0, 1], got {value}")
+    copied = copy.copy(judge)
+    copied.thresholds = {**judge.thresholds, **{k: float(v) for k, v in thresholds.items()}}
+    return copied
 
 
 def judges_of(metrics: Iterable[tuple[str, Metric]]) -> list[NLIJudge]:

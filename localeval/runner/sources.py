@@ -3,11 +3,17 @@
 
 Files are recognised by extension. CSV is read with the standard library (every cell is
 text; list cells are JSON, decoded by the column map); Parquet by pyarrow in record batches.
+
+RAGAS objects are read by field name, without importing ragas: an ``EvaluationDataset`` (its
+``samples``) or a list of ``SingleTurnSample`` (any pydantic model or dataclass row works the
+same way: its fields become the row's columns). A ``MultiTurnSample`` (a conversation) is
+kept as an unscored row with the reason: localeval scores single-turn RAG rows.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -17,7 +23,7 @@ from typing import Any
 from localeval.runner.columns import ColumnMap
 from localeval.runner.rows import Row, count_lines, make_row, read_jsonl
 
-__all__ = ["Source", "open_source", "file_format"]
+__all__ = ["Source", "file_format", "open_source", "plain_record"]
 
 _BATCH = 1024  # records pulled from a DataFrame or a Parquet file at a time
 
@@ -42,9 +48,33 @@ def file_format(path: str | os.PathLike[str]) -> str:
     raise ValueError(f"unknown input format {suffix!r}: expected .jsonl, .csv or .parquet")
 
 
+MULTI_TURN = "invalid row: a multi-turn sample (a conversation) cannot be scored; localeval scores single-turn RAG rows"
+
+
+def _is_multi_turn(raw: Any) -> bool:
+    return type(raw).__name__ == "MultiTurnSample"
+
+
+def plain_record(raw: Any) -> Any:
+    """A mapping for a row given as an object: a pydantic model (RAGAS' ``SingleTurnSample``,
+    localeval's ``Sample``) or a dataclass, by field name; unset (``None``) fields are left out
+    so that they read as missing. Anything else is returned as it is."""
+    if isinstance(raw, Mapping):
+        return raw
+    dump = getattr(raw, "model_dump", None)
+    if callable(dump) and hasattr(type(raw), "model_fields"):
+        return dump(exclude_none=True)
+    if dataclasses.is_dataclass(raw) and not isinstance(raw, type):
+        return {k: v for k, v in dataclasses.asdict(raw).items() if v is not None}
+    return raw
+
+
 def _records(records: Iterable[Any], columns: ColumnMap) -> Iterator[Row]:
     for index, raw in enumerate(records):
-        yield make_row(index, index + 1, raw, columns)
+        if _is_multi_turn(raw):
+            yield Row(line=index + 1, data=plain_record(raw), error=MULTI_TURN, index=index)
+            continue
+        yield make_row(index, index + 1, plain_record(raw), columns)
 
 
 def _csv_records(path: Path) -> Iterator[dict[str, str]]:
@@ -67,6 +97,11 @@ def _frame_records(frame: Any) -> Iterator[dict[str, Any]]:
 
 def _is_dataframe(data: Any) -> bool:
     return hasattr(data, "iloc") and hasattr(data, "columns") and hasattr(data, "to_dict")
+
+
+def _is_ragas_dataset(data: Any) -> bool:
+    """RAGAS' ``EvaluationDataset`` (recognised by its module and ``samples``, not imported)."""
+    return type(data).__module__.split(".")[0] == "ragas" and isinstance(getattr(data, "samples", None), list)
 
 
 def _is_hf_dataset(data: Any) -> bool:
@@ -96,6 +131,8 @@ def open_source(data: Any, columns: ColumnMap) -> Source:
     if _is_dataframe(data):
         columns.check_columns([str(c) for c in data.columns])
         return Source("dataframe", len(data), _records(_frame_records(data), columns))
+    if _is_ragas_dataset(data):
+        return Source("ragas", len(data.samples), _records(data.samples, columns))
     if _is_hf_dataset(data):
         columns.check_columns(list(data.column_names))
         return Source("dataset", len(data), _records(iter(data), columns))

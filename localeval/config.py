@@ -1,0 +1,203 @@
+"""Project configuration: ``localeval.toml`` (or ``[tool.localeval]`` in ``pyproject.toml``).
+
+Keys are the options of ``localeval score``, with ``_`` for ``-`` (``--batch-size`` is
+``batch_size``; ``batch-size`` is accepted too), so an option added to the command maps to a
+key of the same name. Precedence, lowest first: built-in defaults, the file, command-line
+flags. The file is ``--config PATH`` when given, else ``localeval.toml`` in the current
+folder, else the ``[tool.localeval]`` table of ``pyproject.toml`` there. Relative paths in a
+file (``cache``, a ``model`` that names a folder) are relative to that file.
+
+```toml
+model = "localeval-judge-minilm-l6"   # judge name or model folder
+device = "cuda"
+batch_size = 128
+chunk_size = 512
+metrics = ["context_recall", "faithfulness"]
+engine = "ray"                        # or "local"
+ray_address = "auto"                  # an existing Ray cluster (omit: a local one)
+
+[thresholds]                          # override the judge's stored thresholds
+entailment = 0.7
+relevance = 0.6
+
+[column_map]
+reference = "gold.answer"
+```
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+__all__ = ["ConfigError", "EffectiveConfig", "LocalevalConfig", "find_config_file", "load_config"]
+
+CONFIG_FILE = "localeval.toml"
+DEFAULT_SOURCE = "default"
+
+
+class ConfigError(ValueError):
+    """A configuration file that cannot be read or holds an unknown or invalid key."""
+
+
+class LocalevalConfig(BaseModel):
+    """Every setting with its default; unknown keys are an error (a typo must not be ignored)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    metrics: list[str] = Field(default_factory=lambda: ["context_recall"])
+    model: str | None = Field(default=None, description="judge name or local model folder (default: the shipped judge)")
+    device: str | None = Field(default=None, description="cpu, cuda, cuda:1 ... (default: CUDA when present)")
+    batch_size: int | None = Field(default=None, ge=1, description="judge pairs per forward pass (default: 32 on CPU, 128 on CUDA)")
+    chunk_size: int = Field(default=256, ge=1, description="rows scored together")
+    thresholds: dict[str, float] = Field(default_factory=dict, description="override the judge's stored thresholds (entailment, relevance)")
+    column_map: dict[str, str] = Field(default_factory=dict, description="target field -> column name or dotted path")
+    cache: str | None = Field(default=None, description="SQLite file of judge verdicts")
+    progress: bool = True
+    engine: Literal["local", "ray"] = "local"
+    ray_address: str | None = Field(default=None, description="Ray cluster to join, e.g. auto (default: start a local one)")
+    ray_actors: int | None = Field(default=None, ge=1, description="scoring actors (default: one per GPU, else one per CPU)")
+
+    @field_validator("metrics", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = [m.strip() for m in value.split(",") if m.strip()]
+        if isinstance(value, list) and not value:
+            raise ValueError("at least one metric is needed")
+        return value
+
+    @field_validator("thresholds")
+    @classmethod
+    def _probabilities(cls, value: dict[str, float]) -> dict[str, float]:
+        for name, t in value.items():
+            if not 0.0 <= t <= 1.0:
+                raise ValueError(f"threshold {name!r} must be in [0, 1], got {t}")
+        return value
+
+    def score_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for `localeval.evaluate` / `score_dataset` (all but ``progress``)."""
+        return {
+            "model": self.model, "device": self.device, "batch_size": self.batch_size,
+            "chunk_size": self.chunk_size, "thresholds": self.thresholds or None,
+            "column_map": self.column_map or None, "cache": self.cache, "engine": self.engine,
+            "ray_address": self.ray_address, "ray_actors": self.ray_actors,
+        }
+
+
+class EffectiveConfig(BaseModel):
+    """The configuration in force and, per key, where its value came from."""
+
+    config: LocalevalConfig
+    sources: dict[str, str]
+    file: str | None = None
+
+    def rows(self) -> list[tuple[str, Any, str]]:
+        values = self.config.model_dump()
+        return [(key, values[key], self.sources.get(key, DEFAULT_SOURCE)) for key in LocalevalConfig.model_fields]
+
+
+def find_config_file(cwd: str | os.PathLike[str] | None = None) -> tuple[Path, bool] | None:
+    """``(path, is_pyproject)`` of the file that configures ``cwd``, or ``None``."""
+    folder = Path(cwd or Path.cwd())
+    if (folder / CONFIG_FILE).is_file():
+        return folder / CONFIG_FILE, False
+    pyproject = folder / "pyproject.toml"
+    if pyproject.is_file() and "localeval" in _read_toml(pyproject).get("tool", {}):
+        return pyproject, True
+    return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+
+
+def _relative_to(folder: Path, data: dict[str, Any]) -> dict[str, Any]:
+    """Paths written in a file are relative to the file, not to where the command runs."""
+    out = dict(data)
+    if isinstance(out.get("cache"), str):
+        out["cache"] = str(folder / Path(out["cache"]).expanduser())
+    model = out.get("model")
+    if isinstance(model, str) and (model.startswith((".", "~")) or "/" in model or os.sep in model):
+        out["model"] = str(folder / Path(model).expanduser())
+    return out
+
+
+def _file_values(path: Path, is_pyproject: bool) -> dict[str, Any]:
+    data = _read_toml(path)
+    if is_pyproject:
+        data = data.get("tool", {}).get("localeval", {})
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: [tool.localeval] must be a table")
+    data = {key.replace("-", "_"): value for key, value in data.items()}
+    unknown = sorted(set(data) - set(LocalevalConfig.model_fields))
+    if unknown:
+        raise ConfigError(
+            f"{path}: unknown key(s) {', '.join(map(repr, unknown))}; known keys: {', '.join(LocalevalConfig.model_fields)}"
+        )
+    return _relative_to(path.resolve().parent, data)
+
+
+def _validate(values: dict[str, Any], where: str) -> LocalevalConfig:
+    try:
+        return LocalevalConfig.model_validate(values)
+    except ValidationError as exc:
+        parts = [f"{'.'.join(str(x) for x in e['loc']) or 'config'}: {e['msg']}" for e in exc.errors()]
+        raise ConfigError(f"{where}: " + "; ".join(parts)) from None
+
+
+def load_config(
+    path: str | os.PathLike[str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+) -> EffectiveConfig:
+    """Defaults, then the configuration file (``path``, or the one found in ``cwd``), then
+    ``overrides`` (command-line flags: a key whose value is ``None`` was not given)."""
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    found: tuple[Path, bool] | None
+    if path is not None:
+        file = Path(path)
+        if not file.is_file():
+            raise ConfigError(f"no such configuration file: {file}")
+        found = (file, file.name == "pyproject.toml")
+    else:
+        found = find_config_file(cwd)
+    label = None
+    if found is not None:
+        file, is_pyproject = found
+        label = f"{file.name} [tool.localeval]" if is_pyproject else file.name
+        from_file = _file_values(file, is_pyproject)
+        _validate(from_file, str(file))  # name the file in the error, before any flag is mixed in
+        values.update(from_file)
+        sources.update({key: label for key in from_file})
+    for key, value in (overrides or {}).items():
+        if value is None:
+            continue
+        if key not in LocalevalConfig.model_fields:
+            raise ConfigError(f"unknown setting {key!r}")
+        flag = f"--{key.replace('_', '-')}"
+        if isinstance(value, dict) and isinstance(values.get(key), dict):
+            # Tables merge: a flag replaces only the entries it names.
+            values[key] = {**values[key], **value}
+            sources[key] = f"{sources[key]} + {flag}"
+        else:
+            values[key] = value
+            sources[key] = flag
+    config = _validate(values, "configuration")
+    return EffectiveConfig(config=config, sources=sources, file=str(found[0]) if found else None)

@@ -1,0 +1,119 @@
+"""Configuration: localeval.toml / [tool.localeval], flags over the file, `localeval config`,
+thresholds that override the judge's stored ones without touching the shared judge."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from localeval.cli.main import app
+from localeval.config import ConfigError, LocalevalConfig, load_config
+
+from bulk_helpers import make_rows, write_jsonl
+
+cli = CliRunner()
+
+
+def test_defaults_without_a_file(tmp_path):
+    effective = load_config(cwd=tmp_path)
+    assert effective.file is None and effective.config == LocalevalConfig()
+    assert {source for _, _, source in effective.rows()} == {"default"}
+
+
+def test_localeval_toml_then_flags(tmp_path):
+    (tmp_path / "judges").mkdir()
+    (tmp_path / "localeval.toml").write_text(
+        'metrics = "context_recall, faithfulness"\nmodel = "judges/mine"\nbatch-size = 64\ncache = "v.sqlite"\n'
+        '[thresholds]\nentailment = 0.7\n[column_map]\nreference = "gold.answer"\nuser_input = "q"\n'
+    )
+    effective = load_config(cwd=tmp_path, overrides={"batch_size": 8, "device": None, "column_map": {"reference": "gt"}})
+    c = effective.config
+    assert c.metrics == ["context_recall", "faithfulness"]
+    assert c.model == str(tmp_path / "judges" / "mine")  # relative to the file, not to the cwd
+    assert c.cache == str(tmp_path / "v.sqlite")
+    assert c.batch_size == 8 and c.thresholds == {"entailment": 0.7}
+    assert c.column_map == {"reference": "gt", "user_input": "q"}  # a flag replaces only its entries
+    sources = dict((k, s) for k, _, s in effective.rows())
+    assert sources["batch_size"] == "--batch-size" and sources["metrics"] == "localeval.toml"
+    assert sources["device"] == "default" and sources["column_map"] == "localeval.toml + --column-map"
+
+
+def test_pyproject_table_and_precedence_of_localeval_toml(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.localeval]\nchunk_size = 32\nengine = "ray"\n')
+    effective = load_config(cwd=tmp_path)
+    assert effective.config.chunk_size == 32 and effective.config.engine == "ray"
+    assert dict((k, s) for k, _, s in effective.rows())["engine"] == "pyproject.toml [tool.localeval]"
+    (tmp_path / "localeval.toml").write_text("chunk_size = 16\n")
+    assert load_config(cwd=tmp_path).config.chunk_size == 16  # localeval.toml wins; files do not mix
+    assert load_config(cwd=tmp_path).config.engine == "local"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("bogus = 1\n", "unknown key(s) 'bogus'"),
+        ("batch_size = 0\n", "batch_size"),
+        ('engine = "spark"\n', "engine"),
+        ("[thresholds]\nentailment = 1.5\n", "must be in [0, 1]"),
+        ("metrics = []\n", "at least one metric"),
+        ("chunk_size = \n", "not valid TOML"),
+    ],
+)
+def test_bad_files_are_clear_errors(tmp_path, text, message):
+    path = tmp_path / "localeval.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match="localeval.toml") as err:
+        load_config(cwd=tmp_path)
+    assert message in str(err.value)
+    result = cli.invoke(app, ["config", "--config", str(path)])
+    assert result.exit_code == 2 and message in result.output
+
+
+def test_config_command_prints_values_and_sources(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "localeval.toml").write_text('device = "cpu"\n[thresholds]\nrelevance = 0.4\n')
+    result = cli.invoke(app, ["config"])
+    assert result.exit_code == 0, result.output
+    assert "localeval.toml" in result.output
+    line = next(line for line in result.output.splitlines() if line.strip().startswith("device"))
+    assert "cpu" in line and line.rstrip().endswith("# localeval.toml")
+    data = json.loads(cli.invoke(app, ["config", "--json"]).output)
+    assert data["settings"]["thresholds"] == {"value": {"relevance": 0.4}, "source": "localeval.toml"}
+    assert data["settings"]["chunk_size"] == {"value": 256, "source": "default"}
+
+
+def _scores(path) -> list:
+    return [json.loads(line)["context_recall"] for line in path.read_text().splitlines()]
+
+
+def test_score_reads_the_file_and_flags_override_it(tmp_path, monkeypatch, tiny_nli_dir):
+    monkeypatch.chdir(tmp_path)
+    data = write_jsonl(tmp_path / "in.jsonl", make_rows(4))
+    (tmp_path / "localeval.toml").write_text(
+        f'metrics = ["no_such_metric"]\nmodel = "{tiny_nli_dir.as_posix()}"\nprogress = false\n'
+        "[thresholds]\nentailment = 0.0\n"
+    )
+    bad = cli.invoke(app, ["score", str(data), "-o", str(tmp_path / "a.jsonl")])
+    assert bad.exit_code == 2 and "no_such_metric" in bad.output  # the file's metrics were used
+    # Flags win; the file's threshold (0: every claim counts as entailed) still applies.
+    ok = cli.invoke(app, ["score", str(data), "-m", "context_recall", "-o", str(tmp_path / "a.jsonl")])
+    assert ok.exit_code == 0, ok.output
+    low = [s for s in _scores(tmp_path / "a.jsonl") if s is not None]
+    assert low and all(s == 1.0 for s in low)
+    ok = cli.invoke(app, ["score", str(data), "-m", "context_recall", "--threshold", "entailment=1.0", "-o", str(tmp_path / "b.jsonl")])
+    assert ok.exit_code == 0, ok.output
+    high = [s for s in _scores(tmp_path / "b.jsonl") if s is not None]
+    assert high and all(s == 0.0 for s in high)
+    bad = cli.invoke(app, ["score", str(data), "-m", "context_recall", "--threshold", "entail=0.5"])
+    assert bad.exit_code == 2 and "unknown threshold" in bad.output
+
+
+def test_thresholds_do_not_touch_the_shared_judge(tiny_judge):
+    from localeval.runner.run import resolve_metrics
+
+    before = dict(tiny_judge.thresholds)
+    [(_, metric)] = resolve_metrics(["context_recall"], model=tiny_judge, thresholds={"entailment": 0.9})
+    assert metric.judge.thresholds["entailment"] == 0.9 and metric.judge.model is tiny_judge.model
+    assert tiny_judge.thresholds == before

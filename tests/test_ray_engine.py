@@ -1,0 +1,126 @@
+"""The Ray engine on a local Ray instance (2 CPUs, one session for the module): the same
+results as the local engine, row by row, including the rows that cannot be scored.
+
+Network guard: Ray's own system processes (GCS, raylet, its dashboard and agents) start
+without the guard, because Ray's dashboard probes cloud metadata addresses when it starts
+(`ray._common.usage.usage_lib`, even with usage statistics off), which is Ray's behaviour, not
+localeval's. Every Ray *worker*, where localeval runs and the judge scores rows, gets the guard
+through the runtime environment, and a test checks that it is installed there; the test
+process, the Ray driver, keeps it too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from typer.testing import CliRunner
+
+from localeval import evaluate
+from localeval.runner.columns import clean_value
+
+from bulk_helpers import FIVE_LABELS, make_rows, sharp_tiny_model
+
+ray = pytest.importorskip("ray", reason="the Ray engine is an optional extra (it is in the test extra)")
+pd = pytest.importorskip("pandas")
+
+METRICS = ["context_recall", "chunk_recall", "context_relevance", "retrieval"]
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    import localeval_netguard
+    from conftest import NETGUARD_DIR
+
+    guarded = os.environ["PYTHONPATH"]
+    system = os.pathsep.join(p for p in guarded.split(os.pathsep) if p and p != str(NETGUARD_DIR))
+    worker_env = {"PYTHONPATH": guarded, localeval_netguard.LOG_ENV: os.environ[localeval_netguard.LOG_ENV]}
+    os.environ["PYTHONPATH"] = system
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+    try:
+        ray.init(
+            num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False,
+            runtime_env={"env_vars": worker_env},
+        )
+    finally:
+        os.environ["PYTHONPATH"] = guarded
+    yield ray
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def judge_dir(tmp_path_factory):
+    extra = {"tasks": {"nli": [0, 1, 2], "relevance": [3, 4]}, "max_length": 64}
+    return sharp_tiny_model(tmp_path_factory.mktemp("sharp5-ray"), FIVE_LABELS, extra)
+
+
+def _input(tmp_path) -> str:
+    """Rows that score, rows that cannot (wrong type, not an object, not JSON), and a blank line."""
+    lines = [json.dumps(r) for r in make_rows(9)]
+    lines[2] = json.dumps({"id": "bad", "reference": 3, "retrieved_contexts": ["a"]})
+    lines.insert(5, "[1, 2]")
+    lines.insert(7, "{not json")
+    lines.insert(8, "")
+    path = tmp_path / "in.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_workers_run_under_the_network_guard(local_ray):
+    @local_ray.remote
+    def guarded() -> bool:
+        import localeval_netguard
+
+        return localeval_netguard.installed()
+
+    assert local_ray.get(guarded.remote())
+
+
+def test_ray_results_equal_the_local_engine_row_by_row(local_ray, judge_dir, tmp_path):
+    data = _input(tmp_path)
+    common = dict(model=str(judge_dir), device="cpu", chunk_size=3, show_progress=False, thresholds={"entailment": 0.55})
+    local = evaluate(data, METRICS, **common)
+    remote = evaluate(data, METRICS, engine="ray", **common)
+    assert len(remote) == len(local) == 11
+    assert remote.to_records() == local.to_records()  # scores, reasons and evidence, in input order
+    assert remote.summary() == local.summary()
+    reasons = [r.results["context_recall"].reason or "" for r in remote]
+    assert sum(r.startswith(("invalid row", "invalid JSON")) for r in reasons) == 3  # kept, with why
+
+
+def test_cli_engine_ray_writes_the_same_parquet(local_ray, judge_dir, tmp_path):
+    from localeval.cli.main import app
+
+    data = _input(tmp_path)
+    cli = CliRunner()
+    args = ["-m", ",".join(METRICS), "--model", str(judge_dir), "--device", "cpu", "--chunk-size", "4", "--no-progress"]
+    for engine in ("local", "ray"):
+        result = cli.invoke(app, ["score", data, *args, "--engine", engine, "-o", str(tmp_path / f"{engine}.parquet")])
+        assert result.exit_code == 0, result.output
+    a, b = pd.read_parquet(tmp_path / "local.parquet"), pd.read_parquet(tmp_path / "ray.parquet")
+    assert len(a) == len(b) == 11
+    assert list(a.columns) == list(b.columns)
+    for column in a.columns:  # clean_value: NaN -> None, arrays -> lists
+        assert [clean_value(v) for v in a[column]] == [clean_value(v) for v in b[column]], column
+
+
+def test_ray_engine_takes_names_not_objects(local_ray, judge_dir):
+    from localeval.metrics import ContextRecall
+
+    with pytest.raises(TypeError, match="metric names"):
+        evaluate([{"reference": "a."}], [ContextRecall(str(judge_dir))], engine="ray", show_progress=False)
+    with pytest.raises(ValueError, match="unknown engine"):
+        evaluate([{"reference": "a."}], METRICS, engine="spark", show_progress=False)
+
+
+def test_ray_resumes_a_local_run_to_the_same_file(local_ray, judge_dir, tmp_path):
+    data = _input(tmp_path)
+    common = dict(model=str(judge_dir), device="cpu", chunk_size=3, show_progress=False)
+    full, part = tmp_path / "full.jsonl", tmp_path / "part.jsonl"
+    evaluate(data, METRICS, output=full, **common)
+    lines = full.read_bytes().splitlines(keepends=True)
+    part.write_bytes(b"".join(lines[:4]) + lines[4][:20])  # killed mid-line after 4 rows
+    resumed = evaluate(data, METRICS, output=part, resume=True, engine="ray", **common)
+    assert part.read_bytes() == full.read_bytes()  # no row lost, none written twice
+    assert len(resumed) == 11 and resumed.summary().rows == 11
