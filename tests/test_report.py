@@ -148,19 +148,20 @@ def test_unknown_or_broken_details_still_render(tmp_path):
     assert "no score and no reason given" in page and "score is not a finite number" in page
 
 
-def test_parquet_output_gives_the_same_report(runs, tmp_path, tiny_nli_dir):
+@pytest.mark.parametrize("suffix", [".parquet", ".csv"])
+def test_flat_outputs_give_the_same_report(runs, tmp_path, tiny_nli_dir, suffix):
     a, _ = runs
-    pq = tmp_path / "run_a.parquet"
-    evaluate(_inputs(), METRICS, model=tiny_nli_dir, output=pq, show_progress=False)
-    from_jsonl, from_parquet = build_report([a], worst=20), build_report([pq], worst=20)
+    flat = tmp_path / f"run_a{suffix}"
+    evaluate(_inputs(), METRICS, model=tiny_nli_dir, output=flat, show_progress=False)
+    from_jsonl, from_flat = build_report([a], worst=20), build_report([flat], worst=20)
 
     def summary_and_rows(page: str) -> tuple[str, list[str]]:
         table = page.split('<table class="summary">')[1].split("</table>")[0]
         return table, re.findall(r"<summary>(.*?)</summary>", page)
 
-    assert summary_and_rows(from_parquet) == summary_and_rows(from_jsonl)
-    # Explanations come through too (details are JSON text in Parquet).
-    assert from_parquet.count("claims not supported") == from_jsonl.count("claims not supported") > 0
+    assert summary_and_rows(from_flat) == summary_and_rows(from_jsonl)
+    # Explanations come through too (details are JSON text in Parquet and CSV cells).
+    assert from_flat.count("claims not supported") == from_jsonl.count("claims not supported") > 0
 
 
 def test_comparison_counts_rows_that_got_better_or_worse(runs):

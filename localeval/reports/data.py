@@ -11,6 +11,7 @@ has ``m_reason`` and ``m_details`` (see `localeval.runner.output.record`).
 
 from __future__ import annotations
 
+import csv
 import heapq
 import json
 import math
@@ -51,38 +52,73 @@ class RunData(BaseModel):
     """Per metric, the lowest-scored rows (ties: earlier rows first), whole."""
 
 
+def _unflatten(item: dict[str, Any]) -> dict[str, Any]:
+    """A row of the flat output (Parquet, CSV) back in the JSON Lines shape: the input row from
+    ``_input``, details decoded from JSON."""
+    row: dict[str, Any] = {}
+    raw = item.pop("_input", None)
+    if isinstance(raw, str):
+        try:
+            loaded = json.loads(raw)
+            if isinstance(loaded, dict):
+                row.update(loaded)
+        except json.JSONDecodeError:
+            pass
+    for key, value in item.items():
+        if key.endswith("_details") and isinstance(value, str):
+            try:
+                value = json.loads(value) if value else None
+            except json.JSONDecodeError:
+                pass
+        if value is not None or key not in row:
+            row[key] = value
+    return row
+
+
 def _parquet_records(path: Path) -> Iterator[dict[str, Any]]:
     import pyarrow.parquet as pq
 
     handle = pq.ParquetFile(path)
     for batch in handle.iter_batches(batch_size=1024):
         for item in batch.to_pylist():
-            row: dict[str, Any] = {}
-            raw = item.pop("_input", None)
-            if isinstance(raw, str):
-                try:
-                    loaded = json.loads(raw)
-                    if isinstance(loaded, dict):
-                        row.update(loaded)
-                except json.JSONDecodeError:
-                    pass
-            for key, value in item.items():
-                if key.endswith("_details") and isinstance(value, str):
-                    try:
-                        value = json.loads(value)
-                    except json.JSONDecodeError:
-                        pass
-                if value is not None or key not in row:
-                    row[key] = value
-            yield row
+            yield _unflatten(item)
+
+
+def _number(text: str | None) -> float | int | None:
+    if text is None or not text.strip():
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return int(value) if value.is_integer() and "." not in text and "e" not in text.lower() else value
+
+
+def _csv_records(path: Path) -> Iterator[dict[str, Any]]:
+    # CSV cells are text: the score columns (one per ``<metric>_details`` column) and ``_line``
+    # are numbers again, an empty cell is a missing value.
+    with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+        for item in csv.DictReader(handle):
+            flat: dict[str, Any] = {k: (v if v != "" else None) for k, v in item.items() if k is not None}
+            for key in list(flat):
+                if key.endswith("_details"):
+                    metric = key[: -len("_details")]
+                    if metric in flat:
+                        flat[metric] = _number(flat[metric])
+            if "_line" in flat:
+                flat["_line"] = _number(flat["_line"])
+            yield _unflatten(flat)
 
 
 def iter_records(path: str | os.PathLike[str], unreadable: list[int] | None = None) -> Iterator[dict[str, Any]]:
-    """The output rows of a run file (JSON Lines or Parquet). A JSON line that is not an object
+    """The output rows of a run file (JSON Lines, CSV or Parquet). A JSON line that is not an object
     is skipped and its line number appended to ``unreadable``."""
     path = Path(path)
     if path.suffix.lower() in _PARQUET:
         yield from _parquet_records(path)
+        return
+    if path.suffix.lower() == ".csv":
+        yield from _csv_records(path)
         return
     with open(path, encoding="utf-8", errors="replace") as handle:
         for number, text in enumerate(handle, start=1):
