@@ -38,6 +38,7 @@ def score(
     cache: Optional[Path] = typer.Option(None, "--cache", dir_okay=False, help="SQLite file of judge verdicts, reused across runs."),
     resume: bool = typer.Option(False, "--resume", help="Keep the rows OUTPUT already holds; score and append the rest."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress on stderr."),
+    decomposer: str = typer.Option("rule", "--decomposer", help="Claims and sub-questions: 'rule' (default) or a local instruction model (directory or .gguf file)."),
 ) -> None:
     """Score every row of INPUT_PATH; each output row keeps its input fields plus ``_line``
     and, per metric, the score, the reason for a missing score, and the details that explain
@@ -52,12 +53,12 @@ def score(
         mapping = _parse_column_map(column_map)
         if resume and output is None:
             raise ValueError("--resume needs --output")
-        built = resolve_metrics(metrics, model=model, device=device, batch_size=batch_size)
+        built = resolve_metrics(metrics, model=model, device=device, batch_size=batch_size, decomposer=decomposer)
         summary = score_dataset(
             input_path, built, output, mapping, chunk_size=chunk_size,
             cache=cache, show_progress=progress, resume=resume,
         )
-    except (JudgeNotFoundError, ValueError, TypeError) as exc:
+    except (JudgeNotFoundError, FileNotFoundError, ImportError, ValueError, TypeError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
 

@@ -133,9 +133,10 @@ def _run(
     resume: bool,
     on_rows: Callable[[list[ScoredRow]], None] | None,
     on_old: Callable[[dict[str, Any], list[tuple[str, Metric]]], None] | None,
+    decomposer: Any = None,
 ) -> RunSummary:
     columns = ColumnMap(column_map)
-    named = resolve_metrics(metrics, model=model, device=device, batch_size=batch_size)
+    named = resolve_metrics(metrics, model=model, device=device, batch_size=batch_size, decomposer=decomposer)
     names = [name for name, _ in named]
     source = open_source(data, columns)
     summary = SummaryBuilder(names)
@@ -185,6 +186,7 @@ def evaluate(
     show_progress: bool = True,
     output: str | os.PathLike[str] | None = None,
     resume: bool = False,
+    decomposer: Any = None,
 ) -> EvaluationResult:
     """Score every row of ``data`` with every metric.
 
@@ -204,6 +206,9 @@ def evaluate(
         output: also stream the scored rows to this file as they finish (``.parquet``:
             Parquet, otherwise JSON Lines).
         resume: keep the rows ``output`` already holds and score only the others.
+        decomposer: for metrics given by name that split claims or questions: ``None`` or
+            ``"rule"`` (the rules), a local instruction model (directory or ``.gguf`` file), or
+            a `Decomposer` object (see `localeval.llm`).
 
     Returns:
         an `EvaluationResult` holding every row, scored or with the reason it is not.
@@ -219,7 +224,7 @@ def evaluate(
     summary = _run(
         data, metrics, column_map, model=model, device=device, batch_size=batch_size,
         chunk_size=chunk_size, cache=cache, show_progress=show_progress, output=output,
-        resume=resume, on_rows=keep, on_old=keep_old,
+        resume=resume, on_rows=keep, on_old=keep_old, decomposer=decomposer,
     )
     rows.sort(key=lambda r: r.line)
     return EvaluationResult(rows, [m.metric for m in summary.metrics], summary)
@@ -238,11 +243,12 @@ def score_dataset(
     cache: str | os.PathLike[str] | JudgementCache | None = None,
     show_progress: bool = True,
     resume: bool = False,
+    decomposer: Any = None,
 ) -> RunSummary:
     """Like `evaluate`, but rows only go to ``output`` (``None``: stdout) and are not kept in
     memory: what the ``localeval score`` command runs, for datasets of any size."""
     return _run(
         data, metrics, column_map, model=model, device=device, batch_size=batch_size,
         chunk_size=chunk_size, cache=cache, show_progress=show_progress, output=output,
-        resume=resume, on_rows=None, on_old=None,
+        resume=resume, on_rows=None, on_old=None, decomposer=decomposer,
     )

@@ -22,6 +22,7 @@ Design (the simplest one that keeps the judge's batches full and never judges a 
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import groupby
@@ -60,11 +61,14 @@ def resolve_metrics(
     model: Any = None,
     device: str | None = None,
     batch_size: int | None = None,
+    decomposer: Any = None,
 ) -> list[tuple[str, Metric]]:
     """``(output name, metric)`` for names (ours or RAGAS aliases) and `Metric` objects.
 
     Judged metrics built from names share one judge; ``batch_size=None`` picks 32 pairs per
-    forward pass on CPU and 128 on CUDA (fp16 leaves room for larger batches).
+    forward pass on CPU and 128 on CUDA (fp16 leaves room for larger batches). Metrics built
+    from names that split claims or questions share ``decomposer`` (``None``/``"rule"``: the
+    rules; a model directory or ``.gguf`` file: an `LLMDecomposer`; or a decomposer object).
     """
     from localeval.backends import get_judge
     from localeval.metrics.registry import resolve_name
@@ -73,6 +77,7 @@ def resolve_metrics(
     if not items:
         raise ValueError("no metric given")
     judge: NLIJudge | None = None
+    chosen: Any = None  # the decomposer, built once, on first use
     out: list[tuple[str, Metric]] = []
     for item in items:
         if isinstance(item, tuple):  # already resolved: (output name, metric)
@@ -89,6 +94,13 @@ def resolve_metrics(
                 judge = judge or get_judge(model, device=device)
                 size = batch_size or (128 if judge.device.type == "cuda" else 32)
                 options.update(model=judge, batch_size=size)
+            if decomposer is not None and "decomposer" in inspect.signature(cls.__init__).parameters:
+                if chosen is None:
+                    from localeval.llm import resolve_decomposer
+
+                    chosen = resolve_decomposer(decomposer, judge=judge, device=device)
+                if chosen is not None:
+                    options["decomposer"] = chosen
             metric, requested = cls(**options), item.strip().lower()
         else:
             raise TypeError(f"metrics must be names or Metric objects, got {type(item).__name__}")
@@ -111,6 +123,11 @@ def judges_of(metrics: Iterable[tuple[str, Metric]]) -> list[NLIJudge]:
     return list(judges.values())
 
 
+def decomposers_of(metrics: Iterable[tuple[str, Metric]]) -> list[Any]:
+    """The metrics' decomposers that keep a cache (have a ``cache`` attribute)."""
+    return [d for _, m in metrics if hasattr(d := getattr(m, "decomposer", None), "cache")]
+
+
 @contextmanager
 def attach_caches(
     metrics: Sequence[tuple[str, Metric]], cache: str | Path | JudgementCache | None = None
@@ -124,8 +141,19 @@ def attach_caches(
     opened = open_cache(cache)
     judges = judges_of(metrics)
     saved = [judge.cache for judge in judges]
+    # Decomposers that cache (the LLM one) share the run's file: decompositions are keyed by
+    # the decomposer's identity, verdicts by the judge's, in separate tables.
+    decomposers = list({id(d): d for d in decomposers_of(metrics)}.values())
+    saved_decomposers = [d.cache for d in decomposers]
     caches: list[JudgementCache] = []
     try:
+        for d in decomposers:
+            if opened is not None:
+                d.cache = opened
+            elif d.cache is None:
+                d.cache = JudgementCache(None)
+            if all(d.cache is not c for c in caches):
+                caches.append(d.cache)
         for judge in judges:
             # Explicit None tests: an empty cache has len() 0, so it is falsy.
             if opened is not None:
@@ -138,6 +166,8 @@ def attach_caches(
     finally:
         for judge, previous in zip(judges, saved):
             judge.cache = previous
+        for d, previous in zip(decomposers, saved_decomposers):
+            d.cache = previous
         if opened is not None and opened is not cache:  # we opened it from a path
             opened.close()
 

@@ -1,9 +1,10 @@
 """Question decomposition: the sub-questions (information needs) a question asks.
 
-`QuestionDecomposer` is the interface: ``decompose(question) -> list[str]``. Any object with
-that method plugs into `QuestionRecall` (a later decomposer backed by a local instruction
-model included). `RuleBasedDecomposer` is the deterministic default: the same question always
-gives the same sub-questions, with no model but spaCy's small English pipeline.
+`QuestionDecomposer` is the older, question-only interface: ``decompose(question) ->
+list[str]``; any object with that method still plugs into `QuestionRecall`. The full
+interface is `localeval.text.decomposition.Decomposer` (claims and sub-questions), which
+`RuleBasedDecomposer` implements too. `RuleBasedDecomposer` is the deterministic default:
+the same question always gives the same sub-questions, with no model but spaCy's small English pipeline.
 
 Rules of `RuleBasedDecomposer`, applied in this order (each is conservative: when a rule is not
 sure, the question stays whole):
@@ -202,7 +203,19 @@ class RuleBasedDecomposer:
     def __repr__(self) -> str:
         return f"RuleBasedDecomposer(split_objects={self.split_objects}, resolve_pronouns={self.resolve_pronouns})"
 
+    name = "rule"
+
     # ------------------------------------------------------------------ public
+    def claims(self, text: str) -> list[str]:
+        """The claims of ``text`` (`localeval.text.split_claims`, coordinated clauses split)."""
+        from localeval.text.claims import split_claims
+
+        return [span.text for span in split_claims(text)]
+
+    def sub_questions(self, question: str) -> list[str]:
+        """The `Decomposer` name of `decompose`."""
+        return self.decompose(question)
+
     def decompose(self, question: str) -> list[str]:
         """The sub-questions of ``question``, in order, without duplicates."""
         text = " ".join(question.split())
