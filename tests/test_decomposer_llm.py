@@ -137,3 +137,25 @@ def test_cli_scores_with_a_model_directory(tmp_path, tiny_causal_lm, tiny_nli_di
     assert first["precision_recall_details"]["decomposition"]["fallback_reason"]
     assert first["faithfulness"] is None and "response" in first["faithfulness_reason"]
     assert rows[1]["context_recall"] is None and rows[1]["precision_recall"] is None
+
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason="shared data folder not present")
+def test_decomposer_benchmark_plumbing(tmp_path, tiny_causal_lm):
+    import re
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from benchmarks import decomposers
+
+    out = tmp_path / "d.json"
+    result = decomposers.main(["--llm", str(tiny_causal_lm), "--limit", "4", "--max-new-tokens", "8",
+                               "--data-dir", str(SHARED_DATA), "--output", str(out)])
+    rule, llm = result["results"]
+    assert rule["decomposer"] == "rule" and rule["n"] == llm["n"] == 4
+    assert llm["model_items_used"] + sum(llm["fallbacks"].values()) == 4
+    assert 0 <= llm["balanced_accuracy_all_attributed"] <= 100 and llm["decompose_rows_per_s"] > 0
+    for text in (out.read_text(), out.with_suffix(".md").read_text()):
+        assert not re.search(r"(?<![.\w])/[A-Za-z]", text), re.search(r"(?<![.\w])/[A-Za-z].{0,40}", text)
