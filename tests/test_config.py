@@ -40,6 +40,14 @@ def test_localeval_toml_then_flags(tmp_path):
     assert sources["device"] == "default" and sources["column_map"] == "localeval.toml + --column-map"
 
 
+def test_decomposer_key_is_a_path_relative_to_the_file_or_rule(tmp_path):
+    assert load_config(cwd=tmp_path).config.score_kwargs()["decomposer"] is None  # the rules
+    (tmp_path / "localeval.toml").write_text('decomposer = "llms/smol.gguf"\n')
+    c = load_config(cwd=tmp_path).config
+    assert c.score_kwargs()["decomposer"] == str(tmp_path / "llms" / "smol.gguf")
+    assert load_config(cwd=tmp_path, overrides={"decomposer": "rule"}).config.score_kwargs()["decomposer"] is None
+
+
 def test_pyproject_table_and_precedence_of_localeval_toml(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.localeval]\nchunk_size = 32\nengine = "ray"\n')
     effective = load_config(cwd=tmp_path)

@@ -10,6 +10,11 @@ hypothesis), so it is stored under exactly that key:
   not store (possibly confidential) text and rows stay small.
 
 Values are the probabilities ``NLIJudge.predict`` returns for that task (float32 bytes).
+
+The same file also keeps **decompositions** (claims or sub-questions a local instruction
+model produced, `localeval.llm`), in their own table, keyed by the decomposer's identity
+(model file hash, prompts, settings) and a digest of the kind and text. Unlike verdicts,
+these values are text: the validated items, derived from the input.
 SQLite runs in WAL mode, so a reader never blocks the writer and several processes may share
 one file; every write is its own short transaction, so a killed run loses at most the batch
 it was judging.
@@ -65,7 +70,7 @@ class JudgementCache:
     def __init__(self, path: str | os.PathLike[str] | None = None, *, memory_size: int = 200_000) -> None:
         self.path = Path(path) if path is not None else None
         self.memory_size = memory_size
-        self._memory: OrderedDict[tuple[str, bytes], np.ndarray] = OrderedDict()
+        self._memory: OrderedDict[tuple[str, bytes], np.ndarray | str] = OrderedDict()
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
         self.hits = 0
@@ -81,6 +86,11 @@ class JudgementCache:
                 "CREATE TABLE IF NOT EXISTS judgements ("
                 " model TEXT NOT NULL, key BLOB NOT NULL, probs BLOB NOT NULL,"
                 " PRIMARY KEY (model, key)) WITHOUT ROWID"
+            )
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS decompositions ("
+                " decomposer TEXT NOT NULL, key BLOB NOT NULL, value TEXT NOT NULL,"
+                " PRIMARY KEY (decomposer, key)) WITHOUT ROWID"
             )
 
     def __repr__(self) -> str:
@@ -154,8 +164,45 @@ class JudgementCache:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack(found).astype(np.float32, copy=False)
 
+    # ------------------------------------------------------------------ decompositions
+    def get_records(self, decomposer: str, kind: str, texts: Sequence[str]) -> list[str | None]:
+        """Stored decompositions (JSON text) of ``texts``, ``None`` where nothing is stored."""
+        space = f"decompose:{decomposer}"
+        keys = [pair_key(kind, text, "") for text in texts]
+        found: list[str | None] = []
+        with self._lock:
+            for key in keys:
+                value = self._memory.get((space, key))
+                if value is None and self._db is not None:
+                    row = self._db.execute(
+                        "SELECT value FROM decompositions WHERE decomposer = ? AND key = ?", (decomposer, key)
+                    ).fetchone()
+                    value = row[0] if row else None
+                    if value is not None:
+                        self._remember(space, key, value)
+                found.append(value)  # type: ignore[arg-type]
+        hit = sum(v is not None for v in found)
+        self.hits += hit
+        self.misses += len(found) - hit
+        return found
+
+    def put_records(self, decomposer: str, kind: str, records: dict[str, str]) -> None:
+        """Store decompositions (JSON text) by text, in one transaction."""
+        space = f"decompose:{decomposer}"
+        rows = [(pair_key(kind, text, ""), value) for text, value in records.items()]
+        with self._lock:
+            for key, value in rows:
+                self._remember(space, key, value)  # type: ignore[arg-type]
+            if self._db is not None and rows:
+                with self._db:
+                    self._db.execute("BEGIN")
+                    self._db.executemany(
+                        "INSERT OR REPLACE INTO decompositions (decomposer, key, value) VALUES (?, ?, ?)",
+                        [(decomposer, key, value) for key, value in rows],
+                    )
+
     # ------------------------------------------------------------------ housekeeping
-    def _remember(self, model: str, key: bytes, value: np.ndarray) -> None:
+    def _remember(self, model: str, key: bytes, value: np.ndarray | str) -> None:
         self._memory[(model, key)] = value
         self._memory.move_to_end((model, key))
         while len(self._memory) > self.memory_size:

@@ -58,6 +58,7 @@ def score(
     engine: Optional[str] = typer.Option(None, "--engine", help="local (default) or ray (an actor pool: one per GPU, else one per CPU)."),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster to join (auto: the one this node belongs to); default: a local one."),
     ray_actors: Optional[int] = typer.Option(None, "--ray-actors", help="Scoring actors for --engine ray."),
+    decomposer: Optional[str] = typer.Option(None, "--decomposer", help="Claims and sub-questions: 'rule' (default) or a local instruction model (directory or .gguf file)."),
     config: Optional[Path] = typer.Option(None, "--config", dir_okay=False, help=_CONFIG_HELP),
     report_path: Optional[Path] = typer.Option(None, "--report", dir_okay=False, help="Also write an HTML report of the run here (needs --output)."),
 ) -> None:
@@ -77,6 +78,7 @@ def score(
             "chunk_size": chunk_size, "column_map": _parse_column_map(column_map) or None,
             "thresholds": _parse_thresholds(threshold) or None, "cache": None if cache is None else str(cache),
             "progress": progress, "engine": engine, "ray_address": ray_address, "ray_actors": ray_actors,
+            "decomposer": decomposer,
         }
         settings = _load(config, flags).config
         if resume and output is None:
@@ -87,12 +89,13 @@ def score(
         if settings.engine == "local":
             # Built here (not in score_dataset) to name the judge in the summary's title.
             built = resolve_metrics(settings.metrics, model=settings.model, device=settings.device,
-                                    batch_size=settings.batch_size, thresholds=settings.thresholds or None)
+                                    batch_size=settings.batch_size, thresholds=settings.thresholds or None,
+                                    decomposer=kwargs["decomposer"])
         else:
             built = settings.metrics
         column_map_ = kwargs.pop("column_map")
         summary = score_dataset(input_path, built, output, column_map_, show_progress=settings.progress, resume=resume, **kwargs)
-    except (JudgeNotFoundError, ValueError, TypeError, ImportError) as exc:
+    except (JudgeNotFoundError, FileNotFoundError, ImportError, ValueError, TypeError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
 

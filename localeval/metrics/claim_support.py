@@ -15,8 +15,8 @@ from pydantic import BaseModel
 from localeval.backends import NLIJudge, get_judge
 from localeval.backends.attribution import Evidence, attribute
 from localeval.metrics.base import Metric, MetricResult
+from localeval.metrics.decomposed import DecompositionRecord, check_decomposer, claim_units
 from localeval.schema import Sample
-from localeval.text import split_claims
 
 __all__ = ["ClaimAttribution", "ClaimSupportMetric", "ClaimSupportResult", "JudgedMetric"]
 
@@ -25,9 +25,10 @@ class ClaimAttribution(BaseModel):
     """One claim and the judge's verdict on it."""
 
     text: str
-    start: int
-    end: int
-    """Character span of the claim in the text it was split from."""
+    start: int | None
+    end: int | None
+    """Character span of the claim in the text it was split from; ``None`` for a claim a
+    model wrote that does not appear verbatim in the text."""
     attributed: bool
     probability: float
     evidence: Evidence | None = None
@@ -37,6 +38,8 @@ class ClaimAttribution(BaseModel):
 class ClaimSupportResult(MetricResult):
     threshold: float | None = None
     claims: list[ClaimAttribution] = []
+    decomposition: DecompositionRecord | None = None
+    """How the claims were made, when a decomposer other than the default rules was given."""
 
     @property
     def attributed_count(self) -> int:
@@ -92,9 +95,12 @@ class ClaimSupportMetric(JudgedMetric):
     claims_from: ClassVar[str]
     result_type: ClassVar[type[ClaimSupportResult]]
 
-    def __init__(self, model=None, *, split_coordination: bool = True, **options) -> None:
+    def __init__(self, model=None, *, split_coordination: bool = True, decomposer=None, **options) -> None:
+        check_decomposer(decomposer, "claims")
         super().__init__(model, **options)
         self.split_coordination = split_coordination
+        self.decomposer = decomposer
+        """``None`` = rule-based claims; else any `Decomposer` (e.g. `localeval.llm.LLMDecomposer`)."""
 
     def unscored(self, reason: str) -> ClaimSupportResult:
         return self.result_type(score=None, reason=reason)
@@ -102,7 +108,8 @@ class ClaimSupportMetric(JudgedMetric):
     def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
         threshold = self.resolved_threshold()
         texts = [getattr(s, self.claims_from) or "" for s in samples]
-        claim_spans = [split_claims(t, split_coordination=self.split_coordination) for t in texts]
+        decomposed = claim_units(self.decomposer, texts, split_coordination=self.split_coordination)
+        claim_spans = [units for units, _ in decomposed]
         groups = [
             ([c.text for c in spans], list(s.retrieved_contexts or []))
             for s, spans in zip(samples, claim_spans)
@@ -118,11 +125,14 @@ class ClaimSupportMetric(JudgedMetric):
 
         results: list[MetricResult] = []
         for i, (sample, text, spans) in enumerate(zip(samples, texts, claim_spans)):
+            record = decomposed[i][1]
             if not spans:
                 why = f"{self.claims_from} is empty" if not text.strip() else (
                     f"{self.claims_from} has no claims (only punctuation or symbols)"
                 )
-                results.append(self.unscored(f"{why}: nothing to check"))
+                result = self.unscored(f"{why}: nothing to check")
+                result.decomposition = record
+                results.append(result)
                 continue
             claims = [
                 ClaimAttribution(
@@ -142,6 +152,7 @@ class ClaimSupportMetric(JudgedMetric):
                     reason=None if has_context else "no non-empty retrieved context: no claim can be attributed",
                     threshold=threshold,
                     claims=claims,
+                    decomposition=record,
                 )
             )
         return results

@@ -30,8 +30,8 @@ from localeval.backends.attribution import Evidence, attribute
 from localeval.backends.relevance import chunk_relevance
 from localeval.metrics.base import MetricResult
 from localeval.metrics.claim_support import JudgedMetric
+from localeval.metrics.decomposed import check_decomposer, claim_units
 from localeval.schema import Sample
-from localeval.text import split_claims
 
 __all__ = ["ChunkVerdict", "ContextPrecision", "ContextPrecisionResult", "average_precision"]
 
@@ -73,11 +73,14 @@ class ContextPrecision(JudgedMetric):
     name = "context_precision"
     required_columns = ("retrieved_contexts",)
 
-    def __init__(self, model=None, *, mode: Mode = "auto", **options) -> None:
+    def __init__(self, model=None, *, mode: Mode = "auto", decomposer=None, **options) -> None:
         if mode not in ("auto", "reference", "response", "question"):
             raise ValueError(f"mode must be 'auto', 'reference', 'response' or 'question', got {mode!r}")
+        check_decomposer(decomposer, "claims")
         super().__init__(model, **options)
         self.mode = mode
+        self.decomposer = decomposer
+        """Where the reference (response) claims come from: ``None`` = the rules."""
 
     def unscored(self, reason: str) -> ContextPrecisionResult:
         return ContextPrecisionResult(score=None, reason=reason)
@@ -99,10 +102,11 @@ class ContextPrecision(JudgedMetric):
         # per claim.
         flat: list[tuple[int, int, list[str]]] = []
         groups = []
+        texts = [(samples[i].reference if modes[i] == "reference" else samples[i].response) or "" for i in by_claims]
+        units = dict(zip(by_claims, claim_units(self.decomposer, texts)))
         for i in by_claims:
             source = modes[i]
-            text = samples[i].reference if source == "reference" else samples[i].response
-            claims = [c.text for c in split_claims(text or "")]
+            claims = [c.text for c in units[i][0]]
             if not claims:
                 verdicts[i] = f"{source} has no claims: use mode='question' to judge by the question"
                 continue

@@ -43,6 +43,8 @@ class ContextRecall(ClaimSupportMetric):
         threshold: entailment probability at which a claim counts as attributed; ``None``
             uses the threshold stored with the judge (tuned on development data).
         split_coordination: split "X, and Y" clauses into separate claims where safe.
+        decomposer: ``None`` (rule-based claims) or any `Decomposer`, e.g.
+            ``localeval.llm.LLMDecomposer(PATH)``; fallbacks are recorded in ``decomposition``.
         device: ``"cpu"``, ``"cuda"``, or ``None`` for automatic.
         batch_size: pairs per judge forward pass.
     """

@@ -17,6 +17,7 @@ from localeval.metrics.base import MetricResult
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.metrics.context_precision import ContextPrecision, ContextPrecisionResult
 from localeval.metrics.context_recall import ContextRecall, ContextRecallResult
+from localeval.metrics.decomposed import DecompositionRecord, check_decomposer
 from localeval.schema import Sample
 
 __all__ = ["PrecisionRecall", "PrecisionRecallResult"]
@@ -31,6 +32,7 @@ class PrecisionRecallResult(MetricResult):
     attributed_statements: int = 0
     total_statements: int = 0
     missing_statements: list[str] = []
+    decomposition: DecompositionRecord | None = None
 
 
 def f1(precision: float, recall: float) -> float:
@@ -38,16 +40,22 @@ def f1(precision: float, recall: float) -> float:
 
 
 class PrecisionRecall(JudgedMetric):
-    """Context precision, context recall and their F1 (judge options as ContextRecall)."""
+    """Context precision, context recall and their F1 (judge options as ContextRecall;
+    ``decomposer=`` splits the reference for both parts)."""
 
     name = "precision_recall"
     required_columns = ("reference", "retrieved_contexts")
+
+    def __init__(self, model=None, *, decomposer=None, **options) -> None:
+        check_decomposer(decomposer, "claims")
+        super().__init__(model, **options)
+        self.decomposer = decomposer
 
     def unscored(self, reason: str) -> PrecisionRecallResult:
         return PrecisionRecallResult(score=None, reason=reason)
 
     def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
-        options = {"threshold": self.threshold, "batch_size": self.batch_size}
+        options = {"threshold": self.threshold, "batch_size": self.batch_size, "decomposer": self.decomposer}
         precision = ContextPrecision(self.judge, mode="reference", **options).score_many(samples)
         recall = ContextRecall(self.judge, **options).score_many(samples)
         results: list[MetricResult] = []
@@ -55,7 +63,9 @@ class PrecisionRecall(JudgedMetric):
             assert isinstance(p, ContextPrecisionResult) and isinstance(r, ContextRecallResult)
             if p.score is None or r.score is None:
                 which = "precision" if p.score is None else "recall"
-                results.append(self.unscored(f"context {which} unscored: {(p.reason if p.score is None else r.reason)}"))
+                result = self.unscored(f"context {which} unscored: {(p.reason if p.score is None else r.reason)}")
+                result.decomposition = r.decomposition
+                results.append(result)
                 continue
             results.append(
                 PrecisionRecallResult(
@@ -67,6 +77,7 @@ class PrecisionRecall(JudgedMetric):
                     attributed_statements=r.attributed_count,
                     total_statements=len(r.claims),
                     missing_statements=r.missing_claims,
+                    decomposition=r.decomposition,
                 )
             )
         return results

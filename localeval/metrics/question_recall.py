@@ -46,8 +46,9 @@ from localeval.metrics.context_relevance import (
     question_budget,
     require_relevance_head,
 )
+from localeval.metrics.decomposed import DecompositionRecord, check_decomposer, sub_questions
 from localeval.schema import Sample
-from localeval.text.questions import QuestionDecomposer, RuleBasedDecomposer
+from localeval.text.questions import RuleBasedDecomposer
 
 __all__ = ["QuestionRecall", "QuestionRecallResult", "SubQuestionVerdict"]
 
@@ -69,6 +70,8 @@ class QuestionRecallResult(MetricResult):
     threshold: float | None = None
     unit: Unit | None = None
     sub_questions: list[SubQuestionVerdict] = []
+    decomposition: DecompositionRecord | None = None
+    """How the sub-questions were made, when a decomposer other than the default rules was given."""
 
     @property
     def answerable_count(self) -> int:
@@ -86,8 +89,9 @@ class QuestionRecall(JudgedMetric):
     Args:
         model, threshold, device, batch_size: the judge options of every judged metric;
             ``threshold`` is a P(relevant), default the judge's stored relevance threshold.
-        decomposer: any object with ``decompose(question) -> list[str]``; ``None`` = a
-            `RuleBasedDecomposer` (deterministic, spaCy-based).
+        decomposer: a `Decomposer` (``sub_questions(question)``, e.g.
+            ``localeval.llm.LLMDecomposer(PATH)``) or any object with ``decompose(question)
+            -> list[str]``; ``None`` = a `RuleBasedDecomposer` (deterministic, spaCy-based).
         unit: ``"sentence"`` (default) or ``"window"``: what a sub-question is judged against.
     """
 
@@ -99,16 +103,15 @@ class QuestionRecall(JudgedMetric):
         self,
         model=None,
         *,
-        decomposer: QuestionDecomposer | None = None,
+        decomposer=None,
         unit: Unit = "sentence",
         **options,
     ) -> None:
-        if decomposer is not None and not isinstance(decomposer, QuestionDecomposer):
-            raise TypeError(f"decomposer needs a decompose(question) -> list[str] method, got {decomposer!r}")
+        check_decomposer(decomposer, "sub_questions")
         if unit not in ("sentence", "window"):
             raise ValueError(f"unit must be 'sentence' or 'window', got {unit!r}")
         super().__init__(model, **options)
-        self.decomposer: QuestionDecomposer = decomposer if decomposer is not None else RuleBasedDecomposer()
+        self.decomposer = decomposer if decomposer is not None else RuleBasedDecomposer()
         self.unit = unit
 
     def unscored(self, reason: str) -> QuestionRecallResult:
@@ -117,14 +120,17 @@ class QuestionRecall(JudgedMetric):
     def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
         results: list[MetricResult | None] = [None] * len(samples)
         subs: dict[int, list[str]] = {}
-        for i, sample in enumerate(samples):
-            question = (sample.user_input or "").strip()
-            found = [q.strip() for q in self.decomposer.decompose(question)] if question else []
-            found = [q for q in found if q]
-            if not question:
+        questions = [(s.user_input or "").strip() for s in samples]
+        asked = [i for i, q in enumerate(questions) if q]
+        decomposed = dict(zip(asked, sub_questions(self.decomposer, [questions[i] for i in asked])))
+        records = {i: record for i, (_, record) in decomposed.items()}
+        for i in range(len(samples)):
+            found = decomposed[i][0] if i in decomposed else []
+            if not questions[i]:
                 results[i] = self.unscored("user_input is empty: there is no question to answer")
             elif not found:
                 results[i] = self.unscored("the question has no sub-question (nothing to answer)")
+                results[i].decomposition = records.get(i)  # type: ignore[union-attr]
             else:
                 subs[i] = found
 
@@ -149,6 +155,7 @@ class QuestionRecall(JudgedMetric):
                     threshold=threshold,
                     unit=self.unit,
                     sub_questions=verdicts,
+                    decomposition=records.get(i),
                 )
                 continue
             verdicts = [
@@ -160,6 +167,7 @@ class QuestionRecall(JudgedMetric):
                 threshold=threshold,
                 unit=self.unit,
                 sub_questions=verdicts,
+                decomposition=records.get(i),
             )
         return [r for r in results if r is not None]
 

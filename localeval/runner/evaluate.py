@@ -163,6 +163,7 @@ def _chunks(
     thresholds: Mapping[str, float] | None,
     ray_address: str | None,
     ray_actors: int | None,
+    decomposer: Any = None,
 ) -> Iterator[Iterator[list[ScoredRow]]]:
     """Scored chunks from the chosen engine (both yield the same chunks in input order)."""
     if engine == "ray":
@@ -172,6 +173,7 @@ def _chunks(
         yield ray_chunks(
             rows, items, chunk_size=chunk_size, skip=skip, progress=progress, model=model, device=device,
             batch_size=batch_size, thresholds=thresholds, cache=cache, address=ray_address, actors=ray_actors,
+            decomposer=decomposer,
         )
         return
     with attach_caches(named, cache) as caches:
@@ -197,13 +199,15 @@ def _run(
     engine: str = "local",
     ray_address: str | None = None,
     ray_actors: int | None = None,
+    decomposer: Any = None,
 ) -> RunSummary:
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; engines: {', '.join(ENGINES)}")
     columns = ColumnMap(column_map)
-    # The Ray engine loads judges in its actors; here only the output names are needed.
+    # The Ray engine loads judges (and decomposers) in its actors; here only the output names are needed.
     named = resolve_metrics(
-        metrics, model=model, device=device, batch_size=batch_size, thresholds=thresholds, load_judge=engine == "local"
+        metrics, model=model, device=device, batch_size=batch_size, thresholds=thresholds,
+        load_judge=engine == "local", decomposer=decomposer,
     )
     names = [name for name, _ in named]
     source = open_source(data, columns)
@@ -231,7 +235,7 @@ def _run(
         with make_progress(source.total, enabled=show_progress) as progress, _chunks(
             engine, source.rows, metrics, named, chunk_size=chunk_size, cache=cache, skip=done, progress=progress,
             model=model, device=device, batch_size=batch_size, thresholds=thresholds,
-            ray_address=ray_address, ray_actors=ray_actors,
+            ray_address=ray_address, ray_actors=ray_actors, decomposer=decomposer,
         ) as chunks:
             for chunk in chunks:
                 if writer is not None:
@@ -262,6 +266,7 @@ def evaluate(
     engine: str = "local",
     ray_address: str | None = None,
     ray_actors: int | None = None,
+    decomposer: Any = None,
 ) -> EvaluationResult:
     """Score every row of ``data`` with every metric.
 
@@ -289,6 +294,9 @@ def evaluate(
         ray_address: the Ray cluster to join (``"auto"``); ``None`` starts a local Ray
             instance (unless Ray is already initialised, which is then used as it is).
         ray_actors: how many scoring actors (default: one per GPU, else one per CPU).
+        decomposer: for metrics given by name that split claims or questions: ``None`` or
+            ``"rule"`` (the rules), a local instruction model (directory or ``.gguf`` file), or
+            a `Decomposer` object (see `localeval.llm`).
 
     Returns:
         an `EvaluationResult` holding every row, scored or with the reason it is not.
@@ -305,7 +313,7 @@ def evaluate(
         data, metrics, column_map, model=model, device=device, batch_size=batch_size,
         chunk_size=chunk_size, cache=cache, show_progress=show_progress, output=output,
         resume=resume, on_rows=keep, on_old=keep_old, thresholds=thresholds, engine=engine,
-        ray_address=ray_address, ray_actors=ray_actors,
+        ray_address=ray_address, ray_actors=ray_actors, decomposer=decomposer,
     )
     rows.sort(key=lambda r: r.line)
     return EvaluationResult(rows, [m.metric for m in summary.metrics], summary)
@@ -328,6 +336,7 @@ def score_dataset(
     engine: str = "local",
     ray_address: str | None = None,
     ray_actors: int | None = None,
+    decomposer: Any = None,
 ) -> RunSummary:
     """Like `evaluate`, but rows only go to ``output`` (``None``: stdout) and are not kept in
     memory: what the ``localeval score`` command runs, for datasets of any size."""
@@ -335,5 +344,5 @@ def score_dataset(
         data, metrics, column_map, model=model, device=device, batch_size=batch_size,
         chunk_size=chunk_size, cache=cache, show_progress=show_progress, output=output,
         resume=resume, on_rows=None, on_old=None, thresholds=thresholds, engine=engine,
-        ray_address=ray_address, ray_actors=ray_actors,
+        ray_address=ray_address, ray_actors=ray_actors, decomposer=decomposer,
     )

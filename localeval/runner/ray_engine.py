@@ -102,6 +102,7 @@ def ray_chunks(
     cache: Any = None,
     address: str | None = None,
     actors: int | None = None,
+    decomposer: Any = None,
 ) -> Iterator[list[ScoredRow]]:
     """Scored chunks in input order, as `localeval.runner.run.run_chunks` yields them."""
     if any(not isinstance(m, str) for m in metrics):
@@ -110,6 +111,8 @@ def ray_chunks(
         raise TypeError('engine "ray" takes the judge as a name or a folder, not a loaded judge')
     if cache is not None and not isinstance(cache, (str, os.PathLike)):
         raise TypeError('engine "ray" takes the verdict cache as a file path')
+    if decomposer is not None and not isinstance(decomposer, (str, os.PathLike)):
+        raise TypeError('engine "ray" takes the decomposer as "rule" or a model path: each actor loads its own')
     ray = _import_ray()
     _connect(ray, address)
 
@@ -141,7 +144,8 @@ def ray_chunks(
         threads = max(1, cpus // pool)  # fewer actors than CPUs: each gets more torch threads
         per_actor = {"num_cpus": threads}
     options = {"model": None if model is None else str(model), "device": device, "batch_size": batch_size,
-               "thresholds": dict(thresholds or {}) or None, "cache": None if cache is None else str(cache)}
+               "thresholds": dict(thresholds or {}) or None, "cache": None if cache is None else str(cache),
+               "decomposer": None if decomposer is None else str(decomposer)}
 
     # Rows are Python objects, not Arrow values: Ray Data keeps them pickled, and says so
     # once per block at WARNING; that is the intended path, so its note is kept quiet.

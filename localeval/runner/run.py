@@ -23,6 +23,7 @@ Design (the simplest one that keeps the judge's batches full and never judges a 
 from __future__ import annotations
 
 import copy
+import inspect
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import groupby
@@ -63,6 +64,7 @@ def resolve_metrics(
     batch_size: int | None = None,
     thresholds: Mapping[str, float] | None = None,
     load_judge: bool = True,
+    decomposer: Any = None,
 ) -> list[tuple[str, Metric]]:
     """``(output name, metric)`` for names (ours or RAGAS aliases) and `Metric` objects.
 
@@ -71,6 +73,9 @@ def resolve_metrics(
     ``thresholds`` (``{"entailment": 0.7}``) replace the judge's stored ones for these metrics
     only: they get a copy of the judge that shares its weights. ``load_judge=False`` builds
     them without loading the judge (to learn the output names).
+    Metrics built from names that split claims or questions share ``decomposer``
+    (``None``/``"rule"``: the rules; a model directory or ``.gguf`` file: an `LLMDecomposer`;
+    or a decomposer object).
     """
     from localeval.backends import get_judge
     from localeval.metrics.registry import resolve_name
@@ -79,6 +84,7 @@ def resolve_metrics(
     if not items:
         raise ValueError("no metric given")
     judge: NLIJudge | None = None
+    chosen: Any = None  # the decomposer, built once, on first use
     out: list[tuple[str, Metric]] = []
     for item in items:
         if isinstance(item, tuple):  # already resolved: (output name, metric)
@@ -95,6 +101,13 @@ def resolve_metrics(
                 judge = judge or with_thresholds(get_judge(model, device=device), thresholds)
                 size = batch_size or (128 if judge.device.type == "cuda" else 32)
                 options.update(model=judge, batch_size=size)
+            if decomposer is not None and load_judge and "decomposer" in inspect.signature(cls.__init__).parameters:
+                if chosen is None:
+                    from localeval.llm import resolve_decomposer
+
+                    chosen = resolve_decomposer(decomposer, judge=judge, device=device)
+                if chosen is not None:
+                    options["decomposer"] = chosen
             metric, requested = cls(**options), item.strip().lower()
         else:
             raise TypeError(f"metrics must be names or Metric objects, got {type(item).__name__}")
@@ -134,6 +147,11 @@ def judges_of(metrics: Iterable[tuple[str, Metric]]) -> list[NLIJudge]:
     return list(judges.values())
 
 
+def decomposers_of(metrics: Iterable[tuple[str, Metric]]) -> list[Any]:
+    """The metrics' decomposers that keep a cache (have a ``cache`` attribute)."""
+    return [d for _, m in metrics if hasattr(d := getattr(m, "decomposer", None), "cache")]
+
+
 @contextmanager
 def attach_caches(
     metrics: Sequence[tuple[str, Metric]], cache: str | Path | JudgementCache | None = None
@@ -147,8 +165,19 @@ def attach_caches(
     opened = open_cache(cache)
     judges = judges_of(metrics)
     saved = [judge.cache for judge in judges]
+    # Decomposers that cache (the LLM one) share the run's file: decompositions are keyed by
+    # the decomposer's identity, verdicts by the judge's, in separate tables.
+    decomposers = list({id(d): d for d in decomposers_of(metrics)}.values())
+    saved_decomposers = [d.cache for d in decomposers]
     caches: list[JudgementCache] = []
     try:
+        for d in decomposers:
+            if opened is not None:
+                d.cache = opened
+            elif d.cache is None:
+                d.cache = JudgementCache(None)
+            if all(d.cache is not c for c in caches):
+                caches.append(d.cache)
         for judge in judges:
             # Explicit None tests: an empty cache has len() 0, so it is falsy.
             if opened is not None:
@@ -161,6 +190,8 @@ def attach_caches(
     finally:
         for judge, previous in zip(judges, saved):
             judge.cache = previous
+        for d, previous in zip(decomposers, saved_decomposers):
+            d.cache = previous
         if opened is not None and opened is not cache:  # we opened it from a path
             opened.close()
 
