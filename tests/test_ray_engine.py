@@ -112,6 +112,8 @@ def test_ray_engine_takes_names_not_objects(local_ray, judge_dir):
         evaluate([{"reference": "a."}], [ContextRecall(str(judge_dir))], engine="ray", show_progress=False)
     with pytest.raises(ValueError, match="unknown engine"):
         evaluate([{"reference": "a."}], METRICS, engine="spark", show_progress=False)
+    with pytest.raises(TypeError, match="decomposer"):  # each actor loads its own from a path
+        evaluate([{"reference": "a."}], METRICS, engine="ray", decomposer=object(), show_progress=False)
 
 
 def test_ray_resumes_a_local_run_to_the_same_file(local_ray, judge_dir, tmp_path):
