@@ -17,7 +17,7 @@ from benchmarks.agreement.thresholds import cv_binary, cv_graded
 __all__ = ["CAPS", "TUNED", "run_agreement", "write_thresholds"]
 
 # Items per set in a default run, chosen so that the whole run stays under 30 minutes on 2 CPU
-# cores, even when they are shared (measured: ~35 min with the load average at 8).
+# cores, even when they are shared (measured: 24 min with the load average at 5-8).
 # Faithfulness judges every claim against every sentence pair and window of every document,
 # so a RAGBench row costs claims x sentences judge pairs: ~300 for hagrid, ~2,500 for an
 # expertqa row (long answers over ~5,000-word documents). Caps follow that cost.

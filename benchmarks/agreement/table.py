@@ -180,7 +180,8 @@ def markdown(report: dict) -> str:
         else:
             cv = f"RMSE {_f(c['cv']['rmse'])}, Pearson {_f(c['cv']['pearson'])}"
             ins = f"RMSE {_f(c['chosen_in_sample']['rmse'])}"
-            fl = f"RMSE {_f(report['floors']['relevance_overlap_cv']['rmse'])}"
+            fl = (f"RMSE {_f(report['floors']['relevance_overlap_cv']['rmse'])} "
+                  f"(always the mean: {_f(c['cv']['mean_floor_rmse'])})")
         lines.append(f"| `{key}` | {c['stored_before']:.4f} | {c['threshold']:.4f} | {cv} | {ins} | {fl} |")
     lines += ["", f"Thresholds in force for every figure below: {', '.join(f'`{k}` {v:.4f}' for k, v in th['final'].items())} "
               f"({'written to config.json by this run' if th['written'] else 'as stored in config.json; the chosen ones were not written'}).", ""]
