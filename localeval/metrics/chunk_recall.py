@@ -104,7 +104,10 @@ class ChunkRecall(JudgedMetric):
         return ChunkRecallResult(score=None, reason=reason)
 
     def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
-        rel_t = self.relevance_threshold if self.relevance_threshold is not None else self.judge.thresholds["relevance"]
+        rel_t = self.relevance_threshold
+        if rel_t is None:  # `threshold` sets the entailment one only
+            stored = self.judge.thresholds
+            rel_t = stored.get(self.threshold_key("relevance"), stored["relevance"])
         ent_t = self.resolved_threshold("entailment")
         # 1. relevance of every sentence of every chunk
         chunk_sentences = [[split_sentences(c) for c in s.retrieved_contexts or []] for s in samples]

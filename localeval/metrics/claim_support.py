@@ -83,10 +83,22 @@ class JudgedMetric(Metric):
             self._judge = get_judge(self._model, device=self._device)
         return self._judge
 
+    def threshold_key(self, kind: str | None = None) -> str:
+        """The judge's threshold key for this metric's decision of ``kind``: the metric's
+        name for its own kind (``"faithfulness"``), ``"<name>_<kind>"`` for another one
+        (``"chunk_recall_relevance"``)."""
+        kind = kind or self.threshold_kind
+        return self.name if kind == self.threshold_kind else f"{self.name}_{kind}"
+
     def resolved_threshold(self, kind: str | None = None) -> float:
+        """``threshold`` if given; else the judge's per-metric threshold (chosen for this
+        metric on development data by ``benchmarks.agreement``); else, for judges that store
+        none (older models, other NLI models), the generic one of ``kind``."""
         if self.threshold is not None:
             return self.threshold
-        return self.judge.thresholds[kind or self.threshold_kind]
+        kind = kind or self.threshold_kind
+        stored = self.judge.thresholds
+        return stored.get(self.threshold_key(kind), stored[kind])
 
 
 class ClaimSupportMetric(JudgedMetric):

@@ -1,0 +1,105 @@
+"""``python -m benchmarks.agreement``: score the meta-eval sets, print and write the table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.agreement", description=__doc__)
+    default_data = Path(os.environ.get("LOCALEVAL_DATA_DIR") or REPO_ROOT.parent / "shared" / "data") / "meta-eval"
+    p.add_argument("--data-dir", type=Path, default=default_data, help="the meta-eval folder (default: %(default)s)")
+    p.add_argument("--limit-per-set", type=int, default=None, help="cap every set at N items (quick runs)")
+    p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/agreement.json",
+                   help="JSON results; the markdown table is written beside it (.md)")
+    p.add_argument("--model", default=None, help="judge name or local model folder (default: the shipped judge)")
+    p.add_argument("--write-thresholds", action="store_true",
+                   help="store the chosen per-metric thresholds in the judge's config.json (full runs only)")
+    args = p.parse_args(argv)
+    if args.write_thresholds and args.limit_per_set is not None:
+        p.error("--write-thresholds needs a full run: thresholds are not chosen on a --limit-per-set sample")
+    if not args.data_dir.is_dir():
+        p.error(f"no meta-eval folder at {args.data_dir} (use --data-dir)")
+    return args
+
+
+def _portable(path: Path) -> str:
+    try:
+        return os.path.relpath(path, REPO_ROOT) if path.is_absolute() else str(path)
+    except ValueError:
+        return path.name
+
+
+def _finite(obj):
+    """NaN / inf (a figure undefined on a one-class sample) become None: the JSON stays valid."""
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+def main(argv: list[str] | None = None) -> dict:
+    args = parse_args(argv)
+    from localeval.backends import get_judge
+
+    from benchmarks.agreement.run import TUNED, run_agreement, write_thresholds
+    from benchmarks.agreement.table import build_sections, markdown
+    from benchmarks.machine import describe_machine, weights_sha256
+
+    start = time.perf_counter()
+    judge = get_judge(args.model)
+    log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+    state = run_agreement(args.data_dir, limit=args.limit_per_set, judge=judge, log=log)
+    chosen = {k: state["choice"][k]["threshold"] for k in TUNED}
+    if args.write_thresholds:
+        write_thresholds(judge.path, chosen)
+        final = chosen
+    else:
+        final = {k: state["choice"][k]["stored_before"] for k in TUNED}
+    sections = build_sections(state, final)
+    command = "python -m benchmarks.agreement" + (f" --limit-per-set {args.limit_per_set}" if args.limit_per_set else "")
+    command += " --write-thresholds" if args.write_thresholds else ""
+    report = {
+        "command": command,
+        "model": judge.name,
+        "weights_sha256": weights_sha256(judge.path),
+        "machine": describe_machine(),
+        "elapsed_s": round(time.perf_counter() - start, 1),
+        "timings_s": state["timings"],
+        "limit_per_set": args.limit_per_set,
+        "thresholds": {
+            "written": args.write_thresholds,
+            "final": final,
+            "choices": {k: {kk: vv for kk, vv in v.items() if kk not in ("oof", "oof_scores")} | (
+                {"floor": {kk: vv for kk, vv in v["floor"].items() if kk != "oof"}} if "floor" in v else {})
+                for k, v in state["choice"].items()},
+        },
+        "floors": {
+            "relevance_overlap_cv": state["floor_rel"]["cv"],
+            "utilization_overlap_cv": state["floor_util"]["cv"],
+        },
+        "sections": sections,
+    }
+    report = _finite(report)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    text = markdown(report)
+    args.output.with_suffix(".md").write_text(text, encoding="utf-8")
+    print(text)
+    log(f"wrote {_portable(args.output)} and {_portable(args.output.with_suffix('.md'))}")
+    return report
+
+
+if __name__ == "__main__":
+    main()

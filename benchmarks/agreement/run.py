@@ -1,0 +1,147 @@
+"""The harness: score every family, choose thresholds by cross-validation, compute the figures."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.agreement import ablation, attribution, frank, ragbench
+from benchmarks.agreement.scoring import Harness, build_metrics
+from benchmarks.agreement.thresholds import cv_binary, cv_graded
+
+__all__ = ["CAPS", "TUNED", "run_agreement", "write_thresholds"]
+
+# Items per set in a default run, chosen so that the whole run stays under 30 minutes on 2 CPU
+# cores, even when they are shared (measured: 24 min with the load average at 5-8).
+# Faithfulness judges every claim against every sentence pair and window of every document,
+# so a RAGBench row costs claims x sentences judge pairs: ~300 for hagrid, ~2,500 for an
+# expertqa row (long answers over ~5,000-word documents). Caps follow that cost.
+CAPS: dict[str, int] = {
+    "ragbench/covidqa": 8,
+    "ragbench/delucionqa": 5,
+    "ragbench/emanual": 5,
+    "ragbench/expertqa": 2,
+    "ragbench/hagrid": 10,
+    "ragbench/hotpotqa": 10,
+    "ragbench/msmarco": 5,
+    "wice/dev-article": 40,
+    "summac/factcc": 30,
+    "summac/polytope": 24,
+    "summac/summeval": 16,
+    "summac/xsumfaith": 30,
+    "begin/dev": 80,
+    "frank/valid": 24,
+}
+
+# The per-metric keys written to the judge's config.json (localeval.thresholds) and the
+# generic key each falls back to.
+TUNED = {"faithfulness": "entailment", "context_recall": "entailment", "context_relevance": "relevance"}
+
+PEERS = {
+    "ragbench_relevance_rmse": "RAGAS 0.195-0.279; GPT-3.5 judge 0.111-0.308 (RAGBench test)",
+    "ragbench_adherence_auroc": "TruLens 0.55-0.69; RAGAS 0.57-0.70; GPT-3.5 0.54-0.65 (RAGBench test)",
+    "wice": "AlignScore 66.0; SummaC-ZS 62.8; MiniCheck-FT5 72.2; GPT-4o 78.5 (LLM-AggreFact, test)",
+    "summac/factcc": "SummaC-ZS 83.8; SummaC-Conv 89.5 (SummaC test)",
+    "summac/polytope": "SummaC-ZS 62.0; SummaC-Conv 62.7 (SummaC test)",
+    "summac/summeval": "SummaC-ZS 78.7; SummaC-Conv 81.7 (SummaC test)",
+    "summac/xsumfaith": "SummaC-ZS 58.4; SummaC-Conv 66.4 (SummaC test)",
+}
+
+
+def _stored(judge, key: str) -> float:
+    t = judge.thresholds
+    return float(t.get(key, t[TUNED[key]]))
+
+
+def _cap(name: str, limit: int | None) -> int | None:
+    caps = [c for c in (CAPS.get(name), limit) if c is not None]
+    return min(caps) if caps else None
+
+
+def run_agreement(
+    data: Path, *, limit: int | None = None, judge=None, decomposer: Any = None,
+    log: Callable[[str], None] = print,
+) -> dict:
+    """Every figure of the agreement table (thresholds chosen, not written)."""
+    from localeval.backends import get_judge
+
+    judge = judge or get_judge(None)
+    harness = Harness(judge, build_metrics(judge, decomposer))
+    timings: dict[str, float] = {}
+
+    def timed(name: str, fn):
+        start = time.perf_counter()
+        out = fn()
+        timings[name] = round(time.perf_counter() - start, 1)
+        log(f"{name}: {timings[name]} s")
+        return out
+
+    # ---------------------------------------------------------------- scoring
+    rb = ragbench.load_ragbench(data, {s: _cap(f"ragbench/{s}", limit) for s in ragbench.SUBSETS})
+    rb_results = {
+        s: timed(f"ragbench/{s}", lambda rows=rows: harness.score(
+            [r.sample() for r in rows], ["context_relevance", "faithfulness", "chunk_recall", "utilization"]))
+        for s, (rows, _) in rb.items()
+    }
+    attr_limit = {name: _cap(name, limit) for name in CAPS}
+    binary_sets = timed("attribution", lambda: attribution.score_attribution_sets(harness, data, attr_limit))
+    frank_set, frank_rows = timed("frank", lambda: frank.score_frank(harness, data, _cap("frank/valid", limit)))
+    abl = {s: timed(f"ablation/{s}", lambda s=s: ablation.score_ablation(harness, s, rb[s][0])) for s in ("hotpotqa", "covidqa")}
+
+    # ---------------------------------------------------------------- ragbench as binary sets
+    rb_rows = [r for s in rb for r in rb[s][0]]
+    rb_faith = [res for s in rb for res in rb_results[s]["faithfulness"]]
+    rb_binary = attribution.BinarySet(
+        "ragbench/all", "ragbench", "faithfulness", np.array([r.adherence for r in rb_rows]),
+        [attribution.claim_probabilities(x) for x in rb_faith],
+        np.array([min((attribution.overlap_score(c.text, r.contexts) for c in x.claims), default=0.0)
+                  for r, x in zip(rb_rows, rb_faith)]),
+        sum(n for _, n in rb.values()), [str(r.adherence) for r in rb_rows],
+    )
+
+    # ---------------------------------------------------------------- thresholds by CV
+    faith_sets = [b for b in binary_sets if b.metric == "faithfulness"] + [frank_set, rb_binary]
+    recall_sets = [b for b in binary_sets if b.metric == "context_recall"]
+    choice = {
+        "faithfulness": _binary_choice(faith_sets, _stored(judge, "faithfulness")),
+        "context_recall": _binary_choice(recall_sets, _stored(judge, "context_recall")),
+    }
+    rel_probs = [[s.probability for s in res.sentences] for s in rb for res in rb_results[s]["context_relevance"]]
+    rel_gold = [r.relevance for r in rb_rows]
+    choice["context_relevance"] = cv_graded(rel_probs, rel_gold, _stored(judge, "context_relevance"))
+    floor_rel = cv_graded([ragbench.overlap_sentence_probs(r) for r in rb_rows], rel_gold, 0.5)
+    floor_util = cv_graded([ragbench.overlap_utilization_probs(r) for r in rb_rows], [r.utilization for r in rb_rows], 0.5)
+
+    return {
+        "rb": rb, "rb_results": rb_results, "binary_sets": binary_sets, "frank_set": frank_set,
+        "frank_rows": frank_rows, "rb_binary": rb_binary, "ablation": abl, "choice": choice,
+        "floor_rel": floor_rel, "floor_util": floor_util, "timings": timings,
+        "judge": judge, "faith_sets": faith_sets, "recall_sets": recall_sets, "data": data,
+    }
+
+
+def _binary_choice(sets: list[attribution.BinarySet], stored: float) -> dict:
+    """CV threshold over families (a family's sets pooled), and the floor's, the same way."""
+    fam: dict[str, list[attribution.BinarySet]] = {}
+    for b in sets:
+        fam.setdefault(b.family, []).append(b)
+    model = {f: (np.concatenate([b.labels for b in bs]), np.concatenate([b.stat for b in bs])) for f, bs in fam.items()}
+    floor = {f: (np.concatenate([b.labels for b in bs]), np.concatenate([b.overlap for b in bs])) for f, bs in fam.items()}
+    out = cv_binary(model, stored)
+    out["floor"] = cv_binary(floor, 0.5)
+    return out
+
+
+def write_thresholds(model_dir: Path, values: dict[str, float]) -> None:
+    """Set the per-metric keys of ``localeval.thresholds`` in config.json, nothing else."""
+    path = model_dir / "config.json"
+    config = json.loads(path.read_text(encoding="utf-8"))
+    stored = config.setdefault("localeval", {}).setdefault("thresholds", {})
+    stored.update({k: round(float(v), 4) for k, v in values.items()})
+    # Same layout as the trainer's export (sorted keys, 2 spaces), so the diff is a few lines.
+    path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -1,0 +1,197 @@
+"""The agreement harness (`benchmarks.agreement`): its plumbing on a tiny meta-eval folder
+written here in the upstream formats, its cross-validated threshold choice, and the metrics'
+per-metric thresholds with their fallback to the generic ones."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `benchmarks` is not installed
+
+from benchmarks.agreement.ablation import pairwise  # noqa: E402
+from benchmarks.agreement.thresholds import cv_binary, cv_graded, folds_of  # noqa: E402
+
+FACTS = [
+    ("Marie Curie was born in Warsaw in 1867.", "Where was Marie Curie born?"),
+    ("The Danube flows through Vienna and Budapest.", "Which cities does the Danube flow through?"),
+    ("Mount Kenya is the highest mountain in Kenya.", "What is the highest mountain in Kenya?"),
+    ("Insulin is produced by the pancreas.", "Which organ produces insulin?"),
+]
+FILLER = ["The weather was mild that spring.", "Many tourists visit the region every summer."]
+
+
+def _ragbench_rows() -> pd.DataFrame:
+    rows = []
+    for i, (fact, question) in enumerate(FACTS):
+        other = FACTS[(i + 1) % len(FACTS)][0]
+        docs = [[["0a", fact], ["0b", FILLER[0]]], [["1a", other], ["1b", FILLER[1]]]]
+        grounded = i % 2 == 0
+        rows.append({
+            "id": f"r{i}", "question": question,
+            "documents": [" ".join(s for _, s in d) for d in docs],
+            "response": fact if grounded else "The answer is unknown to historians of Peru.",
+            "documents_sentences": docs,
+            "all_relevant_sentence_keys": ["0a"], "all_utilized_sentence_keys": ["0a"] if grounded else [],
+            "adherence_score": grounded, "relevance_score": 0.25, "utilization_score": 0.25 if grounded else 0.0,
+            "completeness_score": 1.0 if grounded else 0.0, "gpt3_context_relevance": 0.5,
+        })
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def meta_eval(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("data") / "meta-eval"
+    from benchmarks.agreement.ragbench import SUBSETS
+
+    for subset in SUBSETS:
+        (root / "ragbench" / subset).mkdir(parents=True)
+        _ragbench_rows().to_parquet(root / "ragbench" / subset / "validation-00000-of-00001.parquet")
+    wice = [{"claim": f, "evidence": [f, FILLER[0]] if k else [FILLER[0], FILLER[1]],
+             "label": "supported" if k else "not_supported"} for f, _ in FACTS for k in (0, 1)]
+    (root / "wice" / "claim").mkdir(parents=True)
+    (root / "wice" / "claim" / "dev.jsonl").write_text("\n".join(json.dumps(r) for r in wice) + "\n")
+    (root / "summac").mkdir()
+    for subset in ("factcc", "polytope", "summeval", "xsumfaith"):
+        items = {f"{i}": {"document": f"{f} {FILLER[0]}", "claim": f if i % 2 else "Paris is in Japan.", "label": i % 2}
+                 for i, (f, _) in enumerate(FACTS)}
+        (root / "summac" / f"{subset}.json").write_text(json.dumps(items))
+    for folder, name in (("wow", "begin_dev_wow.tsv"), ("topicalchat", "begin_dev_tc.tsv"), ("cmu-dog", "begin_dev_cmu.tsv")):
+        (root / "begin" / folder).mkdir(parents=True)
+        lines = ["knowledge\tresponse\tbegin_label"] + [
+            f"{f}\t{f if i % 2 else 'I like cats a lot.'}\t{'Fully attributable' if i % 2 else 'Generic'}"
+            for i, (f, _) in enumerate(FACTS)
+        ]
+        (root / "begin" / folder / name).write_text("\n".join(lines) + "\n")
+    (root / "frank").mkdir()
+    frank = [{"hash": f"h{i}", "model_name": "m", "split": "valid", "article": f"{f} {FILLER[1]}",
+              "summary": f if i % 2 else "The moon is made of cheese.", "Factuality": float(i % 2)}
+             for i, (f, _) in enumerate(FACTS)]
+    (root / "frank" / "frank_joined.jsonl").write_text("\n".join(json.dumps(r) for r in frank) + "\n")
+    baselines = [{"hash": r["hash"], "model_name": "m", "FactCC": float(i % 2), "Rouge L": 0.3 + 0.1 * i}
+                 for i, r in enumerate(frank)]
+    (root / "frank" / "baseline_factuality_metrics_outputs.json").write_text(json.dumps(baselines))
+    return root
+
+
+def _finite_or_none(obj) -> None:
+    if isinstance(obj, dict):
+        for v in obj.values():
+            _finite_or_none(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            _finite_or_none(v)
+    elif isinstance(obj, float):
+        assert math.isfinite(obj)
+
+
+def test_harness_writes_the_table_with_floors_and_leaves_the_judge_alone(meta_eval, tmp_path, default_judge):
+    from benchmarks.agreement.__main__ import main
+
+    config = default_judge.path / "config.json"
+    before = config.read_bytes()
+    out = tmp_path / "agreement.json"
+    report = main(["--data-dir", str(meta_eval), "--limit-per-set", "2", "--output", str(out)])
+    assert config.read_bytes() == before  # thresholds are written only when asked
+    saved = json.loads(out.read_text())  # valid JSON: no NaN anywhere
+    _finite_or_none(saved)
+    s = saved["sections"]
+    assert {r["set"] for r in s["relevance"]} == {f"ragbench/{x}" for x in
+                                                  ("covidqa", "delucionqa", "emanual", "expertqa", "hagrid", "hotpotqa", "msmarco")}
+    for r in s["relevance"]:
+        assert r["n"] == 2 and 0 <= r["rmse"] <= 1 and 0 <= r["floor_overlap_rmse_cv"] <= 1
+        assert r["mean_floor_rmse"] == 0.0  # the gold relevance is constant here: the mean is exact
+        assert r["gpt35_rmse_these_rows"] == 0.25  # the shipped baseline column, computed here
+        assert 0 <= r["sentence_f1"] <= 1
+    names = {(r["set"], r["metric"]) for r in s["binary"]}
+    assert {("wice/dev-article", "context_recall"), ("wice/dev-article", "faithfulness"),
+            ("begin/dev", "faithfulness"), ("frank/valid", "faithfulness"), ("summac/factcc", "faithfulness")} <= names
+    for r in s["binary"]:
+        assert 0 <= r["ba_final"] <= 1 and 0 <= r["ba_cv"] <= 1 and 0 <= r["floor_ba_cv"] <= 1
+        assert r["n"] >= 2
+    # the unsupported half of every set is plain word salad against the context: the floor sees it
+    assert all(r["floor_auroc"] > 0.5 for r in s["binary"] if not r["set"].startswith("ragbench"))
+    assert {r["metric"] for r in s["frank"]} >= {"floor: word overlap (lowest claim share)"}
+    assert {r["metric"] for r in s["ablation"]} == {"context_recall", "chunk_recall", "question_recall"}
+    for r in s["ablation"]:
+        assert r["n"] == 1 and 0 <= r["accuracy"] <= 1  # the grounded row of the two sampled
+    for key, value in saved["thresholds"]["final"].items():
+        assert 0 <= value <= 1, key
+    md = out.with_suffix(".md").read_text()
+    assert "| ragbench/hotpotqa |" in md and "AlignScore 66.0" in md and "floor" in md
+    assert report["limit_per_set"] == 2
+
+
+def test_frank_baselines_are_correlated_on_the_same_rows(meta_eval):
+    from benchmarks.agreement.frank import baseline_correlations, load_frank
+
+    rows, n_total = load_frank(meta_eval, None)
+    assert n_total == 4 and len(rows) == 4
+    figures = baseline_correlations(meta_eval, rows)
+    assert figures["FactCC"] == {"n": 4, "pearson": pytest.approx(1.0), "spearman": pytest.approx(1.0)}
+    assert "QAGS" not in figures  # not in this file's outputs: left out, not scored as 0
+
+
+def test_thresholds_are_written_only_on_full_runs(meta_eval, tmp_path):
+    from benchmarks.agreement.__main__ import parse_args
+
+    with pytest.raises(SystemExit):
+        parse_args(["--data-dir", str(meta_eval), "--limit-per-set", "3", "--write-thresholds"])
+
+
+def test_cv_binary_scores_out_of_fold_and_weighs_families():
+    rng = np.random.default_rng(0)
+    y = np.array([1] * 40 + [0] * 40)
+    clean = np.where(y == 1, 0.8, 0.3) + rng.normal(0, 0.01, 80)
+    noisy = rng.uniform(0, 1, 80)
+    res = cv_binary({"clean": (y, clean), "noisy": (y, noisy)}, stored=0.5)
+    assert 0.3 < res["threshold"] < 0.8
+    assert res["families"]["clean"]["ba_cv"] == 1.0
+    # out of fold, pure noise is near chance, while its in-sample figure can only be higher
+    assert res["families"]["noisy"]["ba_cv"] <= res["families"]["noisy"]["ba_chosen_in_sample"] + 1e-9
+    assert len(res["oof"]["clean"]) == 80
+
+
+def test_cv_graded_finds_the_threshold_that_reproduces_the_share():
+    # Each item: 10 sentence probabilities, the gold share is the share above 0.6.
+    rng = np.random.default_rng(1)
+    probs = [rng.uniform(0, 1, 10).tolist() for _ in range(60)]
+    gold = [float(np.mean(np.asarray(p) >= 0.6)) for p in probs]
+    res = cv_graded(probs, gold, stored=0.5)
+    assert abs(res["threshold"] - 0.6) < 0.05
+    assert res["cv"]["rmse"] < res["stored"]["rmse"]
+    assert res["cv"]["rmse"] < 0.1
+
+
+def test_folds_are_stratified_and_seeded():
+    labels = [1] * 10 + [0] * 20
+    f = folds_of(labels, 5)
+    assert (f == folds_of(labels, 5)).all()
+    for k in range(5):
+        assert sum(1 for lab, x in zip(labels, f) if x == k and lab == 1) == 2
+
+
+def test_pairwise_counts_ties_as_half():
+    assert pairwise([1.0, 1.0, 0.5], [0.0, 1.0, 1.0]) == {"n": 3, "accuracy": 0.5, "above": 0.3333, "ties": 0.3333}
+    assert pairwise([], [])["accuracy"] is None
+
+
+def test_metrics_use_their_own_threshold_then_the_generic_one(tiny_nli_dir):
+    from localeval.backends import NLIJudge
+    from localeval.metrics import ChunkRecall, ContextRecall, ContextRelevance, Faithfulness
+
+    judge = NLIJudge(tiny_nli_dir, device="cpu")
+    judge.thresholds.update({"entailment": 0.61, "relevance": 0.42, "faithfulness": 0.73})
+    assert Faithfulness(judge).resolved_threshold() == 0.73
+    assert ContextRecall(judge).resolved_threshold() == 0.61  # no key of its own: the generic one
+    assert ContextRelevance(judge).resolved_threshold() == 0.42
+    assert Faithfulness(judge, threshold=0.2).resolved_threshold() == 0.2  # an explicit value wins
+    judge.thresholds["chunk_recall_relevance"] = 0.9
+    assert ChunkRecall(judge).threshold_key("relevance") == "chunk_recall_relevance"
+    assert ChunkRecall(judge).resolved_threshold() == 0.61
