@@ -143,6 +143,11 @@ def test_thresholds_are_written_only_on_full_runs(meta_eval, tmp_path):
 
     with pytest.raises(SystemExit):
         parse_args(["--data-dir", str(meta_eval), "--limit-per-set", "3", "--write-thresholds"])
+    with pytest.raises(SystemExit):  # stored thresholds serve the default (rule) decomposer
+        parse_args(["--data-dir", str(meta_eval), "--decomposer", "smol.gguf", "--write-thresholds"])
+    # An LLM decomposer's table goes beside the rules' one, not over it.
+    assert parse_args(["--data-dir", str(meta_eval), "--decomposer", "smol.gguf"]).output.name == "agreement-llm.json"
+    assert parse_args(["--data-dir", str(meta_eval)]).output.name == "agreement.json"
 
 
 def test_cv_binary_scores_out_of_fold_and_weighs_families():

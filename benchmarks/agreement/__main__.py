@@ -18,14 +18,23 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     default_data = Path(os.environ.get("LOCALEVAL_DATA_DIR") or REPO_ROOT.parent / "shared" / "data") / "meta-eval"
     p.add_argument("--data-dir", type=Path, default=default_data, help="the meta-eval folder (default: %(default)s)")
     p.add_argument("--limit-per-set", type=int, default=None, help="cap every set at N items (quick runs)")
-    p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/agreement.json",
-                   help="JSON results; the markdown table is written beside it (.md)")
+    p.add_argument("--output", type=Path, default=None,
+                   help="JSON results; the markdown table is written beside it (.md) (default: "
+                        "benchmarks/results/agreement.json, agreement-llm.json with an LLM decomposer)")
     p.add_argument("--model", default=None, help="judge name or local model folder (default: the shipped judge)")
+    p.add_argument("--decomposer", default="rule",
+                   help="claims and sub-questions: rule (default) or a local instruction model (folder or .gguf); "
+                        "an LLM run writes agreement-llm.json unless --output is given, beside the rules' table")
     p.add_argument("--write-thresholds", action="store_true",
                    help="store the chosen per-metric thresholds in the judge's config.json (full runs only)")
     args = p.parse_args(argv)
     if args.write_thresholds and args.limit_per_set is not None:
         p.error("--write-thresholds needs a full run: thresholds are not chosen on a --limit-per-set sample")
+    llm = args.decomposer.strip().lower() not in ("rule", "rules")
+    if args.write_thresholds and llm:
+        p.error("--write-thresholds goes with the default decomposer: the stored thresholds serve the rules")
+    if args.output is None:
+        args.output = REPO_ROOT / "benchmarks/results" / ("agreement-llm.json" if llm else "agreement.json")
     if not args.data_dir.is_dir():
         p.error(f"no meta-eval folder at {args.data_dir} (use --data-dir)")
     return args
@@ -58,9 +67,12 @@ def main(argv: list[str] | None = None) -> dict:
     from benchmarks.machine import describe_machine, weights_sha256
 
     start = time.perf_counter()
+    from localeval.llm import resolve_decomposer
+
     judge = get_judge(args.model)
+    decomposer = resolve_decomposer(args.decomposer, judge=judge)
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
-    state = run_agreement(args.data_dir, limit=args.limit_per_set, judge=judge, log=log)
+    state = run_agreement(args.data_dir, limit=args.limit_per_set, judge=judge, decomposer=decomposer, log=log)
     chosen = {k: state["choice"][k]["threshold"] for k in TUNED}
     if args.write_thresholds:
         write_thresholds(judge.path, chosen)
@@ -69,6 +81,7 @@ def main(argv: list[str] | None = None) -> dict:
         final = {k: state["choice"][k]["stored_before"] for k in TUNED}
     sections = build_sections(state, final)
     command = "python -m benchmarks.agreement" + (f" --limit-per-set {args.limit_per_set}" if args.limit_per_set else "")
+    command += f" --decomposer {Path(args.decomposer).name}" if decomposer is not None else ""
     command += " --write-thresholds" if args.write_thresholds else ""
     report = {
         "command": command,
