@@ -19,7 +19,7 @@ def chromium_path() -> str:
         found = shutil.which(name)
         if found:
             return found
-    raise RuntimeError("the report's browser test needs Chromium: apt-get install chromium (.ci/run does)")
+    raise RuntimeError("the report's browser test needs Chromium: apt-get install chromium (install.sh does on Debian)")
 
 
 @dataclass
