@@ -200,3 +200,26 @@ def test_metrics_use_their_own_threshold_then_the_generic_one(tiny_nli_dir):
     judge.thresholds["chunk_recall_relevance"] = 0.9
     assert ChunkRecall(judge).threshold_key("relevance") == "chunk_recall_relevance"
     assert ChunkRecall(judge).resolved_threshold() == 0.61
+
+
+def test_decomposer_comparison_puts_each_run_in_its_own_column():
+    from benchmarks.agreement.compare import compare
+
+    def run(command: str, ba: float, limit=None) -> dict:
+        return {
+            "command": command, "model": "judge", "elapsed_s": 1.0, "limit_per_set": limit,
+            "sections": {
+                "binary": [{"set": "wice", "metric": "context_recall", "n": 40, "ba_cv": ba, "auroc": 0.7}],
+                "ablation": [{"set": "ragbench/hotpotqa", "metric": "question_recall", "n": 9, "accuracy": 0.5}],
+            },
+        }
+
+    rule = run("python -m benchmarks.agreement", 0.725)
+    llm = run("python -m benchmarks.agreement --decomposer smol.gguf", 0.65)
+    text = compare([rule, llm])
+    header = next(line for line in text.splitlines() if line.startswith("| section"))
+    assert header.endswith("| rule | smol.gguf |")
+    row = next(line for line in text.splitlines() if "| wice |" in line)
+    assert "BA 72.5" in row.split("|")[4] and "BA 65.0" in row.split("|")[5]
+    with pytest.raises(ValueError, match="different samples"):
+        compare([rule, run("python -m benchmarks.agreement --limit-per-set 5", 0.7, limit=5)])
