@@ -223,3 +223,19 @@ def test_decomposer_comparison_puts_each_run_in_its_own_column():
     assert "BA 72.5" in row.split("|")[4] and "BA 65.0" in row.split("|")[5]
     with pytest.raises(ValueError, match="different samples"):
         compare([rule, run("python -m benchmarks.agreement --limit-per-set 5", 0.7, limit=5)])
+
+
+def test_a_decomposer_reaches_every_metric_that_splits_text(tiny_nli_dir):
+    from localeval.backends import get_judge
+    from localeval.text.questions import RuleBasedDecomposer
+
+    from benchmarks.agreement.scoring import build_metrics
+
+    judge = get_judge(str(tiny_nli_dir), device="cpu")
+    chosen = RuleBasedDecomposer()
+    metrics = build_metrics(judge, chosen)
+    given = {name for name, m in metrics.items() if getattr(m, "decomposer", None) is chosen}
+    assert given == {"context_recall", "faithfulness", "question_recall", "utilization"}
+    from localeval.metrics.decomposed import is_rule_based
+
+    assert all(is_rule_based(getattr(m, "decomposer", None)) for m in build_metrics(judge).values())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,21 +25,29 @@ from localeval.metrics import (
 __all__ = ["Harness", "build_metrics", "graded_figures", "rmse", "pearson", "spearman"]
 
 
+# What the harness scores: output name -> (metric class, options).
+_METRICS: dict[str, tuple[type[Metric], dict[str, Any]]] = {
+    "context_recall": (ContextRecall, {}),
+    "faithfulness": (Faithfulness, {}),
+    "chunk_recall": (ChunkRecall, {}),
+    "context_relevance": (ContextRelevance, {"level": "sentence"}),
+    "question_recall": (QuestionRecall, {}),
+    "utilization": (ContextPrecision, {"mode": "response"}),
+}
+
+
 def build_metrics(judge: NLIJudge, decomposer: Any = None) -> dict[str, Metric]:
     """Every metric the harness scores, sharing one judge, at the judge's stored thresholds.
 
-    One place on purpose: an option that changes how metrics judge (a question decomposer,
-    another claim splitter) is threaded through here and reaches every family.
+    One place on purpose: an option that changes how metrics judge reaches every family. A
+    ``decomposer`` goes to every metric that splits claims or questions (``None``: the rules).
     """
-    question_options = {"decomposer": decomposer} if decomposer is not None else {}
-    return {
-        "context_recall": ContextRecall(judge),
-        "faithfulness": Faithfulness(judge),
-        "chunk_recall": ChunkRecall(judge),
-        "context_relevance": ContextRelevance(judge, level="sentence"),
-        "question_recall": QuestionRecall(judge, **question_options),
-        "utilization": ContextPrecision(judge, mode="response"),
-    }
+    metrics: dict[str, Metric] = {}
+    for name, (cls, options) in _METRICS.items():
+        takes_decomposer = "decomposer" in inspect.signature(cls.__init__).parameters
+        extra = {"decomposer": decomposer} if decomposer is not None and takes_decomposer else {}
+        metrics[name] = cls(judge, **options, **extra)
+    return metrics
 
 
 @dataclass
