@@ -57,7 +57,8 @@ def compare(reports: list[dict[str, Any]]) -> str:
         "",
         "Same samples, same judge (`" + reports[0].get("model", "?") + "`); one column per decomposer. "
         "Attribution: balanced accuracy out of fold (CV) and AUROC; ablation: pairwise accuracy. "
-        "Runs: " + "; ".join(f"`{r.get('command', '?')}` ({r.get('elapsed_s', '?')} s)" for r in reports) + ".",
+        "Runs: " + "; ".join(f"`{r.get('command', '?')}`" for r in reports) + " (times: each run's own file; "
+        "runs on a shared CPU are not comparable in time).",
         "",
         "| section | set | metric | " + " | ".join(labels) + " |",
         "|---|---|---|" + "---|" * len(labels),
