@@ -17,7 +17,6 @@ Peak RSS is the process maximum (``ru_maxrss``). Run:
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import resource
 import sys
@@ -28,6 +27,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks.files import write_results  # noqa: E402
 from benchmarks.machine import describe_machine  # noqa: E402
 
 METRICS = ["context_recall", "chunk_recall", "context_relevance"]
@@ -152,9 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         f"| model load | {result['model_load_s']} s |",
     ])
     print(table)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(result, indent=2) + "\n")
-    args.output.with_suffix(".md").write_text(
+    write_results(args.output, result,
         f"# Bulk scoring speed\n\nMeasured {result['machine']['date_utc']} on {result['machine']['cpu']} "
         f"({result['machine']['cpu_cores']} cores), torch {result['machine']['torch']}, "
         f"GPU: {result['machine']['gpu'] or 'none'}. Command: `python benchmarks/bulk_speed.py "

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import os
 import re
 import sys
@@ -30,6 +29,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks.files import write_results  # noqa: E402
 from benchmarks.machine import describe_machine  # noqa: E402
 from benchmarks.metrics import auroc, balanced_accuracy  # noqa: E402
 from benchmarks.readers import read_wice_oracle  # noqa: E402
@@ -132,9 +132,7 @@ def _run(args: argparse.Namespace) -> dict:
         out["llm"] = {"model": llm.name, "load_seconds": round(time.perf_counter() - start, 1),
                       "max_new_tokens": args.max_new_tokens, "batch_size": decomposer.generator.batch_size}
         out["results"].append(evaluate_decomposer(decomposer.name, decomposer, rows, labels, judge))
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(out, indent=2) + "\n")
-    args.output.with_suffix(".md").write_text(report(out))
+    write_results(args.output, out, report(out))
     print(report(out))
     return out
 

@@ -10,7 +10,6 @@ report. See benchmarks/README.md for what every figure means and how the thresho
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -24,6 +23,7 @@ if str(REPO_ROOT) not in sys.path:  # run as a script: make `benchmarks` and `lo
 import numpy as np  # noqa: E402
 
 from benchmarks import readers  # noqa: E402
+from benchmarks.files import write_results, write_thresholds  # noqa: E402
 from benchmarks.machine import describe_machine, weights_sha256  # noqa: E402
 from benchmarks.metrics import macro_best_threshold  # noqa: E402
 from benchmarks.report import markdown_report  # noqa: E402
@@ -115,11 +115,7 @@ def choose_threshold(scored: dict[str, TaskScores], attr: str) -> tuple[float, f
 
 def write_threshold(model_dir: Path, value: float) -> None:
     """Set ``localeval.thresholds.entailment`` in config.json, leaving everything else as it is."""
-    path = model_dir / "config.json"
-    config = json.loads(path.read_text())
-    config.setdefault("localeval", {}).setdefault("thresholds", {})["entailment"] = round(value, 4)
-    # Same layout as the trainer's export (sorted keys, 2 spaces), so the diff is one line.
-    path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    write_thresholds(model_dir, {"entailment": value})
 
 
 def _load_tasks(args: argparse.Namespace, data: Path, model_dir: Path, notes: list[str]) -> tuple[list, list]:
@@ -265,29 +261,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     warnings.filterwarnings("ignore", message=".*exceed the judge.*")  # counted per set instead
     result = run(args, argv)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(_finite(result), indent=2, default=_json_default, allow_nan=False) + "\n")
     report = markdown_report(result)
-    args.output.with_suffix(".md").write_text(report)
+    write_results(args.output, result, report)
     print(report)
     return 0
-
-
-def _finite(value):
-    """NaN (a set with one class has no AUROC) becomes null: strict JSON has no NaN."""
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    if isinstance(value, (float, np.floating)) and not np.isfinite(value):
-        return None
-    return value
-
-
-def _json_default(value):
-    if isinstance(value, np.generic):
-        return value.item()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from benchmarks.bulk_speed import _sentence  # noqa: E402
+from benchmarks.files import write_results  # noqa: E402
 from benchmarks.machine import describe_machine, weights_sha256  # noqa: E402
 
 DEFAULT_SIZES = (10_000, 25_000, 50_000, 100_000)
@@ -168,9 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     table = _table(rows)
     print(table)
     print(f"s / 1k words, largest vs smallest: {result['s_per_1k_words_ratio_last_first']}x")
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(result, indent=2) + "\n")
-    args.output.with_suffix(".md").write_text(
+    write_results(args.output, result,
         f"# Long contexts: one row, context recall\n\nMeasured {machine['date_utc']} on {machine['cpu']} "
         f"({machine['cpu_cores']} cores, {machine['torch_threads']} torch threads), torch {machine['torch']}, "
         f"device {result['device']}, judge `{result['judge']}`. Each size in a fresh process: "

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import os
 import sys
 import time
@@ -47,22 +45,12 @@ def _portable(path: Path) -> str:
         return path.name
 
 
-def _finite(obj):
-    """NaN / inf (a figure undefined on a one-class sample) become None: the JSON stays valid."""
-    if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_finite(v) for v in obj]
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
-
-
 def main(argv: list[str] | None = None) -> dict:
     args = parse_args(argv)
     from localeval.backends import get_judge
 
-    from benchmarks.agreement.run import TUNED, run_agreement, write_thresholds
+    from benchmarks.agreement.run import TUNED, run_agreement
+    from benchmarks.files import finite, write_results, write_thresholds
     from benchmarks.agreement.table import build_sections, markdown
     from benchmarks.machine import describe_machine, weights_sha256
 
@@ -104,11 +92,9 @@ def main(argv: list[str] | None = None) -> dict:
         },
         "sections": sections,
     }
-    report = _finite(report)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    report = finite(report)
     text = markdown(report)
-    args.output.with_suffix(".md").write_text(text, encoding="utf-8")
+    write_results(args.output, report, text)
     print(text)
     log(f"wrote {_portable(args.output)} and {_portable(args.output.with_suffix('.md'))}")
     return report

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -14,7 +13,7 @@ from benchmarks.agreement import ablation, attribution, frank, ragbench
 from benchmarks.agreement.scoring import Harness, build_metrics
 from benchmarks.agreement.thresholds import cv_binary, cv_graded
 
-__all__ = ["CAPS", "TUNED", "run_agreement", "write_thresholds"]
+__all__ = ["CAPS", "TUNED", "run_agreement"]
 
 # Items per set in a default run, chosen so that the whole run stays under 30 minutes on 2 CPU
 # cores, even when they are shared (measured: 24 min with the load average at 5-8).
@@ -137,11 +136,3 @@ def _binary_choice(sets: list[attribution.BinarySet], stored: float) -> dict:
     return out
 
 
-def write_thresholds(model_dir: Path, values: dict[str, float]) -> None:
-    """Set the per-metric keys of ``localeval.thresholds`` in config.json, nothing else."""
-    path = model_dir / "config.json"
-    config = json.loads(path.read_text(encoding="utf-8"))
-    stored = config.setdefault("localeval", {}).setdefault("thresholds", {})
-    stored.update({k: round(float(v), 4) for k, v in values.items()})
-    # Same layout as the trainer's export (sorted keys, 2 spaces), so the diff is a few lines.
-    path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")

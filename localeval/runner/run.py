@@ -163,35 +163,25 @@ def attach_caches(
     memory-only memo.
     """
     opened = open_cache(cache)
-    judges = judges_of(metrics)
-    saved = [judge.cache for judge in judges]
-    # Decomposers that cache (the LLM one) share the run's file: decompositions are keyed by
-    # the decomposer's identity, verdicts by the judge's, in separate tables.
+    # Decomposers that cache (the LLM one) share the run's file with the judges: decompositions
+    # are keyed by the decomposer's identity, verdicts by the judge's, in separate tables.
     decomposers = list({id(d): d for d in decomposers_of(metrics)}.values())
-    saved_decomposers = [d.cache for d in decomposers]
+    holders = [*decomposers, *judges_of(metrics)]
+    saved = [h.cache for h in holders]
     caches: list[JudgementCache] = []
     try:
-        for d in decomposers:
-            if opened is not None:
-                d.cache = opened
-            elif d.cache is None:
-                d.cache = JudgementCache(None)
-            if all(d.cache is not c for c in caches):
-                caches.append(d.cache)
-        for judge in judges:
+        for holder in holders:
             # Explicit None tests: an empty cache has len() 0, so it is falsy.
             if opened is not None:
-                judge.cache = opened
-            elif judge.cache is None:
-                judge.cache = JudgementCache(None)
-            if all(judge.cache is not c for c in caches):
-                caches.append(judge.cache)
+                holder.cache = opened
+            elif holder.cache is None:
+                holder.cache = JudgementCache(None)
+            if all(holder.cache is not c for c in caches):
+                caches.append(holder.cache)
         yield caches
     finally:
-        for judge, previous in zip(judges, saved):
-            judge.cache = previous
-        for d, previous in zip(decomposers, saved_decomposers):
-            d.cache = previous
+        for holder, previous in zip(holders, saved):
+            holder.cache = previous
         if opened is not None and opened is not cache:  # we opened it from a path
             opened.close()
 

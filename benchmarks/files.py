@@ -1,0 +1,48 @@
+"""Writing what a benchmark measured: its JSON and markdown result files, and thresholds it
+chose into a judge's config.json. One place, so every benchmark's files look alike."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["finite", "write_results", "write_thresholds"]
+
+
+def finite(value: Any) -> Any:
+    """NaN / inf (a one-class sample has no AUROC) become None: strict JSON has no NaN."""
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    if isinstance(value, (float, np.floating)) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def write_results(output: Path, result: dict[str, Any], markdown: str) -> None:
+    """``output`` (JSON, non-finite numbers as null) and the markdown report beside it (.md)."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(finite(result), indent=2, default=_json_default, allow_nan=False)
+    output.write_text(text + "\n", encoding="utf-8")
+    output.with_suffix(".md").write_text(markdown, encoding="utf-8")
+
+
+def write_thresholds(model_dir: Path, values: dict[str, float]) -> None:
+    """Set keys of ``localeval.thresholds`` in the model's config.json, nothing else."""
+    path = model_dir / "config.json"
+    config = json.loads(path.read_text(encoding="utf-8"))
+    stored = config.setdefault("localeval", {}).setdefault("thresholds", {})
+    stored.update({k: round(float(v), 4) for k, v in values.items()})
+    # Same layout as the trainer's export (sorted keys, 2 spaces), so the diff is a few lines.
+    path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
