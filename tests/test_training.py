@@ -226,6 +226,40 @@ def test_train_and_export_tiny(tmp_path: Path) -> None:
         logits = model(**batch).logits
     assert logits.shape == (1, 5) and torch.isfinite(logits).all()
 
+    # Continued training from the exported (fp16) judge: trains in fp32 and keeps the earlier
+    # stage's record, and the card lists both commands.
+    stage2 = tmp_path / "judge2"
+    common = ["--data-dir", str(data_dir), "--sources", "mnli,snli,qnli", "--no-synthetic"]
+    rc = main(
+        [
+            *common,
+            "--init",
+            str(out),
+            "--output",
+            str(stage2),
+            "--max-train-pairs",
+            "60",
+            "--batch-size",
+            "16",
+            "--max-length",
+            "64",
+            "--device",
+            "cpu",
+            "--seed",
+            "4",
+        ]
+    )
+    assert rc == 0
+    tr2 = json.loads((stage2 / "config.json").read_text())["localeval"]["training"]
+    assert tr2["seed"] == 4 and tr2["init"] == str(out)
+    assert [s["seed"] for s in tr2["earlier_stages"]] == [3]
+    card = (stage2 / "README.md").read_text()
+    assert "--seed 3" in card and "--seed 4" in card and "Stage 2" in card
+    with pytest.raises(SystemExit):
+        main([*common, "--init", str(out), "--encoder", str(encoder), "--output", str(tmp_path / "x")])
+    with pytest.raises(SystemExit):
+        main([*common, "--init", str(tmp_path / "enc"), "--output", str(tmp_path / "y")])
+
 
 @pytest.mark.skipif(
     not (SHARED / "train").is_dir(),

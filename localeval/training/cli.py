@@ -4,6 +4,7 @@ split, and export the judge folder."""
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import random
@@ -43,6 +44,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=None,
         help="encoder folder (default: the MiniLM-L6 wheel's)",
     )
+    p.add_argument(
+        "--init",
+        type=Path,
+        default=None,
+        help="continue training from a judge folder written by an earlier run (both heads "
+        "and the encoder); its training record is kept as the earlier stage",
+    )
     p.add_argument("--seed", type=int, default=13)
     p.add_argument(
         "--max-train-pairs",
@@ -77,6 +85,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--weights", default=None, help="source=weight,... overrides of the mix weights"
     )
     return p.parse_args(argv)
+
+
+def earlier_stages(judge_dir: Path) -> list[dict]:
+    """The training records of the judge a run continues from, oldest first, so the card of a
+    multi-stage judge can list every command that produced it."""
+    cfg_path = judge_dir / "config.json"
+    if not cfg_path.is_file():
+        raise SystemExit(f"--init {judge_dir}: no config.json (not a judge folder)")
+    block = json.loads(cfg_path.read_text(encoding="utf-8")).get("localeval") or {}
+    tr = block.get("training")
+    if not tr:
+        raise SystemExit(f"--init {judge_dir}: config.json has no localeval training record")
+    tr = dict(tr)
+    stages = tr.pop("earlier_stages", [])
+    return [*stages, tr]
 
 
 def _device(choice: str) -> torch.device:
@@ -130,7 +153,10 @@ def main(argv: list[str] | None = None) -> int:
         len(heldout),
     )
 
-    encoder = args.encoder or default_encoder_dir()
+    if args.init and args.encoder:
+        raise SystemExit("--init and --encoder are exclusive: --init already names the weights")
+    earlier = earlier_stages(args.init) if args.init else []
+    encoder = args.init or args.encoder or default_encoder_dir()
     model, tokenizer = load_for_training(encoder)
     train_data = encode(tokenizer, mix, args.max_length)
     # Reserve time for the held-out pass (forward only, ~3x faster per pair than a training
@@ -196,6 +222,9 @@ def main(argv: list[str] | None = None) -> int:
         "heldout_sizes": {s: r["n"] for s, r in report["per_source"].items()},
         "sources": sorted(counts),
     }
+    if earlier:
+        training["init"] = str(args.init)
+        training["earlier_stages"] = earlier
     block = localeval_block(args.max_length, report["thresholds"], training)
     out = args.output
     save_judge(model, tokenizer, out, block)

@@ -65,6 +65,25 @@ def _fmt(v: Any) -> str:
     return f"{v:.3f}" if isinstance(v, float) else ("-" if v is None else str(v))
 
 
+def _stage_summary(tr: dict[str, Any]) -> str:
+    mix = tr.get("mix", {})
+    planned = sum(mix.values()) * float(tr.get("epochs_planned", 1.0))
+    # Batches are drawn from a shuffled order, so a run cut short by its time budget saw a
+    # uniform random share of every source.
+    seen = min(1.0, tr["pairs_seen"] / planned) if planned else 1.0
+    where = (
+        "on GPU"
+        if tr.get("device") == "cuda"
+        else f"on {tr.get('cpu_threads', '?')} shared CPU threads"
+    )
+    return (
+        f"It saw {tr['pairs_seen']:,} training pairs ({seen:.0%} of a planned mix of "
+        f"{planned:,.0f}; {tr['steps']} steps of batch {tr['batch_size']}, lr {tr.get('lr')}, "
+        f"{tr['train_seconds'] / 60:.0f} minutes {where} at {tr.get('pairs_per_second', 0):.1f} "
+        f"pairs/s, max length {tr.get('max_length')})."
+    )
+
+
 def write_model_card(
     out: Path, report: dict[str, Any], block: dict[str, Any], name: str
 ) -> None:
@@ -75,29 +94,28 @@ def write_model_card(
             f"| {src} | {r['task']} | {r['n']} | {_fmt(r.get('accuracy_3way'))} | "
             f"{_fmt(r.get('accuracy_binary_argmax', r.get('accuracy')))} | {_fmt(r.get('balanced_accuracy_at_threshold'))} |"
         )
-    mix = tr.get("mix", {})
-    planned = sum(mix.values()) * float(tr.get("epochs_planned", 1.0))
-    # Batches are drawn from a shuffled order, so a run cut short by its time budget saw a
-    # uniform random share of every source.
-    seen = min(1.0, tr["pairs_seen"] / planned) if planned else 1.0
+    stages = [*tr.get("earlier_stages", []), tr]
+    mix: dict[str, int] = {}
+    for st in stages:
+        for src, n in st.get("mix", {}).items():
+            mix[src] = mix.get(src, 0) + n
     licence_lines = "\n".join(
         f"- **{s}** ({mix[s]:,} pairs in the mix): {LICENCES.get(s, 'see SOURCE.txt')}"
         for s in sorted(mix)
     )
-    run = (
-        f"It saw {tr['pairs_seen']:,} training pairs ({seen:.0%} of a planned mix of "
-        f"{planned:,.0f}; {tr['steps']} steps of batch {tr['batch_size']}, "
-        f"{tr['train_seconds'] / 60:.0f} minutes, max length {block['max_length']})."
+    runs = " ".join(
+        (f"Stage {i} (continued from stage {i - 1}): " if i > 1 else "Stage 1: " if len(stages) > 1 else "")
+        + _stage_summary(st)
+        for i, st in enumerate(stages, start=1)
     )
-    if tr.get("device") != "cuda":
+    if any(st.get("device") != "cuda" for st in stages):
         status = (
-            f"**This is a CPU-trained first version.** {run} It was trained on "
-            f"{tr.get('cpu_threads', '?')} shared CPU threads at "
-            f"{tr.get('pairs_per_second', 0):.1f} pairs/s. A full GPU run over the whole mix "
+            f"**This is a CPU-trained version.** {runs} A full GPU run over the whole mix "
             "for several epochs is pending and will replace it."
         )
     else:
-        status = f"Trained on GPU. {run}"
+        status = f"Trained on GPU. {runs}"
+    commands = "\n".join(st["command"] for st in stages)
     held_t = report["thresholds"]
     cfg_t = block["thresholds"]
     # A benchmark may re-tune config.json's thresholds on dev data after training; say so.
@@ -170,10 +188,10 @@ same items, so the thresholded numbers are slightly optimistic.
 From the repository root, with localeval's data beside it (`../shared/data`):
 
 ```
-{tr["command"]}
+{commands}
 ```
 
-Seed {tr["seed"]}. A run stopped by `--time-budget-minutes` depends on machine speed; without a
+Seed{"s" if len(stages) > 1 else ""} {", ".join(str(st["seed"]) for st in stages)}.{" The commands run in this order, each continuing from the folder the one before wrote." if len(stages) > 1 else ""} A run stopped by `--time-budget-minutes` depends on machine speed; without a
 budget the run is determined by the seed (up to floating-point non-determinism).
 """
     (out / "README.md").write_text(card, encoding="utf-8")

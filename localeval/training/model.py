@@ -40,6 +40,9 @@ def load_for_training(
         label2id={v: k for k, v in ID2LABEL.items()},
         local_files_only=True,
         use_safetensors=True,
+        # Judges are exported in fp16; training (and continued training from a judge) needs
+        # fp32 master weights on CPU, where AdamW in half precision underflows.
+        dtype=torch.float32,
     )
     tokenizer = AutoTokenizer.from_pretrained(str(encoder_dir), local_files_only=True)
     return model, tokenizer
