@@ -10,6 +10,7 @@ report. See benchmarks/README.md for what every figure means and how the thresho
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -64,6 +65,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--unit-sentences", type=int, default=None,
                    help="sentences per short unit (default: the attribution default)")
+    p.add_argument(
+        "--dump-scores", type=Path, default=None,
+        help="also write every item's judge and overlap scores (per claim for attribution sets) "
+        "to this JSON file, for offline studies such as benchmarks/hybrid.py",
+    )
     p.add_argument("--no-speed", action="store_true", help="skip the throughput measurement")
     p.add_argument(
         "--write-threshold", action="store_true",
@@ -198,6 +204,22 @@ def _decide_thresholds(args: argparse.Namespace, judge, scored: dict[str, TaskSc
     }
 
 
+def dump_scores(path: Path, scored: dict[str, TaskScores], judge_name: str) -> None:
+    sets = {
+        name: {
+            "section": s.section,
+            "kind": s.kind,
+            "labels": s.labels.tolist(),
+            "model": s.model.tolist(),
+            "overlap": s.overlap.tolist(),
+            "claims": s.claims,
+        }
+        for name, s in scored.items()
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"judge": judge_name, "sets": sets}) + "\n", encoding="utf-8")
+
+
 def run(args: argparse.Namespace, argv: list[str]) -> dict:
     from localeval.backends.nli import NLIJudge
 
@@ -225,6 +247,8 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict:
             scored[task.name] = score_pair_task(judge, task, args.batch_size)
         print(f"  {scored[task.name].seconds:.1f} s", file=sys.stderr, flush=True)
 
+    if args.dump_scores:
+        dump_scores(args.dump_scores, scored, judge.name)
     threshold_info = _decide_thresholds(args, judge, scored, notes)
     thresholds = {
         "entailment": threshold_info["chosen"] if threshold_info["written"] else threshold_info["config_before"],

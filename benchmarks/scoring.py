@@ -38,6 +38,9 @@ class TaskScores:
     accuracy_3way: float | None = None
     extra: dict = field(default_factory=dict)
     seconds: float = 0.0
+    claims: list[list[tuple[float, float]]] | None = None
+    """Attribution sets: (model, overlap) of each claim of each item, before the min, so a
+    different combination of the two can be studied offline (benchmarks/hybrid.py)."""
 
     @property
     def threshold_kind(self) -> str:
@@ -107,12 +110,11 @@ def score_attribution_task(
     supports = attribute(judge, groups, granularity=granularity, locate_sentence=False,
                          batch_size=batch_size, **options)
     per_claim = [[s.probability for s in row] for row in supports]
+    overlap_claims = [[overlap_score(c, item.contexts) for c in item.claims] for item in task.items]
     model = np.asarray([min(p) for p in per_claim])
     model_mean = np.asarray([float(np.mean(p)) for p in per_claim])
     # The floor reads every context of the item as one bag of words, claim by claim.
-    overlap = np.asarray(
-        [min(overlap_score(c, item.contexts) for c in item.claims) for item in task.items]
-    )
+    overlap = np.asarray([min(o) for o in overlap_claims])
     labels = np.asarray(task.labels, dtype=int)
     extra = {
         "claims": int(sum(len(item.claims) for item in task.items)),
@@ -127,6 +129,7 @@ def score_attribution_task(
         note=task.note, n_total=task.n_total, labels=labels, model=model, overlap=overlap,
         original_labels=[item.original_label for item in task.items], extra=extra,
         seconds=time.perf_counter() - start,
+        claims=[list(zip(p, o)) for p, o in zip(per_claim, overlap_claims)],
     )
 
 

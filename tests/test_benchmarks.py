@@ -125,8 +125,12 @@ def test_judge_eval_end_to_end_with_tiny_model(tmp_path):
 
     out = tmp_path / "r.json"
     argv = ["--model", str(tiny), "--limit", "4", "--sections", "eval_only", "--sets", "anli,climate",
-            "--no-speed", "--data-dir", str(SHARED_DATA), "--output", str(out)]
+            "--no-speed", "--data-dir", str(SHARED_DATA), "--output", str(out),
+            "--dump-scores", str(tmp_path / "scores.json")]
     assert judge_eval.main(argv) == 0
+    dumped = json.loads((tmp_path / "scores.json").read_text())["sets"]
+    assert sorted(dumped) == ["anli/test", "climate_fever/pairs"]
+    assert len(dumped["anli/test"]["model"]) == len(dumped["anli/test"]["labels"]) == 4
     result = json.loads(out.read_text())
     assert [r["set"] for r in result["rows"]] == ["anli/test", "climate_fever/pairs"]
     assert result["rows"][0]["model"]["accuracy_3way"] is not None
@@ -150,3 +154,37 @@ def test_long_context_benchmark_plumbing(tmp_path, tiny_nli_dir, one_torch_threa
     assert result["machine"]["cpu_cores"] and result["s_per_1k_words_ratio_last_first"] > 0
     for text in (out.read_text(), out.with_suffix(".md").read_text()):
         assert not re.search(r"(?<![.\w])/[A-Za-z]", text), re.search(r"(?<![.\w])/[A-Za-z].{0,40}", text)
+
+
+def test_hybrid_blend_is_chosen_on_dev_and_applied_per_claim(tmp_path):
+    from benchmarks import hybrid
+    from benchmarks.judge_eval import THRESHOLD_DEV
+
+    # Attribution item = min over claims of the blend, not the blend of the two mins.
+    entry = {"labels": [1], "claims": [[(0.9, 0.1), (0.2, 0.8)]], "model": [0.2], "overlap": [0.1]}
+    assert hybrid.blended(entry, 0.5)[0] == pytest.approx(0.5)
+    assert hybrid.blended({"model": [0.2, 0.6], "overlap": [1.0, 0.0]}, 0.25) == pytest.approx([0.8, 0.15])
+
+    # Dev families where neither scorer separates alone but their sum does: the chosen alpha is
+    # strictly between 0 and 1 and the blend's dev accuracy beats both.
+    rng = np.random.default_rng(0)
+    sets = {}
+    for family in THRESHOLD_DEV.values():
+        m, o = rng.random(200), rng.random(200)
+        y = (m + o > 1.0).astype(int)  # each alone separates only partly (BA about 75)
+        sets[family[0]] = {"section": "meta_eval", "kind": "attribution", "labels": y.tolist(),
+                           "model": m.tolist(), "overlap": o.tolist(),
+                           "claims": [[(float(a), float(b))] for a, b in zip(m, o)]}
+    sets["anli/test"] = {"section": "eval_only", "kind": "nli3", "labels": [0, 1], "model": [0.1, 0.9],
+                         "overlap": [0.5, 0.5], "claims": None}
+    path = tmp_path / "scores.json"
+    path.write_text(json.dumps({"judge": "tiny", "sets": sets}))
+    out = tmp_path / "hybrid.json"
+    assert hybrid.main([str(path), "--output", str(out)]) == 0
+    result = json.loads(out.read_text())
+    blend = result["choices"]["blend"]
+    assert 0.0 < blend["alpha"] < 1.0
+    assert blend["dev_balanced_accuracy"] > result["choices"]["judge"]["dev_balanced_accuracy"] + 0.1
+    assert blend["dev_balanced_accuracy"] > result["choices"]["overlap"]["dev_balanced_accuracy"] + 0.1
+    assert {r["set"]: r["in_sample"] for r in result["rows"]}["anli/test"] is False
+    assert len(result["leave_one_family_out"]) == len(THRESHOLD_DEV)
