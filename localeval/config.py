@@ -10,6 +10,7 @@ file (``cache``, a ``model`` or ``decomposer`` that names a folder or file) are 
 ```toml
 model = "localeval-judge-minilm-l6"   # judge name or model folder
 device = "cuda"
+precision = "auto"                    # auto, fp32, bf16 (fast on CPUs with native bf16), fp16
 batch_size = 128
 chunk_size = 512
 metrics = ["context_recall", "faithfulness"]
@@ -58,6 +59,9 @@ class LocalevalConfig(BaseModel):
     metrics: list[str] = Field(default_factory=lambda: ["context_recall"])
     model: str | None = Field(default=None, description="judge name or local model folder (default: the shipped judge)")
     device: str | None = Field(default=None, description="cpu, cuda, cuda:1 ... (default: CUDA when present)")
+    precision: Literal["auto", "fp32", "bf16", "fp16"] = Field(
+        default="auto", description="judge number format: auto (fp32 on CPU, fp16 on CUDA), fp32, bf16, fp16"
+    )
     batch_size: int | None = Field(default=None, ge=1, description="judge pairs per forward pass (default: 32 on CPU, 128 on CUDA)")
     chunk_size: int = Field(default=256, ge=1, description="rows scored together")
     thresholds: dict[str, float] = Field(default_factory=dict, description="override the judge's stored thresholds (entailment, relevance)")
@@ -94,6 +98,7 @@ class LocalevalConfig(BaseModel):
             "column_map": self.column_map or None, "cache": self.cache, "engine": self.engine,
             "ray_address": self.ray_address, "ray_actors": self.ray_actors,
             "decomposer": None if self.decomposer == "rule" else self.decomposer,
+            "precision": self.precision,
         }
 
 

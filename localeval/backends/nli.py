@@ -31,6 +31,7 @@ import torch
 from tqdm.auto import tqdm
 
 from localeval.backends.cache import JudgementCache, model_identity, open_cache
+from localeval.backends.precision import resolve_dtype
 from localeval.backends.labels import LabelLayout, read_label_layout
 from localeval.backends.registry import resolve_model
 
@@ -70,6 +71,9 @@ class NLIJudge:
         max_length: input length in tokens; defaults to the length the judge was trained with
             (``config.json`` ``localeval.max_length``), else the tokenizer's limit capped at 512.
         cache: a `JudgementCache`, or a path to its SQLite file, consulted before the model.
+        precision: ``"auto"`` (fp32 on CPU, fp16 on CUDA), ``"fp32"``, ``"bf16"`` (about twice
+            as fast on CPUs with native bfloat16, scores within ~1e-3) or ``"fp16"`` (CUDA);
+            see `localeval.backends.precision`.
     """
 
     def __init__(
@@ -80,6 +84,7 @@ class NLIJudge:
         batch_size: int = 32,
         max_length: int | None = None,
         cache: str | os.PathLike[str] | JudgementCache | None = None,
+        precision: str | None = None,
     ) -> None:
         # Imported here so `import localeval` stays light for users of the ID-based metrics.
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
@@ -94,9 +99,10 @@ class NLIJudge:
         self.layout: LabelLayout = read_label_layout(self.config)
         self.device = _pick_device(device)
         self.batch_size = batch_size
+        self.precision = (precision or "auto").lower()
+        dtype = resolve_dtype(self.precision, self.device)
 
         self.tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
-        dtype = torch.float16 if self.device.type == "cuda" else torch.float32
         self.model = AutoModelForSequenceClassification.from_pretrained(
             self.path,
             local_files_only=True,

@@ -1,4 +1,4 @@
-"""One loaded judge per (model, device), shared by every metric of a process.
+"""One loaded judge per (model, device, input length, precision), shared by every metric of a process.
 
 Loading takes seconds and hundreds of MB; a run with five NLI-based metrics must not load
 the same weights five times.
@@ -13,7 +13,7 @@ from localeval.backends.nli import NLIJudge
 from localeval.backends.registry import resolve_model
 
 _lock = threading.Lock()
-_judges: dict[tuple[str, str | None, int | None], NLIJudge] = {}
+_judges: dict[tuple[str, str | None, int | None, str], NLIJudge] = {}
 
 
 def get_judge(
@@ -21,12 +21,13 @@ def get_judge(
     *,
     device: str | None = None,
     max_length: int | None = None,
+    precision: str | None = None,
 ) -> NLIJudge:
     """The shared `NLIJudge` for ``model`` (a loaded judge is passed through unchanged)."""
     if isinstance(model, NLIJudge):
         return model
-    key = (str(resolve_model(model).resolve()), device, max_length)
+    key = (str(resolve_model(model).resolve()), device, max_length, (precision or "auto").lower())
     with _lock:
         if key not in _judges:
-            _judges[key] = NLIJudge(key[0], device=device, max_length=max_length)
+            _judges[key] = NLIJudge(key[0], device=device, max_length=max_length, precision=precision)
         return _judges[key]

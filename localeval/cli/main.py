@@ -47,6 +47,7 @@ def score(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output JSON Lines, .csv or .parquet (default: JSON Lines on stdout)."),
     model: Optional[str] = typer.Option(None, "--model", help="Judge name or local model directory."),
     device: Optional[str] = typer.Option(None, "--device", help="cpu, cuda, cuda:1 ... (default: auto)."),
+    precision: Optional[str] = typer.Option(None, "--precision", help="Judge number format: auto (fp32 on CPU, fp16 on CUDA), fp32, bf16 (about 2x faster on CPUs with native bf16), fp16."),
     batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Pairs per judge forward pass (default: 32 on CPU, 128 on CUDA)."),
     chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="Rows scored together (default: 256)."),
     column_map: list[str] = typer.Option([], "--column-map", help="FIELD=COLUMN or FIELD=column.key; repeat for several fields."),
@@ -77,7 +78,7 @@ def score(
             "chunk_size": chunk_size, "column_map": _parse_column_map(column_map) or None,
             "thresholds": _parse_thresholds(threshold) or None, "cache": None if cache is None else str(cache),
             "progress": progress, "engine": engine, "ray_address": ray_address, "ray_actors": ray_actors,
-            "decomposer": decomposer,
+            "decomposer": decomposer, "precision": precision,
         }
         settings = _load(config, flags).config
         if resume and output is None:
@@ -89,7 +90,7 @@ def score(
             # Built here (not in score_dataset) to name the judge in the summary's title.
             built = resolve_metrics(settings.metrics, model=settings.model, device=settings.device,
                                     batch_size=settings.batch_size, thresholds=settings.thresholds or None,
-                                    decomposer=kwargs["decomposer"])
+                                    decomposer=kwargs["decomposer"], precision=settings.precision)
         else:
             built = settings.metrics
         column_map_ = kwargs.pop("column_map")

@@ -65,6 +65,7 @@ def resolve_metrics(
     thresholds: Mapping[str, float] | None = None,
     load_judge: bool = True,
     decomposer: Any = None,
+    precision: str | None = None,
 ) -> list[tuple[str, Metric]]:
     """``(output name, metric)`` for names (ours or RAGAS aliases) and `Metric` objects.
 
@@ -75,7 +76,8 @@ def resolve_metrics(
     them without loading the judge (to learn the output names).
     Metrics built from names that split claims or questions share ``decomposer``
     (``None``/``"rule"``: the rules; a model directory or ``.gguf`` file: an `LLMDecomposer`;
-    or a decomposer object).
+    or a decomposer object). ``precision`` is the judge's number format
+    (`localeval.backends.precision`).
     """
     from localeval.backends import get_judge
     from localeval.metrics.registry import resolve_name
@@ -98,7 +100,7 @@ def resolve_metrics(
         elif isinstance(item, str):
             cls, options = resolve_name(item)
             if issubclass(cls, JudgedMetric) and load_judge:
-                judge = judge or with_thresholds(get_judge(model, device=device), thresholds)
+                judge = judge or with_thresholds(get_judge(model, device=device, precision=precision), thresholds)
                 size = batch_size or (128 if judge.device.type == "cuda" else 32)
                 options.update(model=judge, batch_size=size)
             if decomposer is not None and load_judge and "decomposer" in inspect.signature(cls.__init__).parameters:
