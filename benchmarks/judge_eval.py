@@ -70,6 +70,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="also write every item's judge and overlap scores (per claim for attribution sets) "
         "to this JSON file, for offline studies such as benchmarks/hybrid.py",
     )
+    p.add_argument("--max-units", type=int, default=None,
+                   help="attribution sets: judge each claim against at most N units, chosen by word overlap "
+                   "(localeval.backends.attribution max_units; default: every unit)")
     p.add_argument("--no-speed", action="store_true", help="skip the throughput measurement")
     p.add_argument(
         "--write-threshold", action="store_true",
@@ -241,7 +244,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict:
         print(f"scoring {task.name} ...", file=sys.stderr, flush=True)
         if isinstance(task, readers.AttributionTask):
             scored[task.name] = score_attribution_task(
-                judge, task, args.batch_size, args.granularity, args.unit_sentences
+                judge, task, args.batch_size, args.granularity, args.unit_sentences, args.max_units
             )
         else:
             scored[task.name] = score_pair_task(judge, task, args.batch_size)

@@ -98,7 +98,7 @@ def _too_long(judge: NLIJudge, pairs: list[tuple[str, str]]) -> np.ndarray:
 
 def score_attribution_task(
     judge: NLIJudge, task: AttributionTask, batch_size: int, granularity: str = "both",
-    unit_sentences: int | None = None,
+    unit_sentences: int | None = None, max_units: int | None = None,
 ) -> TaskScores:
     """Each item's claims through `attribute`; item score = min over its claims (and mean, kept)."""
     from localeval.backends.attribution import attribute
@@ -106,7 +106,9 @@ def score_attribution_task(
     start = time.perf_counter()
     groups = [(item.claims, item.contexts) for item in task.items]
     # locate_sentence=False: only the probability is scored here, not the evidence span.
-    options = {} if unit_sentences is None else {"unit_sentences": unit_sentences}
+    options: dict = {} if unit_sentences is None else {"unit_sentences": unit_sentences}
+    if max_units is not None:
+        options["max_units"] = max_units
     supports = attribute(judge, groups, granularity=granularity, locate_sentence=False,
                          batch_size=batch_size, **options)
     per_claim = [[s.probability for s in row] for row in supports]

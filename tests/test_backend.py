@@ -244,3 +244,35 @@ def test_claim_longer_than_the_input_is_truncated_not_a_crash(tiny_judge):
     with pytest.warns(UserWarning, match="truncated"):
         probs = tiny_judge.predict([("the cat sat", long_claim)])
     assert probs.shape == (1, 3) and np.isfinite(probs).all()
+
+
+def test_max_units_judges_only_the_closest_units(tiny_judge):
+    from localeval.backends.attribution import attribute
+
+    context = (
+        "The observatory opened in Vienna in 1880. The harbour froze during the winter. "
+        "Engineers repaired the bridge after a storm. The museum sold its paintings in 1920."
+    )
+    claim = "Engineers repaired the bridge."
+    asked: list[int] = []
+    original = tiny_judge.entailment_probability
+
+    def counting(pairs, **kwargs):
+        asked.append(len(pairs))
+        return original(pairs, **kwargs)
+
+    tiny_judge.entailment_probability = counting
+    try:
+        full = attribute(tiny_judge, [([claim], [context])], locate_sentence=False)
+        everything = asked[-1]
+        pruned = attribute(tiny_judge, [([claim], [context])], locate_sentence=False, max_units=1)
+        assert asked[-1] == 1 < everything
+        # The one unit judged is the one sharing the claim's words.
+        assert "repaired the bridge" in pruned[0][0].evidence.text
+        # A bound at or above the number of units changes nothing.
+        same = attribute(tiny_judge, [([claim], [context])], locate_sentence=False, max_units=everything)
+        assert same[0][0].probability == full[0][0].probability
+    finally:
+        tiny_judge.entailment_probability = original
+    with pytest.raises(ValueError, match="max_units"):
+        attribute(tiny_judge, [([claim], [context])], max_units=0)

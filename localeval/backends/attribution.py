@@ -15,6 +15,11 @@ evidence is the best short unit, narrowed to its best sentence when it holds sev
 (``locate_sentence``, one small extra judge call). Why the defaults are what they are:
 benchmarks/results/granularity.md.
 
+``max_units`` bounds the cost of long contexts: each claim is judged against only the units
+that share most content words with it (a lexical prefilter, as in retrieve-then-rerank), so
+pairs per claim stop growing with the context. Off by default; what it costs in agreement and
+gains in speed: benchmarks/results/prefilter.md.
+
 Work is grouped: `attribute` takes many (claims, contexts) groups -- one per dataset row --
 and sends all their pairs to the judge in one call, so batches stay full across rows.
 """
@@ -30,6 +35,7 @@ from pydantic import BaseModel
 
 from localeval.backends.nli import NLIJudge
 from localeval.text import Window, make_windows, split_sentences
+from localeval.text.lexical import content_words, word_overlap
 
 __all__ = ["DEFAULT_UNIT_SENTENCES", "Evidence", "Granularity", "Support", "attribute"]
 
@@ -120,6 +126,19 @@ def _build_units(judge: NLIJudge, text: str, budget: int, granularity: str,
     return windows, short
 
 
+def _closest(claim: str, units: list[_Unit], k: int) -> list[_Unit]:
+    """The ``k`` units sharing most of the claim's content words, in their original order."""
+    wanted = content_words(claim)
+    scores = [word_overlap(wanted, _unit_words(u.window.text)) for u in units]
+    keep = sorted(range(len(units)), key=lambda i: (-scores[i], i))[:k]
+    return [units[i] for i in sorted(keep)]
+
+
+@lru_cache(maxsize=65536)
+def _unit_words(text: str) -> frozenset[str]:
+    return frozenset(content_words(text))
+
+
 def attribute(
     judge: NLIJudge,
     groups: Sequence[tuple[Sequence[str], Sequence[str]]],
@@ -129,6 +148,7 @@ def attribute(
     locate_sentence: bool = True,
     batch_size: int | None = None,
     show_progress_bar: bool = False,
+    max_units: int | None = None,
 ) -> list[list[Support]]:
     """Support of each claim by its group's contexts.
 
@@ -141,6 +161,9 @@ def attribute(
         locate_sentence: with ``granularity="window"``, narrow each claim's evidence from the
             winning window to its best sentence (one extra, small judge call). With sentence
             units the best sentence is known already.
+        max_units: judge each claim against at most this many units of its group: those
+            sharing the largest share of the claim's content words (ties: the earlier unit).
+            ``None`` judges every unit.
     Returns:
         per group, one `Support` per claim, in order.
     """
@@ -148,6 +171,8 @@ def attribute(
         raise ValueError(f"granularity must be 'both', 'window' or 'sentence', got {granularity!r}")
     if unit_sentences < 1:
         raise ValueError(f"unit_sentences must be >= 1, got {unit_sentences}")
+    if max_units is not None and max_units < 1:
+        raise ValueError(f"max_units must be >= 1 or None, got {max_units}")
     pairs: list[tuple[str, str]] = []
     # per group, per claim: list of (pair index, unit)
     plan: list[list[list[tuple[int, _Unit]]]] = []
@@ -162,8 +187,9 @@ def attribute(
             units.extend(_Unit(ci, w, True) for w in singles)
         group_plan = []
         for claim in claims:
-            group_plan.append([(len(pairs) + k, unit) for k, unit in enumerate(units)])
-            pairs.extend((unit.window.text, claim) for unit in units)
+            chosen = units if max_units is None or len(units) <= max_units else _closest(claim, units, max_units)
+            group_plan.append([(len(pairs) + k, unit) for k, unit in enumerate(chosen)])
+            pairs.extend((unit.window.text, claim) for unit in chosen)
         plan.append(group_plan)
 
     probs = judge.entailment_probability(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)

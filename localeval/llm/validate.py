@@ -24,46 +24,20 @@ entailment check is there for claims with new words only).
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from localeval.llm.prompts import EXAMPLE_STARTS
 from localeval.text.decomposition import Rejected
+from localeval.text.lexical import content_words, normalise
 from localeval.text.sentences import split_sentences
 
-__all__ = ["content_words", "coverage", "parse_items", "check_claim", "check_sub_question", "normalise"]
+__all__ = ["check_claim", "check_sub_question", "content_words", "coverage", "normalise", "parse_items"]
 
 _MARKER = re.compile(r"^\s*(?:[-*•·]+|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+", re.IGNORECASE)
-_WORD = re.compile(r"\w+(?:'\w+)?", re.UNICODE)
-_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 # Words a sub-question may add to frame what the question asks ("What is the difference ...").
 QUESTION_FRAME = frozenset({
     "difference", "differ", "different", "mean", "meaning", "happen", "role", "purpose", "example",
     "define", "definition", "called", "name", "type", "kind", "use", "used", "work", "compare",
 })
-
-
-@lru_cache(maxsize=1)
-def _stop_words() -> frozenset[str]:
-    from spacy.lang.en.stop_words import STOP_WORDS  # a word list: loads no pipeline
-
-    return frozenset(STOP_WORDS)
-
-
-def normalise(word: str) -> str:
-    """A crude stem, applied alike to both sides of every comparison."""
-    w = word.lower().replace("’", "'")
-    if w.endswith("'s"):
-        w = w[:-2]
-    for suffix, repl in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
-        if len(w) > len(suffix) + 2 and w.endswith(suffix) and not w.endswith("ss"):
-            return w[: -len(suffix)] + repl
-    return w
-
-
-def content_words(text: str) -> set[str]:
-    stop = _stop_words()
-    words = _WORD.findall(_THOUSANDS.sub("", text))
-    return {normalise(w) for w in words if w.lower() not in stop and any(c.isalnum() for c in w) and w != "_"}
 
 
 def parse_items(output: str) -> list[str]:

@@ -1,0 +1,45 @@
+"""Content words: the lexical view of a text that cheap checks compare.
+
+Used where a model call would be wasteful: validating an LLM's claims against the words of their
+source (localeval.llm.validate) and choosing which units of a long context are worth judging
+for a claim (localeval.backends.attribution, ``max_units``).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = ["content_words", "normalise", "stop_words", "word_overlap"]
+
+_WORD = re.compile(r"\w+(?:'\w+)?", re.UNICODE)
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")  # "1,200" and "1200" are one number
+
+
+@lru_cache(maxsize=1)
+def stop_words() -> frozenset[str]:
+    from spacy.lang.en.stop_words import STOP_WORDS  # a word list: loads no pipeline
+
+    return frozenset(STOP_WORDS)
+
+
+def normalise(word: str) -> str:
+    """A crude stem, applied alike to both sides of every comparison."""
+    w = word.lower().replace("’", "'")
+    w = w.removesuffix("'s")
+    for suffix, repl in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if len(w) > len(suffix) + 2 and w.endswith(suffix) and not w.endswith("ss"):
+            return w[: -len(suffix)] + repl
+    return w
+
+
+def content_words(text: str) -> set[str]:
+    """Normalised words of ``text`` that are not stop words (numbers count as words)."""
+    stop = stop_words()
+    words = _WORD.findall(_THOUSANDS.sub("", text))
+    return {normalise(w) for w in words if w.lower() not in stop and any(c.isalnum() for c in w) and w != "_"}
+
+
+def word_overlap(wanted: set[str], found: set[str]) -> float:
+    """Share of ``wanted`` (a claim's content words) present in ``found``; 0.0 when empty."""
+    return len(wanted & found) / len(wanted) if wanted else 0.0
