@@ -188,3 +188,21 @@ def test_hybrid_blend_is_chosen_on_dev_and_applied_per_claim(tmp_path):
     assert blend["dev_balanced_accuracy"] > result["choices"]["overlap"]["dev_balanced_accuracy"] + 0.1
     assert {r["set"]: r["in_sample"] for r in result["rows"]}["anli/test"] is False
     assert len(result["leave_one_family_out"]) == len(THRESHOLD_DEV)
+
+
+def test_precision_benchmark_plumbing(tmp_path, tiny_nli_dir):
+    from benchmarks import precision
+    from localeval.backends.precision import cpu_has_native_bf16
+
+    out = tmp_path / "precision.json"
+    argv = ["--model", str(tiny_nli_dir), "--pairs", "8", "--repeats", "1", "--batch-size", "4",
+            "--data-dir", str(SHARED_DATA), "--output", str(out)]
+    rc = precision.main(argv)
+    if not cpu_has_native_bf16():
+        assert rc == 1 and not out.exists()
+        return
+    assert rc == 0
+    result = json.loads(out.read_text())
+    assert result["pairs"] == 8 and result["bf16_over_fp32"] > 0
+    assert result["bf16_vs_fp32"]["entailment"]["max_abs_diff"] < 0.05
+    assert result["batch_dependence_max_abs_diff"]["fp32"] < 1e-4
