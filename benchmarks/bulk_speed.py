@@ -6,12 +6,15 @@ one not), a 2-sentence answer. Metrics: context recall, chunk recall, context re
 
 Measured in one run, so the ratios compare like with like:
 
-* runner: `localeval.evaluate` over N rows (rows/s, judge pairs/s);
-* naive: ``metric.score(row)`` row by row, metric by metric, over the first M rows;
+* runner: `localeval.evaluate` over N rows (rows/s, judge pairs/s, judge FLOP/s), per size;
+* naive: ``metric.score(row)`` row by row, metric by metric, over the first M rows, against the
+  runner on the same M rows;
 * cached re-run: the same `evaluate` call again with the SQLite verdict cache filled.
 
 Peak RSS is the process maximum (``ru_maxrss``). Run:
-``python benchmarks/bulk_speed.py [--rows 200] [--naive-rows 40] [--device cpu]``.
+``python benchmarks/bulk_speed.py [--rows 200[,1000,...]] [--naive-rows 40] [--device cpu]
+[--precision bf16]``. On the GPU machine: ``--rows 1000,10000,100000 --device cuda``; judge
+FLOP/s are reported against the H100's dense bf16 peak there.
 """
 
 from __future__ import annotations
@@ -67,24 +70,59 @@ def make_rows(n: int, seed: int = 13) -> list[dict]:
     return rows
 
 
-def _count_pairs(judge) -> list[int]:
-    """Counts the unique pairs the judge's model actually scores (wraps its private scorer)."""
-    counter = [0]
-    original = judge._score_unique
+class JudgeMeter:
+    """Counts what the judge's model actually scores (unique pairs after the cache), the
+    seconds spent scoring them and their FLOPs, by wrapping the judge's private scorer."""
 
-    def counting(pairs, *args, **kwargs):
-        counter[0] += len(pairs)
-        return original(pairs, *args, **kwargs)
+    def __init__(self, judge) -> None:
+        from benchmarks.flops import encoder_flops
 
-    judge._score_unique = counting
-    return counter
+        self.judge, self.pairs, self.seconds, self.flops = judge, 0, 0.0, 0.0
+        cfg = judge.model.config
+        shape = {"layers": cfg.num_hidden_layers, "hidden": cfg.hidden_size, "intermediate": cfg.intermediate_size}
+        original = judge._score_unique
+
+        def metered(pairs, *args, **kwargs):
+            start = time.perf_counter()
+            out = original(pairs, *args, **kwargs)
+            if judge.device.type == "cuda":
+                import torch
+
+                torch.cuda.synchronize()
+            self.seconds += time.perf_counter() - start
+            self.pairs += len(pairs)
+            # Counted outside the timed call: tokenizing again is the meter's cost, not the judge's.
+            lengths = [min(len(ids), judge.max_length) for ids in
+                       judge.tokenizer([a for a, _ in pairs], [b for _, b in pairs], verbose=False)["input_ids"]]
+            self.flops += encoder_flops(lengths, **shape)
+            return out
+
+        judge._score_unique = metered
+
+    def reset(self) -> None:
+        self.pairs, self.seconds, self.flops = 0, 0.0, 0.0
+
+
+def _peak_rss_mb() -> float:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def _sizes(text: str) -> list[int]:
+    sizes = [int(x) for x in text.split(",") if x.strip()]
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError("--rows takes positive row counts, e.g. 1000,10000")
+    return sizes
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rows", type=int, default=200)
+    parser.add_argument("--rows", type=_sizes, default=[200], help="row counts to run, comma-separated (e.g. 1000,10000,100000)")
     parser.add_argument("--naive-rows", type=int, default=40)
+    parser.add_argument("--model", default=None, help="judge name or folder (default: the shipped judge)")
     parser.add_argument("--device", default=None)
+    parser.add_argument("--precision", default=None, help="judge number format (auto, fp32, bf16, fp16)")
+    parser.add_argument("--batch-size", type=int, default=None, help="judge batch (default: the runner's: 32 CPU, 128 CUDA)")
     parser.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/bulk_speed.json")
     args = parser.parse_args(argv)
 
@@ -93,70 +131,104 @@ def main(argv: list[str] | None = None) -> int:
     from localeval.metrics import get_metric
 
     start = time.perf_counter()
-    judge = get_judge(None, device=args.device)
+    judge = get_judge(args.model, device=args.device, precision=args.precision)
     load_s = time.perf_counter() - start
-    pairs = _count_pairs(judge)
-    rows = make_rows(args.rows)
+    meter = JudgeMeter(judge)
+    on_gpu = judge.device.type == "cuda"
+    batch = args.batch_size or (128 if on_gpu else 32)
 
-    # Runner over all rows.
-    start = time.perf_counter()
-    evaluate(rows, METRICS, model=judge, show_progress=False)
-    runner_s = time.perf_counter() - start
-    runner_pairs = pairs[0]
+    runs = []
+    for n in args.rows:
+        rows = make_rows(n)
+        meter.reset()
+        start = time.perf_counter()
+        evaluate(rows, METRICS, model=judge, batch_size=batch, show_progress=False)
+        seconds = time.perf_counter() - start
+        run = {"rows": n, "seconds": round(seconds, 1), "rows_per_s": round(n / seconds, 2),
+               "judge_pairs": meter.pairs, "judge_seconds": round(meter.seconds, 1),
+               "judge_pairs_per_s": round(meter.pairs / max(meter.seconds, 1e-9), 1),
+               "judge_share_of_time": round(meter.seconds / seconds, 3),
+               "judge_tflop_per_s": round(meter.flops / max(meter.seconds, 1e-9) / 1e12, 3),
+               "peak_rss_mb_so_far": _peak_rss_mb()}
+        if on_gpu:
+            from benchmarks.flops import H100_DENSE_BF16_PEAK
 
+            run["share_of_h100_peak"] = round(meter.flops / max(meter.seconds, 1e-9) / H100_DENSE_BF16_PEAK, 4)
+        runs.append(run)
+        print(f"{n} rows: {run['rows_per_s']} rows/s, {run['judge_pairs_per_s']} judge pairs/s", file=sys.stderr, flush=True)
+
+    first = make_rows(args.rows[0])
     # Naive loop: one row, one metric at a time, on the first rows.
-    metrics = [get_metric(name, model=judge) for name in METRICS]
-    pairs[0] = 0
+    metrics = [get_metric(name, model=judge, batch_size=batch) for name in METRICS]
     start = time.perf_counter()
-    for row in rows[: args.naive_rows]:
+    for row in first[: args.naive_rows]:
         for metric in metrics:
             metric.score(row)
     naive_s = time.perf_counter() - start
+    start = time.perf_counter()
+    evaluate(first[: args.naive_rows], METRICS, model=judge, batch_size=batch, show_progress=False)
+    runner_same_s = time.perf_counter() - start
 
-    # Cached re-run.
+    # Cached re-run of the first size.
     with tempfile.TemporaryDirectory() as tmp:
         cache = Path(tmp) / "verdicts.sqlite"
         start = time.perf_counter()
-        evaluate(rows, METRICS, model=judge, cache=cache, show_progress=False)
+        evaluate(first, METRICS, model=judge, batch_size=batch, cache=cache, show_progress=False)
         first_cached_s = time.perf_counter() - start
         start = time.perf_counter()
-        evaluate(rows, METRICS, model=judge, cache=cache, show_progress=False)
+        evaluate(first, METRICS, model=judge, batch_size=batch, cache=cache, show_progress=False)
         rerun_s = time.perf_counter() - start
 
-    runner_rps = args.rows / runner_s
     naive_rps = args.naive_rows / naive_s
+    runner_same_rps = args.naive_rows / runner_same_s
     result = {
         "machine": describe_machine(),
         "device": judge.device.type,
-        "workload": {"rows": args.rows, "naive_rows": args.naive_rows, "metrics": METRICS,
-                     "chunks_per_row": 5, "words_per_chunk": "~120", "reference_sentences": 3, "answer_sentences": 2},
+        "dtype": str(judge.dtype).replace("torch.", ""),
+        "batch_size": batch,
+        "workload": {"metrics": METRICS, "chunks_per_row": 5, "words_per_chunk": "~120",
+                     "reference_sentences": 3, "answer_sentences": 2},
         "model_load_s": round(load_s, 2),
-        "runner": {"seconds": round(runner_s, 1), "rows_per_s": round(runner_rps, 2),
-                   "judge_pairs": runner_pairs, "judge_pairs_per_s": round(runner_pairs / runner_s, 1)},
-        "naive_loop": {"seconds": round(naive_s, 1), "rows_per_s": round(naive_rps, 2)},
-        "runner_vs_naive": round(runner_rps / naive_rps, 2),
-        "cached": {"first_run_s": round(first_cached_s, 1), "rerun_s": round(rerun_s, 2),
+        "runs": runs,
+        "naive_loop": {"rows": args.naive_rows, "seconds": round(naive_s, 1), "rows_per_s": round(naive_rps, 2)},
+        "runner_same_rows": {"rows": args.naive_rows, "seconds": round(runner_same_s, 1), "rows_per_s": round(runner_same_rps, 2)},
+        "runner_vs_naive": round(runner_same_rps / naive_rps, 2),
+        "cached": {"rows": args.rows[0], "first_run_s": round(first_cached_s, 1), "rerun_s": round(rerun_s, 2),
                    "speedup": round(first_cached_s / rerun_s, 1)},
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "peak_rss_mb": _peak_rss_mb(),
     }
-    table = "\n".join([
+    m = result["machine"]
+    where = (f"{m['gpu']['name']}" if on_gpu and m["gpu"] else f"{m['cpu']}, {m['torch_threads']} threads")
+    lines = [
+        "| rows | seconds | rows/s | judge pairs | judge pairs/s | judge share of time | judge TFLOP/s |"
+        + (" share of H100 peak |" if on_gpu else ""),
+        "|---|---|---|---|---|---|---|" + ("---|" if on_gpu else ""),
+    ]
+    for r in runs:
+        lines.append(f"| {r['rows']} | {r['seconds']} | {r['rows_per_s']} | {r['judge_pairs']} | {r['judge_pairs_per_s']} | "
+                     f"{r['judge_share_of_time']} | {r['judge_tflop_per_s']} |" + (f" {r['share_of_h100_peak']} |" if on_gpu else ""))
+    lines += [
+        "",
         "| measure | value |",
         "|---|---|",
-        f"| device | {result['device']} ({result['machine']['cpu']}, {result['machine']['torch_threads']} threads) |",
-        f"| runner: rows/s ({args.rows} rows, 3 metrics) | {result['runner']['rows_per_s']} |",
-        f"| runner: judge pairs/s | {result['runner']['judge_pairs_per_s']} ({runner_pairs} unique pairs) |",
+        f"| device | {judge.device.type}, {result['dtype']}, batch {batch} ({where}) |",
         f"| naive per-row loop: rows/s ({args.naive_rows} rows) | {result['naive_loop']['rows_per_s']} |",
+        f"| runner on the same rows: rows/s | {result['runner_same_rows']['rows_per_s']} |",
         f"| runner / naive | {result['runner_vs_naive']}x |",
-        f"| cached re-run speed-up | {result['cached']['speedup']}x ({result['cached']['rerun_s']} s) |",
-        f"| peak RSS | {result['peak_rss_mb']} MB |",
+        f"| cached re-run speed-up ({args.rows[0]} rows) | {result['cached']['speedup']}x ({result['cached']['rerun_s']} s) |",
+        f"| peak RSS (whole process) | {result['peak_rss_mb']} MB |",
         f"| model load | {result['model_load_s']} s |",
-    ])
+    ]
+    table = "\n".join(lines)
     print(table)
+    command = " ".join(["python benchmarks/bulk_speed.py", *(a if not Path(a).is_absolute() else Path(a).name for a in argv)])
     write_results(args.output, result,
-        f"# Bulk scoring speed\n\nMeasured {result['machine']['date_utc']} on {result['machine']['cpu']} "
-        f"({result['machine']['cpu_cores']} cores), torch {result['machine']['torch']}, "
-        f"GPU: {result['machine']['gpu'] or 'none'}. Command: `python benchmarks/bulk_speed.py "
-        f"--rows {args.rows} --naive-rows {args.naive_rows}`.\n\n{table}\n"
+        f"# Bulk scoring speed\n\nMeasured {m['date_utc']} on {m['cpu']} ({m['cpu_cores']} cores), "
+        f"torch {m['torch']}, GPU: {(m['gpu'] or {}).get('name', 'none')}. Command: `{command}`.\n\n"
+        "Judge FLOPs are counted on each pair's real length (benchmarks/flops.py); judge seconds are the "
+        "time inside the judge's scorer (tokenizing, padding and the model), the rest is splitting, "
+        "windowing and the metrics.\n\n"
+        f"{table}\n"
     )
     return 0
 

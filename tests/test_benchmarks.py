@@ -206,3 +206,22 @@ def test_precision_benchmark_plumbing(tmp_path, tiny_nli_dir):
     assert result["pairs"] == 8 and result["bf16_over_fp32"] > 0
     assert result["bf16_vs_fp32"]["entailment"]["max_abs_diff"] < 0.05
     assert result["batch_dependence_max_abs_diff"]["fp32"] < 1e-4
+
+
+def test_bulk_speed_plumbing(tmp_path, one_torch_thread):
+    from benchmarks import bulk_speed
+    from tests.conftest import build_tiny_model
+
+    five = {0: "entailment", 1: "neutral", 2: "contradiction", 3: "relevant", 4: "not_relevant"}
+    tiny = build_tiny_model(tmp_path / "tiny5", five, {"max_length": 64, "tasks": {"nli": [0, 1, 2], "relevance": [3, 4]}})
+    out = tmp_path / "bulk.json"
+    assert bulk_speed.main(["--model", str(tiny), "--rows", "2,3", "--naive-rows", "2",
+                            "--device", "cpu", "--output", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert [r["rows"] for r in result["runs"]] == [2, 3]
+    run = result["runs"][1]
+    assert run["judge_pairs"] > 0 and run["judge_tflop_per_s"] > 0 and 0 < run["judge_share_of_time"] <= 1
+    assert result["cached"]["rows"] == 2 and result["naive_loop"]["rows"] == 2
+    assert "share_of_h100_peak" not in run  # a CPU run is not compared with a GPU's peak
+    with pytest.raises(SystemExit):
+        bulk_speed.main(["--rows", "0", "--output", str(out)])
