@@ -46,3 +46,7 @@ def write_thresholds(model_dir: Path, values: dict[str, float]) -> None:
     stored.update({k: round(float(v), 4) for k, v in values.items()})
     # Same layout as the trainer's export (sorted keys, 2 spaces), so the diff is a few lines.
     path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    # The model card names the thresholds in force: keep it in step.
+    from localeval.training.export import refresh_model_card
+
+    refresh_model_card(model_dir)

@@ -77,7 +77,7 @@ def _stage_summary(tr: dict[str, Any]) -> str:
         else f"on {tr.get('cpu_threads', '?')} shared CPU threads"
     )
     return (
-        f"It saw {tr['pairs_seen']:,} training pairs ({seen:.0%} of a planned mix of "
+        f"saw {tr['pairs_seen']:,} training pairs ({seen:.0%} of a planned mix of "
         f"{planned:,.0f}; {tr['steps']} steps of batch {tr['batch_size']}, lr {tr.get('lr')}, "
         f"{tr['train_seconds'] / 60:.0f} minutes {where} at {tr.get('pairs_per_second', 0):.1f} "
         f"pairs/s, max length {tr.get('max_length')})."
@@ -104,7 +104,7 @@ def write_model_card(
         for s in sorted(mix)
     )
     runs = " ".join(
-        (f"Stage {i} (continued from stage {i - 1}): " if i > 1 else "Stage 1: " if len(stages) > 1 else "")
+        (f"Stage {i} (continued from stage {i - 1}) " if i > 1 else "Stage 1 " if len(stages) > 1 else "It ")
         + _stage_summary(st)
         for i, st in enumerate(stages, start=1)
     )
@@ -118,14 +118,15 @@ def write_model_card(
     commands = "\n".join(st["command"] for st in stages)
     held_t = report["thresholds"]
     cfg_t = block["thresholds"]
-    # A benchmark may re-tune config.json's thresholds on dev data after training; say so.
+    # Benchmarks re-tune config.json's thresholds on dev data after training (and add
+    # per-metric keys); the card says which values are in force.
+    retuned = {k: v for k, v in cfg_t.items() if k not in held_t or abs(float(v) - float(held_t[k])) > 1e-6}
     threshold_note = (
-        ""
-        if all(abs(float(cfg_t[k]) - float(held_t[k])) < 1e-6 for k in held_t)
-        else (
-            " `config.json` now holds values re-tuned after training: "
-            f"entailment {cfg_t['entailment']}, relevance {cfg_t['relevance']}."
-        )
+        " Since training, `config.json` holds re-tuned values: "
+        + ", ".join(f"{k} {cfg_t[k]}" for k in sorted(cfg_t))
+        + "."
+        if retuned
+        else ""
     )
     card = f"""---
 license: apache-2.0
@@ -145,8 +146,16 @@ localeval's default judge: a cross-encoder with two heads in one output layer.
 
 Take the softmax within each head, never across all five logits. `config.json` carries a
 `localeval` block with the heads, the training max length ({block["max_length"]} tokens) and the
-decision thresholds. Chosen on the held-out split (balanced accuracy):
-P(entailment) >= {held_t["entailment"]}, P(relevant) >= {held_t["relevance"]}.{threshold_note}
+decision thresholds. The trainer chose P(entailment) >= {held_t["entailment"]} and
+P(relevant) >= {held_t["relevance"]} on the held-out split (balanced accuracy of single
+pairs).{threshold_note} The entailment threshold the metrics use is then re-chosen by
+`benchmarks/judge_eval.py --write-threshold` on development data of claim-vs-document
+attribution (WiCE, SummaC, BEGIN dev), the way the metrics use it
+(`benchmarks/results/judge_eval.md` says how). Some metrics get their own key, chosen by
+`python -m benchmarks.agreement --write-thresholds` (5-fold cross-validation on RAGBench, WiCE,
+SummaC, BEGIN and FRANK development data; out-of-fold agreement in
+`benchmarks/results/agreement.md`); the others use the generic `entailment` / `relevance`.
+`config.json` (`localeval.thresholds`) holds the values in force.
 
 {status}
 
@@ -195,6 +204,21 @@ Seed{"s" if len(stages) > 1 else ""} {", ".join(str(st["seed"]) for st in stages
 budget the run is determined by the seed (up to floating-point non-determinism).
 """
     (out / "README.md").write_text(card, encoding="utf-8")
+
+
+def refresh_model_card(model_dir: Path) -> bool:
+    """Rewrite a trained judge's card from its config.json and heldout_eval.json, e.g. after a
+    benchmark stored new thresholds; False (nothing written) for a folder the trainer did not
+    write."""
+    cfg_path, report_path = model_dir / "config.json", model_dir / "heldout_eval.json"
+    if not (cfg_path.is_file() and report_path.is_file() and (model_dir / "README.md").is_file()):
+        return False
+    block = json.loads(cfg_path.read_text(encoding="utf-8")).get("localeval") or {}
+    if "training" not in block:
+        return False
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    write_model_card(model_dir, report, block, model_dir.name)
+    return True
 
 
 def write_json(path: Path, obj: Any) -> None:
