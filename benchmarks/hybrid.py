@@ -153,6 +153,14 @@ def markdown(result: dict, command: str) -> str:
             f"{_pct(r['overlap']['balanced_accuracy'])} | {_pct(r['blend']['balanced_accuracy'])} | "
             f"{_auc(r['judge']['auroc'])} | {_auc(r['overlap']['auroc'])} | {_auc(r['blend']['auroc'])} |"
         )
+    out = [r for r in result["rows"] if not r["in_sample"] and r["judge"]["balanced_accuracy"] is not None
+           and np.isfinite(r["judge"]["balanced_accuracy"])]
+    wins = sum(r["blend"]["balanced_accuracy"] > r["judge"]["balanced_accuracy"] for r in out)
+    lines += [
+        "",
+        f"Out of sample the blend beats the judge alone on {wins} of {len(out)} sets (balanced accuracy at the "
+        "chosen thresholds).",
+    ]
     lines += [
         "",
         "## Leave one development family out",
