@@ -72,7 +72,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--max-units", type=int, default=None,
                    help="attribution sets: judge each claim against at most N units, chosen by word overlap "
-                   "(localeval.backends.attribution max_units; default: every unit)")
+                   "(localeval.backends.attribution max_units); 0: every unit; default: the metrics' default")
     p.add_argument("--no-speed", action="store_true", help="skip the throughput measurement")
     p.add_argument(
         "--write-threshold", action="store_true",

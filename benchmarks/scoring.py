@@ -107,8 +107,8 @@ def score_attribution_task(
     groups = [(item.claims, item.contexts) for item in task.items]
     # locate_sentence=False: only the probability is scored here, not the evidence span.
     options: dict = {} if unit_sentences is None else {"unit_sentences": unit_sentences}
-    if max_units is not None:
-        options["max_units"] = max_units
+    if max_units is not None:  # 0: every unit; not given: the metrics' default
+        options["max_units"] = max_units or None
     supports = attribute(judge, groups, granularity=granularity, locate_sentence=False,
                          batch_size=batch_size, **options)
     per_claim = [[s.probability for s in row] for row in supports]

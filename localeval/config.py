@@ -62,6 +62,10 @@ class LocalevalConfig(BaseModel):
     precision: Literal["auto", "fp32", "bf16", "fp16"] = Field(
         default="auto", description="judge number format: auto (fp32 on CPU, fp16 on CUDA), fp32, bf16, fp16"
     )
+    max_units: int | None = Field(
+        default=None, ge=0,
+        description="units of the contexts each claim is judged against, those sharing most of its words (default: the metrics' own, 6); 0: every unit",
+    )
     batch_size: int | None = Field(default=None, ge=1, description="judge pairs per forward pass (default: 32 on CPU, 128 on CUDA)")
     chunk_size: int = Field(default=256, ge=1, description="rows scored together")
     thresholds: dict[str, float] = Field(default_factory=dict, description="override the judge's stored thresholds (entailment, relevance)")
@@ -99,6 +103,7 @@ class LocalevalConfig(BaseModel):
             "ray_address": self.ray_address, "ray_actors": self.ray_actors,
             "decomposer": None if self.decomposer == "rule" else self.decomposer,
             "precision": self.precision,
+            "max_units": "default" if self.max_units is None else (self.max_units or None),
         }
 
 

@@ -276,3 +276,20 @@ def test_max_units_judges_only_the_closest_units(tiny_judge):
         tiny_judge.entailment_probability = original
     with pytest.raises(ValueError, match="max_units"):
         attribute(tiny_judge, [([claim], [context])], max_units=0)
+
+
+def test_max_units_reaches_metrics_built_by_name(tiny_judge):
+    from localeval.backends.attribution import DEFAULT_MAX_UNITS
+    from localeval.runner.run import resolve_metrics
+
+    def units(**kw):
+        named = resolve_metrics("context_recall,faithfulness", model=tiny_judge, **kw)
+        return {m.max_units for _, m in named}
+
+    assert units() == {DEFAULT_MAX_UNITS}
+    assert units(max_units=None) == {None}
+    assert units(max_units=3) == {3}
+    from localeval.metrics import ContextRecall
+
+    with pytest.raises(ValueError, match="max_units"):
+        ContextRecall(tiny_judge, max_units=0)

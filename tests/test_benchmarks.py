@@ -225,3 +225,28 @@ def test_bulk_speed_plumbing(tmp_path, one_torch_thread):
     assert "share_of_h100_peak" not in run  # a CPU run is not compared with a GPU's peak
     with pytest.raises(SystemExit):
         bulk_speed.main(["--rows", "0", "--output", str(out)])
+
+
+def test_prefilter_comparison_plumbing(tmp_path):
+    from benchmarks import prefilter
+
+    def run(sha, auroc, seconds):
+        row = {"set": "wice/dev-article", "kind": "attribution", "n": 10, "seconds": seconds,
+               "model": {"auroc": auroc, "balanced_accuracy_oracle": 0.7}}
+        return {"model": {"name": "j", "weights_sha256": sha}, "command": "python benchmarks/judge_eval.py",
+                "machine": {"date_utc": "d", "cpu": "c"}, "threshold": {"chosen": 0.5, "chosen_dev_balanced_accuracy": 0.74},
+                "rows": [row, {**row, "set": "anli/test", "kind": "nli3"}]}
+
+    a, b, c = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
+    a.write_text(json.dumps(run("x", 0.68, 400.0)))
+    b.write_text(json.dumps(run("x", 0.71, 50.0)))
+    c.write_text(json.dumps(run("y", 0.71, 50.0)))
+    out = tmp_path / "pf.json"
+    assert prefilter.main([f"all={a}", f"6={b}", "--output", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert [s["set"] for s in result["sets"]] == ["wice/dev-article"]  # attribution sets only
+    assert result["sets"][0]["6"]["auroc"] == 0.71 and result["sets"][0]["all"]["seconds"] == 400.0
+    with pytest.raises(SystemExit):
+        prefilter.main([f"all={a}", f"6={c}", "--output", str(out)])  # different judges
+    with pytest.raises(SystemExit):
+        prefilter.main([str(a), "--output", str(out)])  # no label

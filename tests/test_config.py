@@ -125,3 +125,13 @@ def test_thresholds_do_not_touch_the_shared_judge(tiny_judge):
     [(_, metric)] = resolve_metrics(["context_recall"], model=tiny_judge, thresholds={"entailment": 0.9})
     assert metric.judge.thresholds["entailment"] == 0.9 and metric.judge.model is tiny_judge.model
     assert tiny_judge.thresholds == before
+
+
+def test_max_units_key_maps_to_the_runner_option() -> None:
+    from localeval.config import LocalevalConfig
+
+    assert LocalevalConfig().score_kwargs()["max_units"] == "default"
+    assert LocalevalConfig(max_units=0).score_kwargs()["max_units"] is None
+    assert LocalevalConfig(max_units=3).score_kwargs()["max_units"] == 3
+    with pytest.raises(ValueError):
+        LocalevalConfig(max_units=-1)

@@ -104,20 +104,31 @@ def test_registry_builds_the_metric(tiny_judge):
         get_metric("no_such_metric")
 
 
-def test_long_context_is_windowed_not_truncated(tiny_judge, monkeypatch):
+@pytest.mark.parametrize("max_units", [None, "default"])
+def test_long_context_is_windowed_not_truncated(tiny_judge, monkeypatch, max_units):
+    from localeval.backends.attribution import DEFAULT_MAX_UNITS
+
     filler = "The dog was in the city and the sun was hot. " * 2000  # ~20k words
     context = filler + "The cat sat on the mat."
-    judged = []
+    judged, calls = [], []
     original = tiny_judge.entailment_probability
 
     def spy(pairs, **kwargs):
         judged.extend(pairs)
+        calls.append(len(pairs))
         return original(pairs, **kwargs)
 
     monkeypatch.setattr(tiny_judge, "entailment_probability", spy)
-    result = ContextRecall(model=tiny_judge).score(Sample(reference="The cat sat on the mat.", retrieved_contexts=[context]))
+    options = {} if max_units == "default" else {"max_units": max_units}
+    result = ContextRecall(model=tiny_judge, **options).score(
+        Sample(reference="The cat sat on the mat.", retrieved_contexts=[context])
+    )
     premises = [p for p, _ in judged]
-    assert len(premises) > 100  # many windows, each judged
+    if max_units is None:
+        assert len(premises) > 100  # many windows, each judged
+    else:
+        # The prefilter judges only the units sharing the claim's words: the one at the very end.
+        assert calls[0] <= DEFAULT_MAX_UNITS  # then one small call locates the sentence
     assert any(p.endswith("The cat sat on the mat.") for p in premises)  # the end was read
     assert all(tiny_judge.count_tokens(p) + tiny_judge.count_tokens(h) + 3 <= tiny_judge.max_length for p, h in judged)
     evidence = result.claims[0].evidence

@@ -48,6 +48,7 @@ def score(
     model: Optional[str] = typer.Option(None, "--model", help="Judge name or local model directory."),
     device: Optional[str] = typer.Option(None, "--device", help="cpu, cuda, cuda:1 ... (default: auto)."),
     precision: Optional[str] = typer.Option(None, "--precision", help="Judge number format: auto (fp32 on CPU, fp16 on CUDA), fp32, bf16 (about 2x faster on CPUs with native bf16), fp16."),
+    max_units: Optional[int] = typer.Option(None, "--max-units", help="Units of the contexts each claim is judged against, those sharing most of its words (default: the metrics' own, 6; 0: every unit, slower on long contexts)."),
     batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Pairs per judge forward pass (default: 32 on CPU, 128 on CUDA)."),
     chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="Rows scored together (default: 256)."),
     column_map: list[str] = typer.Option([], "--column-map", help="FIELD=COLUMN or FIELD=column.key; repeat for several fields."),
@@ -78,7 +79,7 @@ def score(
             "chunk_size": chunk_size, "column_map": _parse_column_map(column_map) or None,
             "thresholds": _parse_thresholds(threshold) or None, "cache": None if cache is None else str(cache),
             "progress": progress, "engine": engine, "ray_address": ray_address, "ray_actors": ray_actors,
-            "decomposer": decomposer, "precision": precision,
+            "decomposer": decomposer, "precision": precision, "max_units": max_units,
         }
         settings = _load(config, flags).config
         if resume and output is None:
@@ -90,7 +91,8 @@ def score(
             # Built here (not in score_dataset) to name the judge in the summary's title.
             built = resolve_metrics(settings.metrics, model=settings.model, device=settings.device,
                                     batch_size=settings.batch_size, thresholds=settings.thresholds or None,
-                                    decomposer=kwargs["decomposer"], precision=settings.precision)
+                                    decomposer=kwargs["decomposer"], precision=settings.precision,
+                                    max_units=kwargs["max_units"])
         else:
             built = settings.metrics
         column_map_ = kwargs.pop("column_map")

@@ -132,8 +132,10 @@ class ChunkRecall(JudgedMetric):
                     backward_groups.append((answer_claims, [sentence.text]))
         reflected: dict[tuple[int, int, int], bool] = {}
         if keys:
-            forward = attribute(self.judge, forward_groups, locate_sentence=False, batch_size=self.batch_size)
-            backward = attribute(self.judge, backward_groups, locate_sentence=False, batch_size=self.batch_size)
+            forward = attribute(self.judge, forward_groups, locate_sentence=False, batch_size=self.batch_size,
+                                max_units=self.max_units)
+            backward = attribute(self.judge, backward_groups, locate_sentence=False, batch_size=self.batch_size,
+                                 max_units=self.max_units)
             for key, f, b in zip(keys, forward, backward):
                 best = max([f[0].probability, *(x.probability for x in b)])
                 reflected[key] = best >= ent_t

@@ -13,7 +13,7 @@ from typing import ClassVar
 from pydantic import BaseModel
 
 from localeval.backends import NLIJudge, get_judge
-from localeval.backends.attribution import Evidence, attribute
+from localeval.backends.attribution import DEFAULT_MAX_UNITS, Evidence, attribute
 from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.decomposed import DecompositionRecord, check_decomposer, claim_units
 from localeval.schema import Sample
@@ -56,6 +56,9 @@ class JudgedMetric(Metric):
             threshold stored with the judge (tuned on development data).
         device: ``"cpu"``, ``"cuda"``, or ``None`` for automatic.
         batch_size: pairs per judge forward pass.
+        max_units: claims are judged against at most this many units (sentence runs and
+            windows) of the contexts, those sharing most of the claim's words; ``None``: every
+            unit (slower on long contexts; see `localeval.backends.attribution`).
     """
 
     threshold_kind: ClassVar[str] = "entailment"
@@ -67,7 +70,10 @@ class JudgedMetric(Metric):
         threshold: float | None = None,
         device: str | None = None,
         batch_size: int | None = None,
+        max_units: int | None = DEFAULT_MAX_UNITS,
     ) -> None:
+        if max_units is not None and max_units < 1:
+            raise ValueError(f"max_units must be >= 1 or None, got {max_units}")
         if threshold is not None and not 0.0 <= threshold <= 1.0:
             raise ValueError(f"threshold must be in [0, 1], got {threshold}")
         self._model = model
@@ -75,6 +81,7 @@ class JudgedMetric(Metric):
         self._judge: NLIJudge | None = model if isinstance(model, NLIJudge) else None
         self.threshold = threshold
         self.batch_size = batch_size
+        self.max_units = max_units
 
     @property
     def judge(self) -> NLIJudge:
@@ -132,6 +139,7 @@ class ClaimSupportMetric(JudgedMetric):
             [groups[i] for i in to_judge],
             batch_size=self.batch_size,
             show_progress_bar=show_progress_bar,
+            max_units=self.max_units,
         )
         by_row = dict(zip(to_judge, supports))
 

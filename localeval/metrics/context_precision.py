@@ -115,7 +115,8 @@ class ContextPrecision(JudgedMetric):
                 groups.append((claims, [chunk]))
         if groups:
             threshold = self.resolved_threshold("entailment")
-            supports = attribute(self.judge, groups, batch_size=self.batch_size, show_progress_bar=show_progress_bar)
+            supports = attribute(self.judge, groups, batch_size=self.batch_size, show_progress_bar=show_progress_bar,
+                                 max_units=self.max_units)
             for (i, rank, claims), per_claim in zip(flat, supports):
                 best = max(range(len(claims)), key=lambda k: per_claim[k].probability)
                 support = per_claim[best]

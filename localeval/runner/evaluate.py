@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from localeval.backends.cache import JudgementCache
 from localeval.metrics.base import Metric, MetricResult
@@ -165,6 +165,7 @@ def _chunks(
     ray_actors: int | None,
     decomposer: Any = None,
     precision: str | None = None,
+    max_units: int | None | Literal["default"] = "default",
 ) -> Iterator[Iterator[list[ScoredRow]]]:
     """Scored chunks from the chosen engine (both yield the same chunks in input order)."""
     if engine == "ray":
@@ -174,7 +175,7 @@ def _chunks(
         yield ray_chunks(
             rows, items, chunk_size=chunk_size, skip=skip, progress=progress, model=model, device=device,
             batch_size=batch_size, thresholds=thresholds, cache=cache, address=ray_address, actors=ray_actors,
-            decomposer=decomposer, precision=precision,
+            decomposer=decomposer, precision=precision, max_units=max_units,
         )
         return
     with attach_caches(named, cache) as caches:
@@ -202,6 +203,7 @@ def _run(
     ray_actors: int | None = None,
     decomposer: Any = None,
     precision: str | None = None,
+    max_units: int | None | Literal["default"] = "default",
 ) -> RunSummary:
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; engines: {', '.join(ENGINES)}")
@@ -209,7 +211,7 @@ def _run(
     # The Ray engine loads judges (and decomposers) in its actors; here only the output names are needed.
     named = resolve_metrics(
         metrics, model=model, device=device, batch_size=batch_size, thresholds=thresholds,
-        load_judge=engine == "local", decomposer=decomposer, precision=precision,
+        load_judge=engine == "local", decomposer=decomposer, precision=precision, max_units=max_units,
     )
     names = [name for name, _ in named]
     source = open_source(data, columns)
@@ -237,7 +239,7 @@ def _run(
         with make_progress(source.total, enabled=show_progress) as progress, _chunks(
             engine, source.rows, metrics, named, chunk_size=chunk_size, cache=cache, skip=done, progress=progress,
             model=model, device=device, batch_size=batch_size, thresholds=thresholds,
-            ray_address=ray_address, ray_actors=ray_actors, decomposer=decomposer, precision=precision,
+            ray_address=ray_address, ray_actors=ray_actors, decomposer=decomposer, precision=precision, max_units=max_units,
         ) as chunks:
             for chunk in chunks:
                 if writer is not None:
@@ -270,6 +272,7 @@ def evaluate(
     ray_actors: int | None = None,
     decomposer: Any = None,
     precision: str | None = None,
+    max_units: int | None | Literal["default"] = "default",
 ) -> EvaluationResult:
     """Score every row of ``data`` with every metric.
 
@@ -303,6 +306,9 @@ def evaluate(
         precision: the judge's number format: ``"auto"`` (fp32 on CPU, fp16 on CUDA),
             ``"fp32"``, ``"bf16"`` (about 2x faster on CPUs with native bfloat16; scores within
             ~1e-3 of fp32) or ``"fp16"`` (CUDA). See `localeval.backends.precision`.
+        max_units: for metrics given by name that attribute claims: judge each claim against
+            at most this many units of the contexts (those sharing most of its words);
+            ``None``: every unit; ``"default"``: the metrics' default (6).
 
     Returns:
         an `EvaluationResult` holding every row, scored or with the reason it is not.
@@ -319,7 +325,7 @@ def evaluate(
         data, metrics, column_map, model=model, device=device, batch_size=batch_size,
         chunk_size=chunk_size, cache=cache, show_progress=show_progress, output=output,
         resume=resume, on_rows=keep, on_old=keep_old, thresholds=thresholds, engine=engine,
-        ray_address=ray_address, ray_actors=ray_actors, decomposer=decomposer, precision=precision,
+        ray_address=ray_address, ray_actors=ray_actors, decomposer=decomposer, precision=precision, max_units=max_units,
     )
     rows.sort(key=lambda r: r.line)
     return EvaluationResult(rows, [m.metric for m in summary.metrics], summary)
@@ -344,6 +350,7 @@ def score_dataset(
     ray_actors: int | None = None,
     decomposer: Any = None,
     precision: str | None = None,
+    max_units: int | None | Literal["default"] = "default",
 ) -> RunSummary:
     """Like `evaluate`, but rows only go to ``output`` (``None``: stdout) and are not kept in
     memory: what the ``localeval score`` command runs, for datasets of any size."""
@@ -351,5 +358,5 @@ def score_dataset(
         data, metrics, column_map, model=model, device=device, batch_size=batch_size,
         chunk_size=chunk_size, cache=cache, show_progress=show_progress, output=output,
         resume=resume, on_rows=None, on_old=None, thresholds=thresholds, engine=engine,
-        ray_address=ray_address, ray_actors=ray_actors, decomposer=decomposer, precision=precision,
+        ray_address=ray_address, ray_actors=ray_actors, decomposer=decomposer, precision=precision, max_units=max_units,
     )

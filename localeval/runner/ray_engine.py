@@ -104,6 +104,7 @@ def ray_chunks(
     actors: int | None = None,
     decomposer: Any = None,
     precision: str | None = None,
+    max_units: int | None | str = "default",
 ) -> Iterator[list[ScoredRow]]:
     """Scored chunks in input order, as `localeval.runner.run.run_chunks` yields them."""
     if any(not isinstance(m, str) for m in metrics):
@@ -146,7 +147,8 @@ def ray_chunks(
         per_actor = {"num_cpus": threads}
     options = {"model": None if model is None else str(model), "device": device, "batch_size": batch_size,
                "thresholds": dict(thresholds or {}) or None, "cache": None if cache is None else str(cache),
-               "decomposer": None if decomposer is None else str(decomposer), "precision": precision}
+               "decomposer": None if decomposer is None else str(decomposer), "precision": precision,
+               "max_units": max_units}
 
     # Rows are Python objects, not Arrow values: Ray Data keeps them pickled, and says so
     # once per block at WARNING; that is the intended path, so its note is kept quiet.

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import groupby
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 from localeval.backends.cache import JudgementCache, open_cache
 from localeval.backends.nli import NLIJudge
@@ -66,6 +66,7 @@ def resolve_metrics(
     load_judge: bool = True,
     decomposer: Any = None,
     precision: str | None = None,
+    max_units: int | None | Literal["default"] = "default",
 ) -> list[tuple[str, Metric]]:
     """``(output name, metric)`` for names (ours or RAGAS aliases) and `Metric` objects.
 
@@ -77,7 +78,8 @@ def resolve_metrics(
     Metrics built from names that split claims or questions share ``decomposer``
     (``None``/``"rule"``: the rules; a model directory or ``.gguf`` file: an `LLMDecomposer`;
     or a decomposer object). ``precision`` is the judge's number format
-    (`localeval.backends.precision`).
+    (`localeval.backends.precision`). ``max_units`` (unless ``"default"``) goes to every judged
+    metric built from a name (`JudgedMetric`).
     """
     from localeval.backends import get_judge
     from localeval.metrics.registry import resolve_name
@@ -103,6 +105,8 @@ def resolve_metrics(
                 judge = judge or with_thresholds(get_judge(model, device=device, precision=precision), thresholds)
                 size = batch_size or (128 if judge.device.type == "cuda" else 32)
                 options.update(model=judge, batch_size=size)
+                if max_units != "default":
+                    options["max_units"] = max_units
             if decomposer is not None and load_judge and "decomposer" in inspect.signature(cls.__init__).parameters:
                 if chosen is None:
                     from localeval.llm import resolve_decomposer
