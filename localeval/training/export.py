@@ -122,7 +122,7 @@ def write_model_card(
     # per-metric keys); the card says which values are in force.
     retuned = {k: v for k, v in cfg_t.items() if k not in held_t or abs(float(v) - float(held_t[k])) > 1e-6}
     threshold_note = (
-        " Since training, `config.json` holds re-tuned values: "
+        " Now: "
         + ", ".join(f"{k} {cfg_t[k]}" for k in sorted(cfg_t))
         + "."
         if retuned
@@ -148,14 +148,14 @@ Take the softmax within each head, never across all five logits. `config.json` c
 `localeval` block with the heads, the training max length ({block["max_length"]} tokens) and the
 decision thresholds. The trainer chose P(entailment) >= {held_t["entailment"]} and
 P(relevant) >= {held_t["relevance"]} on the held-out split (balanced accuracy of single
-pairs).{threshold_note} The entailment threshold the metrics use is then re-chosen by
+pairs). The entailment threshold the metrics use is then re-chosen by
 `benchmarks/judge_eval.py --write-threshold` on development data of claim-vs-document
 attribution (WiCE, SummaC, BEGIN dev), the way the metrics use it
 (`benchmarks/results/judge_eval.md` says how). Some metrics get their own key, chosen by
 `python -m benchmarks.agreement --write-thresholds` (5-fold cross-validation on RAGBench, WiCE,
 SummaC, BEGIN and FRANK development data; out-of-fold agreement in
 `benchmarks/results/agreement.md`); the others use the generic `entailment` / `relevance`.
-`config.json` (`localeval.thresholds`) holds the values in force.
+`config.json` (`localeval.thresholds`) holds the values in force.{threshold_note}
 
 {status}
 
@@ -191,6 +191,14 @@ Binary = entailed vs not (argmax of the NLI head) or relevant vs not.
 Pooled: NLI balanced accuracy {report["pooled"]["nli_balanced_accuracy"]}, relevance balanced
 accuracy {report["pooled"]["relevance_balanced_accuracy"]}. The thresholds were chosen on these
 same items, so the thresholded numbers are slightly optimistic.
+
+## Beyond the held-out split
+
+Evaluation-only sets (ANLI, Climate-FEVER, COVID-Fact, HealthVer, SciFact), the meta-evaluation
+development sets read as claim attribution (WiCE, SummaC, BEGIN) and SICK, CPU and GPU speed,
+each beside a word-overlap floor: `benchmarks/results/judge_eval.md` in the repository
+(`python benchmarks/judge_eval.py`). Agreement of the metrics built on this judge with human
+labels: `benchmarks/results/agreement.md`.
 
 ## Reproduce
 
