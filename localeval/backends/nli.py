@@ -71,8 +71,8 @@ class NLIJudge:
         max_length: input length in tokens; defaults to the length the judge was trained with
             (``config.json`` ``localeval.max_length``), else the tokenizer's limit capped at 512.
         cache: a `JudgementCache`, or a path to its SQLite file, consulted before the model.
-        precision: ``"auto"`` (fp32 on CPU, fp16 on CUDA), ``"fp32"``, ``"bf16"`` (about twice
-            as fast on CPUs with native bfloat16, scores within ~1e-3) or ``"fp16"`` (CUDA);
+        precision: ``"auto"`` (fp32 on CPU, fp16 on CUDA), ``"fp32"``, ``"bf16"`` (2-3x as
+            fast on CPUs with native bfloat16; probabilities within ~0.02 of fp32) or ``"fp16"`` (CUDA);
             see `localeval.backends.precision`.
     """
 

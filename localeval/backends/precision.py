@@ -2,9 +2,9 @@
 
 ``auto`` keeps the reference formats: fp32 on CPU (bit-stable whatever the batch size) and fp16
 on CUDA. ``bf16`` on a CPU with native bfloat16 instructions (AVX512-BF16 or AMX) runs the
-judge about twice as fast at a small cost: probabilities move by about 1e-3 on average, and a
-pair's score may differ in the last digits with the batch it is padded with, so a bf16 run is
-not bit-identical to a per-row run. benchmarks/results/precision.md has the measurements.
+judge 2-3x as fast at a small cost: probabilities move by about 4e-4 on average (at most
+about 0.02 measured), and a pair's probability may move by about 1e-3 with the batch it is
+padded with, so a bf16 run is not bit-identical to a per-row run. benchmarks/results/precision.md has the measurements.
 """
 
 from __future__ import annotations

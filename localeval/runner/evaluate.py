@@ -304,8 +304,8 @@ def evaluate(
             ``"rule"`` (the rules), a local instruction model (directory or ``.gguf`` file), or
             a `Decomposer` object (see `localeval.llm`).
         precision: the judge's number format: ``"auto"`` (fp32 on CPU, fp16 on CUDA),
-            ``"fp32"``, ``"bf16"`` (about 2x faster on CPUs with native bfloat16; scores within
-            ~1e-3 of fp32) or ``"fp16"`` (CUDA). See `localeval.backends.precision`.
+            ``"fp32"``, ``"bf16"`` (2-3x faster on CPUs with native bfloat16; probabilities
+            within ~0.02 of fp32) or ``"fp16"`` (CUDA). See `localeval.backends.precision`.
         max_units: for metrics given by name that attribute claims: judge each claim against
             at most this many units of the contexts (those sharing most of its words);
             ``None``: every unit; ``"default"``: the metrics' default (6).
