@@ -5,12 +5,33 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["finite", "write_results", "write_thresholds"]
+__all__ = ["command_line", "finite", "portable_path", "write_results", "write_thresholds"]
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def portable_path(path: Path | str) -> str:
+    """A path as it may appear in committed results: relative to the repository (``../shared/data``
+    for the data beside it), never a machine's absolute path."""
+    path = Path(path)
+    if not path.is_absolute():
+        return str(path)
+    try:
+        return os.path.relpath(path, REPO_ROOT)
+    except ValueError:  # another drive (Windows)
+        return path.name
+
+
+def command_line(program: str, argv: list[str]) -> str:
+    """The command a result file names: ``program`` and its arguments, absolute paths made
+    portable."""
+    return " ".join([program, *(portable_path(a) if os.path.isabs(a) else a for a in argv)])
 
 
 def finite(value: Any) -> Any:

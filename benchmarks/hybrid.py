@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.files import write_results
+from benchmarks.files import command_line, write_results
 from benchmarks.judge_eval import REPO_ROOT, THRESHOLD_DEV
 from benchmarks.metrics import auroc, balanced_accuracy, macro_best_threshold
 
@@ -183,8 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/hybrid.json")
     args = p.parse_args(argv)
     result = study(json.loads(args.scores.read_text(encoding="utf-8")))
-    shown = [a if not Path(a).is_absolute() else Path(a).name for a in argv]
-    report = markdown(result, " ".join(["python -m benchmarks.hybrid", *shown]))
+    report = markdown(result, command_line("python -m benchmarks.hybrid", argv))
     write_results(args.output, result, report)
     print(report)
     return 0

@@ -24,7 +24,7 @@ if str(REPO_ROOT) not in sys.path:  # run as a script: make `benchmarks` and `lo
 import numpy as np  # noqa: E402
 
 from benchmarks import readers  # noqa: E402
-from benchmarks.files import write_results, write_thresholds  # noqa: E402
+from benchmarks.files import command_line, portable_path, write_results, write_thresholds  # noqa: E402
 from benchmarks.machine import describe_machine, weights_sha256  # noqa: E402
 from benchmarks.metrics import macro_best_threshold  # noqa: E402
 from benchmarks.report import markdown_report  # noqa: E402
@@ -87,22 +87,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.write_threshold and (args.limit is not None or args.sets or "meta_eval" not in args.sections):
         p.error("--write-threshold needs a full run: no --limit or --sets, and the meta_eval section")
     return args
-
-
-def _portable(path: Path | str) -> str:
-    """A path as it may appear in committed results: relative to the repo, never absolute."""
-    path = Path(path)
-    if not path.is_absolute():
-        return str(path)
-    try:
-        return os.path.relpath(path, REPO_ROOT)
-    except ValueError:  # another drive (Windows)
-        return path.name
-
-
-def _command(argv: list[str]) -> str:
-    shown = [_portable(a) if os.path.isabs(a) else a for a in argv]
-    return " ".join(["python benchmarks/judge_eval.py", *shown])
 
 
 def choose_threshold(scored: dict[str, TaskScores], attr: str) -> tuple[float, float, list[str]] | None:
@@ -261,17 +245,17 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict:
     rows = [summarize(scored[name], thresholds, t_overlap) for name in scored]
     speed = _speed(args, judge, data, load_seconds)
     return {
-        "command": _command(argv),
+        "command": command_line("python benchmarks/judge_eval.py", argv),
         "machine": machine,
         "device": judge.device.type,
         "model": {
             "name": judge.name,
-            "path": _portable(judge.path),
+            "path": portable_path(judge.path),
             "weights_sha256": weights_sha256(judge.path),
             "max_length": judge.max_length,
             "labels": judge.layout.nli_labels,
         },
-        "data_dir": _portable(data),
+        "data_dir": portable_path(data),
         "limit": args.limit,
         "seed": readers.SEED,
         "threshold": threshold_info,

@@ -26,7 +26,7 @@ if str(REPO_ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
-from benchmarks.files import write_results  # noqa: E402
+from benchmarks.files import command_line, write_results  # noqa: E402
 from benchmarks.machine import describe_machine  # noqa: E402
 from benchmarks.speed import measure_throughput, realistic_pairs  # noqa: E402
 
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         f"# Judge precision on CPU: fp32 vs bf16 ({fp32.name})",
         "",
         f"Measured {m['date_utc']} on {m['cpu']} ({m['cpu_cores']} cores, {m['torch_threads']} torch threads), "
-        f"torch {m['torch']}. Command: `{' '.join(['python benchmarks/precision.py', *argv])}`.",
+        f"torch {m['torch']}. Command: `{command_line('python benchmarks/precision.py', argv)}`.",
         "",
         f"{len(pairs)} realistic pairs ({best['fp32']['mean_tokens_per_pair']} tokens on average), batch {args.batch_size}, "
         f"best of {args.repeats} alternating runs.",

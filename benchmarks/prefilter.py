@@ -20,8 +20,7 @@ import json
 import sys
 from pathlib import Path
 
-from benchmarks.files import write_results
-from benchmarks.judge_eval import REPO_ROOT
+from benchmarks.files import REPO_ROOT, command_line, write_results
 
 
 def _load(spec: str) -> tuple[str, dict]:
@@ -89,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/prefilter.json")
     args = p.parse_args(argv)
     result = compare([_load(spec) for spec in args.runs])
-    report = markdown(result, " ".join(["python -m benchmarks.prefilter", *argv]))
+    report = markdown(result, command_line("python -m benchmarks.prefilter", argv))
     write_results(args.output, result, report)
     print(report)
     return 0
