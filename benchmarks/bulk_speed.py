@@ -30,7 +30,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from benchmarks.files import write_results  # noqa: E402
+from benchmarks.files import command_line, write_results  # noqa: E402
 from benchmarks.machine import describe_machine  # noqa: E402
 
 METRICS = ["context_recall", "chunk_recall", "context_relevance"]
@@ -77,7 +77,7 @@ class JudgeMeter:
     def __init__(self, judge) -> None:
         from benchmarks.flops import encoder_flops
 
-        self.judge, self.pairs, self.seconds, self.flops = judge, 0, 0.0, 0.0
+        self.judge, self.pairs, self.seconds, self.flops, self.overhead = judge, 0, 0.0, 0.0, 0.0
         cfg = judge.model.config
         shape = {"layers": cfg.num_hidden_layers, "hidden": cfg.hidden_size, "intermediate": cfg.intermediate_size}
         original = judge._score_unique
@@ -91,16 +91,26 @@ class JudgeMeter:
                 torch.cuda.synchronize()
             self.seconds += time.perf_counter() - start
             self.pairs += len(pairs)
-            # Counted outside the timed call: tokenizing again is the meter's cost, not the judge's.
+            # Tokenizing again to count FLOPs is the meter's cost, not the runner's: it is timed
+            # and taken off the run's seconds.
+            counted = time.perf_counter()
             lengths = [min(len(ids), judge.max_length) for ids in
                        judge.tokenizer([a for a, _ in pairs], [b for _, b in pairs], verbose=False)["input_ids"]]
             self.flops += encoder_flops(lengths, **shape)
+            self.overhead += time.perf_counter() - counted
             return out
 
         judge._score_unique = metered
 
     def reset(self) -> None:
-        self.pairs, self.seconds, self.flops = 0, 0.0, 0.0
+        self.pairs, self.seconds, self.flops, self.overhead = 0, 0.0, 0.0, 0.0
+
+    def timed(self, work) -> float:
+        """Seconds ``work()`` takes, less the meter's own counting (counters start from zero)."""
+        self.reset()
+        start = time.perf_counter()
+        work()
+        return time.perf_counter() - start - self.overhead
 
 
 def _peak_rss_mb() -> float:
@@ -140,10 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = []
     for n in args.rows:
         rows = make_rows(n)
-        meter.reset()
-        start = time.perf_counter()
-        evaluate(rows, METRICS, model=judge, batch_size=batch, show_progress=False)
-        seconds = time.perf_counter() - start
+        seconds = meter.timed(lambda: evaluate(rows, METRICS, model=judge, batch_size=batch, show_progress=False))
         run = {"rows": n, "seconds": round(seconds, 1), "rows_per_s": round(n / seconds, 2),
                "judge_pairs": meter.pairs, "judge_seconds": round(meter.seconds, 1),
                "judge_pairs_per_s": round(meter.pairs / max(meter.seconds, 1e-9), 1),
@@ -160,24 +167,23 @@ def main(argv: list[str] | None = None) -> int:
     first = make_rows(args.rows[0])
     # Naive loop: one row, one metric at a time, on the first rows.
     metrics = [get_metric(name, model=judge, batch_size=batch) for name in METRICS]
-    start = time.perf_counter()
-    for row in first[: args.naive_rows]:
-        for metric in metrics:
-            metric.score(row)
-    naive_s = time.perf_counter() - start
-    start = time.perf_counter()
-    evaluate(first[: args.naive_rows], METRICS, model=judge, batch_size=batch, show_progress=False)
-    runner_same_s = time.perf_counter() - start
+
+    def naive() -> None:
+        for row in first[: args.naive_rows]:
+            for metric in metrics:
+                metric.score(row)
+
+    naive_s = meter.timed(naive)
+    runner_same_s = meter.timed(
+        lambda: evaluate(first[: args.naive_rows], METRICS, model=judge, batch_size=batch, show_progress=False)
+    )
 
     # Cached re-run of the first size.
     with tempfile.TemporaryDirectory() as tmp:
         cache = Path(tmp) / "verdicts.sqlite"
-        start = time.perf_counter()
-        evaluate(first, METRICS, model=judge, batch_size=batch, cache=cache, show_progress=False)
-        first_cached_s = time.perf_counter() - start
-        start = time.perf_counter()
-        evaluate(first, METRICS, model=judge, batch_size=batch, cache=cache, show_progress=False)
-        rerun_s = time.perf_counter() - start
+        cached_run = lambda: evaluate(first, METRICS, model=judge, batch_size=batch, cache=cache, show_progress=False)  # noqa: E731
+        first_cached_s = meter.timed(cached_run)
+        rerun_s = meter.timed(cached_run)
 
     naive_rps = args.naive_rows / naive_s
     runner_same_rps = args.naive_rows / runner_same_s
@@ -221,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     table = "\n".join(lines)
     print(table)
-    command = " ".join(["python benchmarks/bulk_speed.py", *(a if not Path(a).is_absolute() else Path(a).name for a in argv)])
+    command = command_line("python benchmarks/bulk_speed.py", argv)
     write_results(args.output, result,
         f"# Bulk scoring speed\n\nMeasured {m['date_utc']} on {m['cpu']} ({m['cpu_cores']} cores), "
         f"torch {m['torch']}, GPU: {(m['gpu'] or {}).get('name', 'none')}. Command: `{command}`.\n\n"
