@@ -165,6 +165,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{n} rows: {run['rows_per_s']} rows/s, {run['judge_pairs_per_s']} judge pairs/s", file=sys.stderr, flush=True)
 
     first = make_rows(args.rows[0])
+    # Each metric alone on the first size: the targets are per metric (context recall's).
+    per_metric = []
+    for name in METRICS:
+        seconds = meter.timed(lambda: evaluate(first, [name], model=judge, batch_size=batch, show_progress=False))
+        per_metric.append({"metric": name, "rows": len(first), "seconds": round(seconds, 1),
+                           "rows_per_s": round(len(first) / seconds, 2),
+                           "judge_pairs_per_row": round(meter.pairs / len(first), 1),
+                           "judge_pairs_per_s": round(meter.pairs / max(meter.seconds, 1e-9), 1)})
+        print(f"{name} alone: {per_metric[-1]['rows_per_s']} rows/s", file=sys.stderr, flush=True)
+
     # Naive loop: one row, one metric at a time, on the first rows.
     metrics = [get_metric(name, model=judge, batch_size=batch) for name in METRICS]
 
@@ -196,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
                      "reference_sentences": 3, "answer_sentences": 2},
         "model_load_s": round(load_s, 2),
         "runs": runs,
+        "per_metric": per_metric,
         "naive_loop": {"rows": args.naive_rows, "seconds": round(naive_s, 1), "rows_per_s": round(naive_rps, 2)},
         "runner_same_rows": {"rows": args.naive_rows, "seconds": round(runner_same_s, 1), "rows_per_s": round(runner_same_rps, 2)},
         "runner_vs_naive": round(runner_same_rps / naive_rps, 2),
@@ -214,6 +225,12 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"| {r['rows']} | {r['seconds']} | {r['rows_per_s']} | {r['judge_pairs']} | {r['judge_pairs_per_s']} | "
                      f"{r['judge_share_of_time']} | {r['judge_tflop_per_s']} |" + (f" {r['share_of_h100_peak']} |" if on_gpu else ""))
     lines += [
+        "",
+        f"Each metric alone ({args.rows[0]} rows):",
+        "",
+        "| metric | rows/s | judge pairs per row | judge pairs/s |",
+        "|---|---|---|---|",
+        *(f"| {r['metric']} | {r['rows_per_s']} | {r['judge_pairs_per_row']} | {r['judge_pairs_per_s']} |" for r in per_metric),
         "",
         "| measure | value |",
         "|---|---|",

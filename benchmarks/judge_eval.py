@@ -147,6 +147,9 @@ def _speed(args: argparse.Namespace, judge, data: Path, load_seconds: float) -> 
     cpu_judge = judge if judge.device.type == "cpu" else NLIJudge(judge.path, device="cpu")
     pairs = realistic_pairs(data, cpu_judge, 256)
     speed["cpu"] = measure_throughput(cpu_judge, pairs, batch_size=32)
+    # The CPU target is in short pairs (one sentence each side): SICK test pairs.
+    short = list(dict.fromkeys(readers.read_sick(data, None).pairs))[:256]
+    speed["cpu_short"] = measure_throughput(cpu_judge, short, batch_size=32)
     if torch.cuda.is_available():
         gpu_judge = judge if judge.device.type == "cuda" else NLIJudge(judge.path, device="cuda")
         many = realistic_pairs(data, gpu_judge, 4096)

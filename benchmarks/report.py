@@ -60,11 +60,12 @@ REFERENCES = [
 
 def _speed_lines(speed: dict) -> list[str]:
     lines = [f"- model load: {speed.get('load_seconds')} s"]
-    for key in ("cpu", "gpu"):
+    names = {"cpu": "CPU", "cpu_short": "CPU, short pairs (SICK sentence pairs)", "gpu": "GPU"}
+    for key, name in names.items():
         s = speed.get(key)
         if s:
             lines.append(
-                f"- {key.upper()}: **{s['pairs_per_second']} pairs/s** ({s['pairs']} pairs of "
+                f"- {name}: **{s['pairs_per_second']} pairs/s** ({s['pairs']} pairs of "
                 f"{s['mean_tokens_per_pair']} tokens on average, batch {s['batch_size']}, {s['dtype']}, "
                 f"torch threads {s['torch_threads']}, 1-min load average {s.get('load_average_1min')})"
             )

@@ -9,7 +9,7 @@ import pytest
 
 from localeval import Sample
 from localeval.compat.rag_evals import ContextRecall as RagEvalsContextRecall
-from localeval.metrics import ChunkRecall, ContextPrecision, Faithfulness, PrecisionRecall, get_metric
+from localeval.metrics import ChunkRecall, ContextPrecision, ContextRecall, Faithfulness, PrecisionRecall, get_metric
 from localeval.metrics.context_precision import average_precision
 from localeval.metrics.precision_recall import f1
 
@@ -182,3 +182,53 @@ def test_precision_recall_on_the_aks_example(default_judge):
     assert result.precision == pytest.approx(1.0)
     assert result.score == pytest.approx(2 * 0.5 / 1.5)
     assert result.missing_statements == [AKS_STEPS[0], AKS_STEPS[4], AKS_STEPS[5]]
+
+
+# ---------------------------------------------------------------- early acceptance
+
+_CURIE = (
+    "Marie Curie was born in Warsaw in 1867. She moved to Paris to study physics. "
+    "In 1903 she shared the Nobel Prize in Physics with Pierre Curie and Henri Becquerel. "
+    "She won a second Nobel Prize, in Chemistry, in 1911. She died in 1934 in France."
+)
+_BREAD = "Bread is made from flour, water, yeast and salt. It is baked in an oven."
+
+
+def _count_pairs(judge, monkeypatch) -> list[int]:
+    seen: list[int] = []
+    original = judge.predict
+
+    def counting(pairs, **kwargs):
+        seen.append(len(pairs))
+        return original(pairs, **kwargs)
+
+    monkeypatch.setattr(judge, "predict", counting)
+    return seen
+
+
+@pytest.mark.parametrize("metric_cls", [ContextRecall, Faithfulness])
+def test_early_acceptance_keeps_every_verdict_and_judges_fewer_pairs(default_judge, monkeypatch, metric_cls):
+    text = ("Marie Curie was born in Warsaw. She won the Nobel Prize in Chemistry in 1911. "
+            "She was the first woman to walk on the Moon.")
+    sample = Sample(reference=text, response=text, retrieved_contexts=[_BREAD, _CURIE])
+    seen = _count_pairs(default_judge, monkeypatch)
+    early = metric_cls(default_judge).score(sample)
+    early_pairs = sum(seen)
+    seen.clear()
+    full = metric_cls(default_judge, exhaustive=True).score(sample)
+    assert early.score == full.score == pytest.approx(2 / 3)
+    assert [c.attributed for c in early.claims] == [c.attributed for c in full.claims] == [True, True, False]
+    for e, f in zip(early.claims, full.claims):
+        if e.attributed:  # accepted at its closest unit: at least the threshold, at most the best
+            assert early.threshold <= e.probability <= f.probability + 1e-6
+            assert e.evidence is not None and e.evidence.context_index == 1
+        else:  # not accepted early: judged against every chosen unit, as in the exhaustive run
+            assert e.probability == pytest.approx(f.probability, abs=1e-6)
+    assert early_pairs < sum(seen)
+
+
+def test_early_acceptance_rejects_a_threshold_outside_0_1(tiny_judge):
+    from localeval.backends.attribution import attribute
+
+    with pytest.raises(ValueError, match="accept_at"):
+        attribute(tiny_judge, [(["a claim"], ["a context."])], accept_at=1.5)

@@ -12,6 +12,7 @@ import numpy as np
 from localeval import evaluate
 from localeval.backends import NLIJudge
 from localeval.backends.cache import JudgementCache
+from localeval.metrics.claim_support import JudgedMetric
 from localeval.metrics import (
     ChunkRecall,
     ContextPrecision,
@@ -46,6 +47,9 @@ def build_metrics(judge: NLIJudge, decomposer: Any = None) -> dict[str, Metric]:
     for name, (cls, options) in _METRICS.items():
         takes_decomposer = "decomposer" in inspect.signature(cls.__init__).parameters
         extra = {"decomposer": decomposer} if decomposer is not None and takes_decomposer else {}
+        if issubclass(cls, JudgedMetric):
+            # Every claim's highest probability: the harness re-thresholds the results.
+            extra["exhaustive"] = True
         metrics[name] = cls(judge, **options, **extra)
     return metrics
 

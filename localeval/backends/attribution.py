@@ -22,6 +22,15 @@ SummaC and BEGIN dev, it loses no agreement (it gains some: fewer unrelated unit
 max by accident) and judges a whole WiCE article about 10x faster:
 benchmarks/results/prefilter.md. ``max_units=None`` judges every unit.
 
+``accept_at`` stops early for claims that are plainly supported: each claim is first judged
+against its single closest unit (most shared content words; ties: the shorter unit), and a
+claim that unit already entails with probability >= ``accept_at`` is accepted without judging
+its other units. Metrics pass their decision threshold, so every verdict (``p >= threshold``)
+is exactly what judging every unit gives, for a fraction of the pairs when most claims are
+supported; only the reported probability of an accepted claim is then that of its accepting
+unit (at least the threshold), not the highest over all units. ``accept_at=None`` (the
+default here) judges every chosen unit.
+
 Work is grouped: `attribute` takes many (claims, contexts) groups -- one per dataset row --
 and sends all their pairs to the judge in one call, so batches stay full across rows.
 """
@@ -33,6 +42,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+import numpy as np
 from pydantic import BaseModel
 
 from localeval.backends.nli import NLIJudge
@@ -130,12 +140,24 @@ def _build_units(judge: NLIJudge, text: str, budget: int, granularity: str,
     return windows, short
 
 
+def _overlaps(claim: str, units: Sequence[_Unit]) -> list[float]:
+    wanted = content_words(claim)
+    return [word_overlap(wanted, _unit_words(u.window.text)) for u in units]
+
+
 def _closest(claim: str, units: list[_Unit], k: int) -> list[_Unit]:
     """The ``k`` units sharing most of the claim's content words, in their original order."""
-    wanted = content_words(claim)
-    scores = [word_overlap(wanted, _unit_words(u.window.text)) for u in units]
+    scores = _overlaps(claim, units)
     keep = sorted(range(len(units)), key=lambda i: (-scores[i], i))[:k]
     return [units[i] for i in sorted(keep)]
+
+
+def _first_to_judge(claim: str, units: list[_Unit]) -> int:
+    """Position in ``units`` of the unit judged first under ``accept_at``: most shared words,
+    then the shortest (a small judge reads a claim's own sentence more surely without its
+    neighbours, see the module docstring), then the earliest."""
+    scores = _overlaps(claim, units)
+    return min(range(len(units)), key=lambda i: (-scores[i], len(units[i].window.text), i))
 
 
 @lru_cache(maxsize=65536)
@@ -153,6 +175,7 @@ def attribute(
     batch_size: int | None = None,
     show_progress_bar: bool = False,
     max_units: int | None = DEFAULT_MAX_UNITS,
+    accept_at: float | None = None,
 ) -> list[list[Support]]:
     """Support of each claim by its group's contexts.
 
@@ -168,6 +191,9 @@ def attribute(
         max_units: judge each claim against at most this many units of its group: those
             sharing the largest share of the claim's content words (ties: the earlier unit).
             ``None`` judges every unit. Default: `DEFAULT_MAX_UNITS`.
+        accept_at: judge each claim first against its closest unit only, and accept it there
+            when the probability reaches ``accept_at`` (see the module docstring); ``None``:
+            judge every chosen unit, so each claim gets its highest probability.
     Returns:
         per group, one `Support` per claim, in order.
     """
@@ -177,6 +203,8 @@ def attribute(
         raise ValueError(f"unit_sentences must be >= 1, got {unit_sentences}")
     if max_units is not None and max_units < 1:
         raise ValueError(f"max_units must be >= 1 or None, got {max_units}")
+    if accept_at is not None and not 0.0 <= accept_at <= 1.0:
+        raise ValueError(f"accept_at must be in [0, 1] or None, got {accept_at}")
     pairs: list[tuple[str, str]] = []
     # per group, per claim: list of (pair index, unit)
     plan: list[list[list[tuple[int, _Unit]]]] = []
@@ -196,7 +224,10 @@ def attribute(
             pairs.extend((unit.window.text, claim) for unit in chosen)
         plan.append(group_plan)
 
-    probs = judge.entailment_probability(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
+    if accept_at is None:
+        probs = judge.entailment_probability(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
+    else:
+        probs = _judge_in_two_rounds(judge, pairs, plan, accept_at, batch_size, show_progress_bar)
 
     refine_pairs: list[tuple[str, str]] = []
     refine: dict[tuple[int, int], list[tuple[int, Window]]] = {}
@@ -234,6 +265,52 @@ def attribute(
             probability, unit, _ = best[key]
             best[key] = (probability, unit, max(candidates, key=lambda c: refine_probs[c[0]])[1])
 
+    return _supports(groups, best)
+
+
+def _judge_in_two_rounds(
+    judge: NLIJudge,
+    pairs: list[tuple[str, str]],
+    plan: list[list[list[tuple[int, _Unit]]]],
+    accept_at: float,
+    batch_size: int | None,
+    show_progress_bar: bool,
+) -> np.ndarray:
+    """Probabilities of ``pairs`` under early acceptance: round 1 judges each claim's first
+    unit; round 2 the other units of the claims round 1 did not accept. The plan of an accepted
+    claim is cut to its first unit in place, so later steps see only judged units (the pairs
+    never judged keep NaN)."""
+    probs = np.full(len(pairs), np.nan, dtype=np.float32)
+    firsts: list[int] = []
+    for group_plan in plan:
+        for claim_plan in group_plan:
+            if claim_plan:
+                claim = pairs[claim_plan[0][0]][1]
+                firsts.append(claim_plan[_first_to_judge(claim, [u for _, u in claim_plan])][0])
+    if firsts:
+        probs[firsts] = judge.entailment_probability(
+            [pairs[i] for i in firsts], batch_size=batch_size, show_progress_bar=show_progress_bar
+        )
+    first_set = set(firsts)
+    rest: list[int] = []
+    for group_plan in plan:
+        for k, claim_plan in enumerate(group_plan):
+            first = next((item for item in claim_plan if item[0] in first_set), None)
+            if first is None:
+                continue
+            # Compared as Python floats, as the metrics compare a probability with their threshold.
+            if float(probs[first[0]]) >= accept_at:
+                group_plan[k] = [first]
+            else:
+                rest.extend(i for i, _ in claim_plan if i != first[0])
+    if rest:
+        probs[rest] = judge.entailment_probability(
+            [pairs[i] for i in rest], batch_size=batch_size, show_progress_bar=show_progress_bar
+        )
+    return probs
+
+
+def _supports(groups, best: dict[tuple[int, int], tuple[float, _Unit, Window]]) -> list[list[Support]]:
     results: list[list[Support]] = []
     for g, (claims, _) in enumerate(groups):
         row: list[Support] = []

@@ -59,6 +59,12 @@ class JudgedMetric(Metric):
         max_units: claims are judged against at most this many units (sentence runs and
             windows) of the contexts, those sharing most of the claim's words; ``None``: every
             unit (slower on long contexts; see `localeval.backends.attribution`).
+        exhaustive: judge every chosen unit of a claim even when its closest unit already
+            passes the threshold. Verdicts and scores are the same either way; with the
+            default (``False``) an attributed claim reports the probability of the unit that
+            accepted it (at least the threshold) rather than its highest one, for far fewer
+            judge calls. Set it when you need each claim's highest probability, e.g. to
+            re-threshold results afterwards.
     """
 
     threshold_kind: ClassVar[str] = "entailment"
@@ -71,6 +77,7 @@ class JudgedMetric(Metric):
         device: str | None = None,
         batch_size: int | None = None,
         max_units: int | None = DEFAULT_MAX_UNITS,
+        exhaustive: bool = False,
     ) -> None:
         if max_units is not None and max_units < 1:
             raise ValueError(f"max_units must be >= 1 or None, got {max_units}")
@@ -82,6 +89,11 @@ class JudgedMetric(Metric):
         self.threshold = threshold
         self.batch_size = batch_size
         self.max_units = max_units
+        self.exhaustive = exhaustive
+
+    def accept_at(self, threshold: float) -> float | None:
+        """What `attribute` gets as ``accept_at`` for decisions at ``threshold``."""
+        return None if self.exhaustive else threshold
 
     @property
     def judge(self) -> NLIJudge:
@@ -140,6 +152,7 @@ class ClaimSupportMetric(JudgedMetric):
             batch_size=self.batch_size,
             show_progress_bar=show_progress_bar,
             max_units=self.max_units,
+            accept_at=self.accept_at(threshold),
         )
         by_row = dict(zip(to_judge, supports))
 
