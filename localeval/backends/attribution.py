@@ -95,7 +95,10 @@ def _token_counter(judge: NLIJudge):
 def _claim_budget(judge: NLIJudge, claims: Sequence[str]) -> int:
     # Room left for the premise: the longest claim plus [CLS] [SEP] [SEP]. A claim longer than
     # half the input is rare and is the one thing truncated (with the judge's warning).
-    longest = max(judge.count_tokens_batch(list(claims)), default=0)
+    # Counted one by one through the judge's memo: rows and metrics repeat claims (chunk recall
+    # asks about the same answer claims once per relevant sentence).
+    count = _token_counter(judge)
+    longest = max((count(c) for c in claims), default=0)
     return judge.max_length - min(longest, judge.max_length // 2) - 3
 
 

@@ -194,6 +194,24 @@ def split_sentences(text: str, language: str = "english") -> list[Span]:
         )
     if not text or text.isspace():
         return []
+    if len(text) <= _MEMO_MAX_CHARS:
+        return list(_split_memo(text, name))
+    return _split(text, name)
+
+
+_MEMO_MAX_CHARS = 10_000
+"""Texts up to this size are remembered (`_split_memo`): several metrics split the same
+contexts of a row, and Punkt was most of a cached re-run's time. Longer texts are split each
+time, so the memo holds at most about 4096 x 10k characters."""
+
+
+@lru_cache(maxsize=4096)
+def _split_memo(text: str, name: str) -> tuple[Span, ...]:
+    # Spans are frozen, so sharing them between callers is safe.
+    return tuple(_split(text, name))
+
+
+def _split(text: str, name: str) -> list[Span]:
     tokenizer, numeric_rule = _tokenizer(name)
     spans: list[Span] = []
     for block in _blocks(text):
