@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -102,6 +103,19 @@ def test_long_pair_truncation_warns(tiny_judge):
     with pytest.warns(UserWarning, match="truncated"):
         tiny_judge._truncation_warned = False
         tiny_judge.predict([(long_premise, "a cat")])
+
+
+def test_token_counts_match_the_tokenizer_even_after_truncated_scoring(default_judge):
+    # Counting goes through a private copy of the fast tokenizer: it must count what the
+    # tokenizer would, and never inherit the truncation a scoring call leaves on the wrapper.
+    texts = ["Marie Curie won.", "word " * 400, "Naïve café’s “quotes”: 1,200 km.", "", "  a   b ", "[SEP] x"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the truncation warning, expected here
+        default_judge.entailment_probability([("premise " * 300, "claim")])  # truncates to max_length
+    expected = [len(default_judge.tokenizer(t, add_special_tokens=False, verbose=False)["input_ids"]) for t in texts]
+    assert expected[1] > default_judge.max_length
+    assert [default_judge.count_tokens(t) for t in texts] == expected
+    assert default_judge.count_tokens_batch(texts) == expected
 
 
 def test_non_string_pair_is_a_clear_error(tiny_judge):
