@@ -113,16 +113,6 @@ class JudgeMeter:
         return time.perf_counter() - start - self.overhead
 
 
-def _forget_memos(judge) -> None:
-    """Drop the in-process memos (sentence splits, token counts, context units) that a fresh
-    process would not have."""
-    from localeval.text.sentences import _split_memo
-
-    _split_memo.cache_clear()
-    for name in ("_unit_cache", "_cached_count_tokens"):
-        judge.__dict__.pop(name, None)
-
-
 def _peak_rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
@@ -148,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from localeval import evaluate
     from localeval.backends import get_judge
+    from localeval.backends.attribution import clear_memos
     from localeval.metrics import get_metric
 
     start = time.perf_counter()
@@ -203,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         cache = Path(tmp) / "verdicts.sqlite"
         cached_run = lambda: evaluate(first, METRICS, model=judge, batch_size=batch, cache=cache, show_progress=False)  # noqa: E731
         first_cached_s = meter.timed(cached_run)
-        _forget_memos(judge)  # a re-run is a new process: only the verdict file carries over
+        clear_memos(judge)  # a re-run is a new process: only the verdict file carries over
         rerun_s = meter.timed(cached_run)
 
     naive_rps = args.naive_rows / naive_s

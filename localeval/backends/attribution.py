@@ -49,7 +49,7 @@ from localeval.backends.nli import NLIJudge
 from localeval.text import Window, make_windows, split_sentences
 from localeval.text.lexical import content_words, word_overlap
 
-__all__ = ["DEFAULT_MAX_UNITS", "DEFAULT_UNIT_SENTENCES", "Evidence", "Granularity", "Support", "attribute"]
+__all__ = ["DEFAULT_MAX_UNITS", "DEFAULT_UNIT_SENTENCES", "Evidence", "Granularity", "Support", "attribute", "clear_memos"]
 
 Granularity = Literal["both", "window", "sentence"]
 DEFAULT_UNIT_SENTENCES = 2
@@ -82,6 +82,16 @@ class _Unit:
     context_index: int
     window: Window
     sentence: bool
+
+
+def clear_memos(judge: NLIJudge) -> None:
+    """Forget what attribution remembers between calls (context units and token counts kept on
+    ``judge``, sentence splits): what a new process would not have, e.g. to time a re-run."""
+    from localeval.text.sentences import _split_memo
+
+    _split_memo.cache_clear()
+    for name in ("_unit_cache", "_cached_count_tokens"):
+        judge.__dict__.pop(name, None)
 
 
 def _token_counter(judge: NLIJudge):
@@ -284,28 +294,25 @@ def _judge_in_two_rounds(
     claim is cut to its first unit in place, so later steps see only judged units (the pairs
     never judged keep NaN)."""
     probs = np.full(len(pairs), np.nan, dtype=np.float32)
-    firsts: list[int] = []
-    for group_plan in plan:
-        for claim_plan in group_plan:
-            if claim_plan:
-                claim = pairs[claim_plan[0][0]][1]
-                firsts.append(claim_plan[_first_to_judge(claim, [u for _, u in claim_plan])][0])
-    if firsts:
-        probs[firsts] = judge.entailment_probability(
-            [pairs[i] for i in firsts], batch_size=batch_size, show_progress_bar=show_progress_bar
-        )
-    first_set = set(firsts)
-    rest: list[int] = []
+    # (the claim's plan list, its position, its first (pair index, unit)) for every claim
+    firsts = []
     for group_plan in plan:
         for k, claim_plan in enumerate(group_plan):
-            first = next((item for item in claim_plan if item[0] in first_set), None)
-            if first is None:
-                continue
-            # Compared as Python floats, as the metrics compare a probability with their threshold.
-            if float(probs[first[0]]) >= accept_at:
-                group_plan[k] = [first]
-            else:
-                rest.extend(i for i, _ in claim_plan if i != first[0])
+            if claim_plan:
+                claim = pairs[claim_plan[0][0]][1]
+                firsts.append((group_plan, k, claim_plan[_first_to_judge(claim, [u for _, u in claim_plan])]))
+    if firsts:
+        index = [first[0] for _, _, first in firsts]
+        probs[index] = judge.entailment_probability(
+            [pairs[i] for i in index], batch_size=batch_size, show_progress_bar=show_progress_bar
+        )
+    rest: list[int] = []
+    for group_plan, k, first in firsts:
+        # Compared as Python floats, as the metrics compare a probability with their threshold.
+        if float(probs[first[0]]) >= accept_at:
+            group_plan[k] = [first]
+        else:
+            rest.extend(i for i, _ in group_plan[k] if i != first[0])
     if rest:
         probs[rest] = judge.entailment_probability(
             [pairs[i] for i in rest], batch_size=batch_size, show_progress_bar=show_progress_bar
