@@ -232,3 +232,56 @@ def test_early_acceptance_rejects_a_threshold_outside_0_1(tiny_judge):
 
     with pytest.raises(ValueError, match="accept_at"):
         attribute(tiny_judge, [(["a claim"], ["a context."])], accept_at=1.5)
+
+
+# ---------------------------------------------------------------- claim hygiene
+
+@pytest.mark.parametrize("text, reason", [
+    ("Yes.", "bare answer word"), ("No", "bare answer word"), ("True.", "bare answer word"),
+    ("Yes, it is.", "bare answer word"), ("Of course.", "bare answer word"),
+    ("I hope this helps!", "discourse line"), ("Here is what I found:", "discourse line"),
+    ("In summary:", "discourse line"), ("Let me know if you have other questions.", "discourse line"),
+])
+def test_bare_answer_words_and_discourse_are_not_claims(text, reason):
+    from localeval.text.hygiene import non_claim_reason
+
+    assert non_claim_reason(text) == reason
+
+
+@pytest.mark.parametrize("text", [
+    "No, the museum is closed on Mondays.", "The answer is yes.", "Paris.", "However, the drug failed.",
+    "Correct, it was built in 1889.", "Here is the capital: Paris.", "It is true that water boils at 100 C.",
+])
+def test_statements_stay_claims(text):
+    from localeval.text.hygiene import non_claim_reason
+
+    assert non_claim_reason(text) is None
+
+
+SALINE = ["Saline nasal spray relieves congestion in most adults. It can be used several times a day."]
+
+
+def test_yes_does_not_drag_context_recall_down_on_perfect_retrieval(default_judge):
+    sample = Sample(user_input="Does saline spray help with congestion?",
+                    reference="Yes. Saline nasal spray relieves congestion in most adults.", retrieved_contexts=SALINE)
+    result = ContextRecall(model=default_judge).score(sample)
+    assert result.score == 1.0
+    assert [c.text for c in result.claims] == ["Saline nasal spray relieves congestion in most adults."]
+    assert [(s.text, s.reason) for s in result.skipped] == [("Yes.", "bare answer word")]
+
+
+def test_a_reference_of_only_yes_is_unscored_with_its_reason(default_judge):
+    sample = Sample(user_input="Does saline spray help?", reference="Yes.", retrieved_contexts=SALINE)
+    result = ContextRecall(model=default_judge).score(sample)
+    assert result.score is None and "'Yes.' (bare answer word)" in result.reason
+    assert result.skipped[0].start == 0 and result.skipped[0].end == 4
+
+
+def test_discourse_lines_of_an_answer_are_shown_not_counted(default_judge):
+    response = "Sure! Here is the answer. Saline nasal spray relieves congestion in most adults. I hope this helps!"
+    result = Faithfulness(model=default_judge).score(
+        Sample(user_input="Does saline spray help?", response=response, retrieved_contexts=SALINE))
+    assert result.score == 1.0 and len(result.claims) == 1
+    assert {s.reason for s in result.skipped} == {"bare answer word", "discourse line"}
+    for s in result.skipped:
+        assert response[s.start:s.end] == s.text

@@ -30,6 +30,7 @@ from localeval.metrics.base import MetricResult
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.schema import Sample
 from localeval.text import Span, split_claims, split_sentences
+from localeval.text.hygiene import non_claim_reason
 
 __all__ = ["ChunkEvaluation", "ChunkRecall", "ChunkRecallEvaluation", "ChunkRecallResult", "missing_information"]
 
@@ -124,7 +125,7 @@ class ChunkRecall(JudgedMetric):
             flat = iter(probs)
             per_chunk = [[(s, next(flat)) for s in sents] for sents in chunks]
             relevant.append([[(s, p) for s, p in chunk if p >= rel_t] for chunk in per_chunk])
-            answer_claims = [c.text for c in split_claims(sample.response or "")]
+            answer_claims = [c.text for c in split_claims(sample.response or "") if non_claim_reason(c.text) is None]
             for c, chunk in enumerate(relevant[-1]):
                 for s, (sentence, _) in enumerate(chunk):
                     keys.append((r, c, s))

@@ -18,7 +18,7 @@ from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.decomposed import DecompositionRecord, check_decomposer, claim_units
 from localeval.schema import Sample
 
-__all__ = ["ClaimAttribution", "ClaimSupportMetric", "ClaimSupportResult", "JudgedMetric"]
+__all__ = ["ClaimAttribution", "ClaimSupportMetric", "ClaimSupportResult", "JudgedMetric", "SkippedClaim"]
 
 
 class ClaimAttribution(BaseModel):
@@ -35,9 +35,20 @@ class ClaimAttribution(BaseModel):
     """Best-supporting sentence of the contexts (given even when below the threshold)."""
 
 
+class SkippedClaim(BaseModel):
+    """A piece of the text that is not a claim ("Yes.", "I hope this helps!"): shown, not counted."""
+
+    text: str
+    start: int | None
+    end: int | None
+    reason: str
+
+
 class ClaimSupportResult(MetricResult):
     threshold: float | None = None
     claims: list[ClaimAttribution] = []
+    skipped: list[SkippedClaim] = []
+    """Pieces left out of the score because they are not claims (`localeval.text.hygiene`)."""
     decomposition: DecompositionRecord | None = None
     """How the claims were made, when a decomposer other than the default rules was given."""
 
@@ -140,7 +151,11 @@ class ClaimSupportMetric(JudgedMetric):
         threshold = self.resolved_threshold()
         texts = [getattr(s, self.claims_from) or "" for s in samples]
         decomposed = claim_units(self.decomposer, texts, split_coordination=self.split_coordination)
-        claim_spans = [units for units, _ in decomposed]
+        claim_spans = [[u for u in units if u.skip_reason is None] for units, _ in decomposed]
+        skipped = [
+            [SkippedClaim(text=u.text, start=u.start, end=u.end, reason=u.skip_reason) for u in units if u.skip_reason]
+            for units, _ in decomposed
+        ]
         groups = [
             ([c.text for c in spans], list(s.retrieved_contexts or []))
             for s, spans in zip(samples, claim_spans)
@@ -160,11 +175,17 @@ class ClaimSupportMetric(JudgedMetric):
         for i, (sample, text, spans) in enumerate(zip(samples, texts, claim_spans)):
             record = decomposed[i][1]
             if not spans:
-                why = f"{self.claims_from} is empty" if not text.strip() else (
-                    f"{self.claims_from} has no claims (only punctuation or symbols)"
-                )
+                if skipped[i]:
+                    why = f"{self.claims_from} has no claims, only " + "; ".join(
+                        f"{s.text.strip()!r} ({s.reason})" for s in skipped[i][:3]
+                    )
+                elif not text.strip():
+                    why = f"{self.claims_from} is empty"
+                else:
+                    why = f"{self.claims_from} has no claims (only punctuation or symbols)"
                 result = self.unscored(f"{why}: nothing to check")
                 result.decomposition = record
+                result.skipped = skipped[i]
                 results.append(result)
                 continue
             claims = [
@@ -185,6 +206,7 @@ class ClaimSupportMetric(JudgedMetric):
                     reason=None if has_context else "no non-empty retrieved context: no claim can be attributed",
                     threshold=threshold,
                     claims=claims,
+                    skipped=skipped[i],
                     decomposition=record,
                 )
             )

@@ -106,7 +106,7 @@ class ContextPrecision(JudgedMetric):
         units = dict(zip(by_claims, claim_units(self.decomposer, texts)))
         for i in by_claims:
             source = modes[i]
-            claims = [c.text for c in units[i][0]]
+            claims = [c.text for c in units[i][0] if c.skip_reason is None]
             if not claims:
                 verdicts[i] = f"{source} has no claims: use mode='question' to judge by the question"
                 continue

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from localeval.text import split_claims
 from localeval.text.decomposition import Decomposition, Kind, Rejected, decompose_many
+from localeval.text.hygiene import non_claim_reason
 from localeval.text.questions import RuleBasedDecomposer
 
 __all__ = ["ClaimUnit", "DecompositionRecord", "check_decomposer", "claim_units", "is_rule_based", "sub_questions"]
@@ -34,6 +35,9 @@ class ClaimUnit:
     text: str
     start: int | None
     end: int | None
+    skip_reason: str | None = None
+    """Why this piece is not judged as a claim ("bare answer word", "discourse line"; see
+    `localeval.text.hygiene`); ``None`` for a claim."""
 
 
 def is_rule_based(decomposer: object) -> bool:
@@ -69,14 +73,21 @@ def _locate(text: str, items: list[str]) -> list[ClaimUnit]:
 def claim_units(
     decomposer: object, texts: Sequence[str], *, split_coordination: bool = True
 ) -> list[tuple[list[ClaimUnit], DecompositionRecord | None]]:
-    """Per text: its claims (with spans where known) and the record of how they were made."""
+    """Per text: its claims (with spans where known) and the record of how they were made.
+    Pieces that are no claims ("Yes.", "I hope this helps!") are kept, marked with their
+    ``skip_reason``: metrics leave them out of the count and show them in the details."""
     if is_rule_based(decomposer):
-        return [
+        out = [
             ([ClaimUnit(s.text, s.start, s.end) for s in split_claims(t, split_coordination=split_coordination)], None)
             for t in texts
         ]
-    done = decompose_many(decomposer, texts, "claims")
-    return [(_locate(t, d.items), _record(d)) for t, d in zip(texts, done)]
+    else:
+        done = decompose_many(decomposer, texts, "claims")
+        out = [(_locate(t, d.items), _record(d)) for t, d in zip(texts, done)]
+    for units, _ in out:
+        for unit in units:
+            unit.skip_reason = non_claim_reason(unit.text)
+    return out
 
 
 def sub_questions(decomposer: object, questions: Sequence[str]) -> list[tuple[list[str], DecompositionRecord | None]]:
