@@ -46,6 +46,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from localeval.backends.nli import NLIJudge
+from localeval.backends.verdict import JudgedUnit, claim_signals
 from localeval.text import Window, make_windows, split_sentences
 from localeval.text.lexical import content_words, word_overlap
 
@@ -73,6 +74,9 @@ class Evidence(BaseModel):
 class Support(BaseModel):
     probability: float
     evidence: Evidence | None = None
+    signals: dict[str, float] | None = None
+    """With ``attribute(..., signals=True)``: the claim's verdict signals
+    (`localeval.backends.verdict.claim_signals`), from the units it was judged against."""
 
 
 @dataclass(frozen=True)
@@ -189,6 +193,7 @@ def attribute(
     show_progress_bar: bool = False,
     max_units: int | None = DEFAULT_MAX_UNITS,
     accept_at: float | None = None,
+    signals: bool = False,
 ) -> list[list[Support]]:
     """Support of each claim by its group's contexts.
 
@@ -207,6 +212,8 @@ def attribute(
         accept_at: judge each claim first against its closest unit only, and accept it there
             when the probability reaches ``accept_at`` (see the module docstring); ``None``:
             judge every chosen unit, so each claim gets its highest probability.
+        signals: also compute each claim's verdict signals (`Support.signals`) from the units
+            it was judged against; no extra judge call.
     Returns:
         per group, one `Support` per claim, in order.
     """
@@ -238,13 +245,14 @@ def attribute(
         plan.append(group_plan)
 
     if accept_at is None:
-        probs = judge.entailment_probability(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
+        probs, contra = _nli(judge, pairs, batch_size, show_progress_bar)
     else:
-        probs = _judge_in_two_rounds(judge, pairs, plan, accept_at, batch_size, show_progress_bar)
+        probs, contra = _judge_in_two_rounds(judge, pairs, plan, accept_at, batch_size, show_progress_bar)
 
     refine_pairs: list[tuple[str, str]] = []
     refine: dict[tuple[int, int], list[tuple[int, Window]]] = {}
     best: dict[tuple[int, int], tuple[float, _Unit, Window]] = {}
+    claim_signals_of: dict[tuple[int, int], dict[str, float]] = {}
     for g, ((claims, contexts), group_plan) in enumerate(zip(groups, plan)):
         for k, claim_plan in enumerate(group_plan):
             if not claim_plan:
@@ -271,6 +279,9 @@ def attribute(
                     refine_pairs.append((s.text, claims[k]))
                 refine[(g, k)] = candidates
             best[(g, k)] = (float(probs[pi]), unit, evidence_window)
+            if signals:
+                judged = [JudgedUnit(u.window.text, u.sentence, float(probs[i]), float(contra[i])) for i, u in claim_plan]
+                claim_signals_of[(g, k)] = claim_signals(claims[k], judged, contexts)
 
     if refine_pairs:
         refine_probs = judge.entailment_probability(refine_pairs, batch_size=batch_size)
@@ -278,7 +289,24 @@ def attribute(
             probability, unit, _ = best[key]
             best[key] = (probability, unit, max(candidates, key=lambda c: refine_probs[c[0]])[1])
 
-    return _supports(groups, best)
+    supports = _supports(groups, best)
+    if signals:
+        for g, (claims, contexts) in enumerate(groups):
+            usable = [c for c in contexts if c and c.strip()]
+            for k, support in enumerate(supports[g]):
+                support.signals = claim_signals_of.get((g, k)) or claim_signals(claims[k], [], usable)
+    return supports
+
+
+def _nli(judge: NLIJudge, pairs: list[tuple[str, str]], batch_size: int | None,
+         show_progress_bar: bool) -> tuple[np.ndarray, np.ndarray]:
+    """P(entailment) and P(contradiction) of each pair, from one forward pass (a 2-way judge
+    has no contradiction class: 0)."""
+    full = judge.predict(pairs, task="nli", batch_size=batch_size, show_progress_bar=show_progress_bar)
+    contradiction = judge.layout.contradiction
+    if contradiction is None:
+        return full[:, judge.layout.entailment], np.zeros(len(pairs), dtype=np.float32)
+    return full[:, judge.layout.entailment], full[:, contradiction]
 
 
 def _judge_in_two_rounds(
@@ -288,12 +316,13 @@ def _judge_in_two_rounds(
     accept_at: float,
     batch_size: int | None,
     show_progress_bar: bool,
-) -> np.ndarray:
-    """Probabilities of ``pairs`` under early acceptance: round 1 judges each claim's first
+) -> tuple[np.ndarray, np.ndarray]:
+    """P(entailment) and P(contradiction) of ``pairs`` under early acceptance: round 1 judges each claim's first
     unit; round 2 the other units of the claims round 1 did not accept. The plan of an accepted
     claim is cut to its first unit in place, so later steps see only judged units (the pairs
     never judged keep NaN)."""
     probs = np.full(len(pairs), np.nan, dtype=np.float32)
+    contra = np.full(len(pairs), np.nan, dtype=np.float32)
     # (the claim's plan list, its position, its first (pair index, unit)) for every claim
     firsts = []
     for group_plan in plan:
@@ -303,9 +332,7 @@ def _judge_in_two_rounds(
                 firsts.append((group_plan, k, claim_plan[_first_to_judge(claim, [u for _, u in claim_plan])]))
     if firsts:
         index = [first[0] for _, _, first in firsts]
-        probs[index] = judge.entailment_probability(
-            [pairs[i] for i in index], batch_size=batch_size, show_progress_bar=show_progress_bar
-        )
+        probs[index], contra[index] = _nli(judge, [pairs[i] for i in index], batch_size, show_progress_bar)
     rest: list[int] = []
     for group_plan, k, first in firsts:
         # Compared as Python floats, as the metrics compare a probability with their threshold.
@@ -314,10 +341,8 @@ def _judge_in_two_rounds(
         else:
             rest.extend(i for i, _ in group_plan[k] if i != first[0])
     if rest:
-        probs[rest] = judge.entailment_probability(
-            [pairs[i] for i in rest], batch_size=batch_size, show_progress_bar=show_progress_bar
-        )
-    return probs
+        probs[rest], contra[rest] = _nli(judge, [pairs[i] for i in rest], batch_size, show_progress_bar)
+    return probs, contra
 
 
 def _supports(groups, best: dict[tuple[int, int], tuple[float, _Unit, Window]]) -> list[list[Support]]:

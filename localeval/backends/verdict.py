@@ -1,0 +1,174 @@
+"""A claim's verdict from more than its best unit: signals that cost no extra judge call.
+
+`attribute` judges a claim against several units of the contexts and, by default, keeps the
+highest P(entailment): any single unit that fools the judge wins. This module turns what was
+already judged (every unit's entailment and contradiction probabilities) and what the words
+say (is every number, name and content word of the claim in the evidence? does one side
+negate?) into a fixed set of named signals (`claim_signals`), and a `VerdictModel` -- a
+logistic regression fitted on development data by ``benchmarks/verdict.py`` and stored with the
+judge (``config.json``, ``localeval.verdict``) -- turns them into P(supported), applied with
+numpy. Each signal's contribution to the decision is kept, so a verdict can say which
+signals decided it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from pydantic import BaseModel, field_validator, model_validator
+
+from localeval.text.lexical import content_words
+from localeval.text.numbers import numbers_in
+
+__all__ = ["SIGNALS", "JudgedUnit", "VerdictModel", "claim_signals", "lexical_words"]
+
+SIGNALS: tuple[str, ...] = (
+    "p_best",             # highest P(entailment) over the judged units (today's verdict)
+    "p_sentence",         # highest over the short units (one or two sentences)
+    "p_window",           # highest over the windows (several sentences), else p_best
+    "p_second",           # second highest over all units (0 with one unit)
+    "contradiction",      # P(contradiction) of the unit with the highest P(entailment)
+    "contradiction_max",  # highest P(contradiction) over all units
+    "coverage",           # share of the claim's content words (numbers normalised) in the best unit
+    "coverage_all",       # the same share over all the contexts
+    "missing_numbers",    # share of the claim's numbers absent from all the contexts
+    "missing_names",      # share of the claim's capitalised words absent from all the contexts
+    "negation_mismatch",  # 1 when exactly one of claim and best unit has a negation
+)
+
+_NEGATIONS = frozenset(
+    "not no never none nobody nothing neither nor without cannot n't isn't aren't wasn't weren't "
+    "doesn't don't didn't won't wouldn't can't couldn't shouldn't hasn't haven't hadn't".split()
+)
+_WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?")
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-zA-Z]+")
+
+
+@dataclass(frozen=True)
+class JudgedUnit:
+    """One unit a claim was judged against, with the judge's two probabilities."""
+
+    text: str
+    sentence: bool
+    entailment: float
+    contradiction: float
+
+
+@lru_cache(maxsize=65536)
+def lexical_words(text: str) -> frozenset[str]:
+    """Content words with numbers in canonical form ("$3,000" and "3000 dollars" share "3000")."""
+    words = {w for w in content_words(text) if not any(c.isdigit() for c in w)}
+    return frozenset(words | numbers_in(text))
+
+
+@lru_cache(maxsize=65536)
+def _has_negation(text: str) -> bool:
+    return any(w.lower() in _NEGATIONS for w in _WORD.findall(text.replace("’", "'")))
+
+
+_NOT_NAMES = frozenset("The A An It This That These Those In On At He She They We I His Her Its Their".split())
+
+
+def _names(text: str) -> set[str]:
+    """Capitalised words not at a sentence start: a cheap stand-in for names (no parse)."""
+    return {m.group(0).lower() for m in _NAME.finditer(text.strip()) if m.group(0) not in _NOT_NAMES}
+
+
+def _share_missing(wanted: set[str] | frozenset[str], found: set[str] | frozenset[str]) -> float:
+    return len(wanted - found) / len(wanted) if wanted else 0.0
+
+
+def claim_signals(claim: str, units: Sequence[JudgedUnit], contexts: Sequence[str]) -> dict[str, float]:
+    """The signals of `SIGNALS` for one claim; ``units`` are those it was judged against."""
+    if not units:  # nothing to judge against: every number and name of the claim is missing
+        return {name: 0.0 for name in SIGNALS} | {"missing_numbers": float(bool(numbers_in(claim))),
+                                                   "missing_names": float(bool(_names(claim)))}
+    entail = sorted((u.entailment for u in units), reverse=True)
+    best = max(units, key=lambda u: u.entailment)
+    sentences = [u.entailment for u in units if u.sentence]
+    windows = [u.entailment for u in units if not u.sentence]
+    wanted = lexical_words(claim)
+    everything: set[str] = set()
+    for context in contexts:
+        everything |= lexical_words(context)
+    context_words = {w.lower() for context in contexts for w in _WORD.findall(context)}
+    return {
+        "p_best": entail[0],
+        "p_sentence": max(sentences, default=entail[0]),
+        "p_window": max(windows, default=entail[0]),
+        "p_second": entail[1] if len(entail) > 1 else 0.0,
+        "contradiction": best.contradiction,
+        "contradiction_max": max(u.contradiction for u in units),
+        "coverage": 1.0 - _share_missing(wanted, lexical_words(best.text)) if wanted else 1.0,
+        "coverage_all": 1.0 - _share_missing(wanted, everything) if wanted else 1.0,
+        "missing_numbers": _share_missing(numbers_in(claim), everything),
+        "missing_names": _share_missing(_names(claim), context_words),
+        "negation_mismatch": float(_has_negation(claim) != _has_negation(best.text)),
+    }
+
+
+class VerdictModel(BaseModel):
+    """P(supported) = sigmoid(intercept + sum_i coef_i * (signal_i - mean_i) / scale_i).
+
+    Fitted by ``benchmarks/verdict.py`` on development families only and stored in the judge's
+    ``config.json`` under ``localeval.verdict``; `threshold` is the decision threshold chosen
+    with it.
+    """
+
+    signals: list[str]
+    mean: list[float]
+    scale: list[float]
+    coef: list[float]
+    intercept: float
+    threshold: float = 0.5
+    fitted_on: list[str] = []
+    """The development families the coefficients were fitted on (for the model card)."""
+
+    @field_validator("signals")
+    @classmethod
+    def _known(cls, value: list[str]) -> list[str]:
+        unknown = sorted(set(value) - set(SIGNALS))
+        if unknown:
+            raise ValueError(f"unknown verdict signal(s) {unknown}; known: {list(SIGNALS)}")
+        return value
+
+    @model_validator(mode="after")
+    def _shapes(self) -> VerdictModel:
+        n = len(self.signals)
+        if not (len(self.mean) == len(self.scale) == len(self.coef) == n):
+            raise ValueError("verdict model: signals, mean, scale and coef must have the same length")
+        if any(s <= 0 or not math.isfinite(s) for s in self.scale):
+            raise ValueError("verdict model: every scale must be a positive finite number")
+        return self
+
+    def _terms(self, signals: Mapping[str, float]) -> np.ndarray:
+        x = np.asarray([signals[name] for name in self.signals], dtype=np.float64)
+        return np.asarray(self.coef) * (x - np.asarray(self.mean)) / np.asarray(self.scale)
+
+    def probability(self, signals: Mapping[str, float]) -> float:
+        z = self.intercept + float(self._terms(signals).sum())
+        return float(1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0))))
+
+    def probabilities(self, rows: Sequence[Mapping[str, float]]) -> np.ndarray:
+        if not rows:
+            return np.zeros(0)
+        x = np.asarray([[r[name] for name in self.signals] for r in rows], dtype=np.float64)
+        z = self.intercept + ((x - np.asarray(self.mean)) / np.asarray(self.scale)) @ np.asarray(self.coef)
+        return 1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0)))
+
+    def deciding(self, signals: Mapping[str, float], top: int = 3) -> list[str]:
+        """The signals that moved this verdict most, strongest first, with their direction
+        ("coverage +1.20": it pushed towards supported)."""
+        terms = self._terms(signals)
+        order = np.argsort(-np.abs(terms))[:top]
+        return [f"{self.signals[i]} {terms[i]:+.2f}" for i in order]
+
+    @classmethod
+    def from_config(cls, config: Mapping) -> VerdictModel | None:
+        stored = (config.get("localeval") or {}).get("verdict")
+        return cls.model_validate(stored) if stored else None
