@@ -1,0 +1,127 @@
+"""Verdict signals, number normalisation and the learned verdict's model and study code."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from localeval.backends.attribution import attribute
+from localeval.backends.verdict import SIGNALS, JudgedUnit, VerdictModel, claim_signals, lexical_words
+from localeval.text.numbers import numbers_in
+
+
+@pytest.mark.parametrize("a, b", [
+    ("$3,000", "3000 dollars"), ("three thousand dollars", "3,000 USD"), ("25%", "25 percent"),
+    ("twenty-five people", "25 people"), ("2.5 million", "2,500,000"), ("$3k", "3000"),
+])
+def test_formats_of_one_number_normalise_alike(a, b):
+    assert numbers_in(a) == numbers_in(b) != frozenset()
+
+
+@pytest.mark.parametrize("a, b", [("eight", "eighteen"), ("1,200 m", "12 m"), ("2.5 million", "25 million")])
+def test_different_numbers_stay_different(a, b):
+    assert numbers_in(a) != numbers_in(b)
+
+
+def test_one_as_a_pronoun_and_ungrouped_commas_are_not_numbers():
+    assert numbers_in("the one that works") == frozenset()
+    assert numbers_in("versions 1,2,3") == frozenset()
+    assert lexical_words("It cost $3,000.") >= {"3000"}
+
+
+def _units(*specs):
+    return [JudgedUnit(text, sentence, e, c) for text, sentence, e, c in specs]
+
+
+def test_signals_name_what_the_evidence_lacks():
+    contexts = ["The museum is closed on Mondays. It was founded by Marie Curie in 1889."]
+    units = _units(("The museum is closed on Mondays.", True, 0.8, 0.15),
+                   ("It was founded by Marie Curie in 1889.", True, 0.1, 0.05),
+                   (contexts[0], False, 0.6, 0.3))
+    s = claim_signals("The museum is not open on Mondays, said Pierre Curie in 1890.", units, contexts)
+    assert set(s) == set(SIGNALS)
+    assert s["p_best"] == 0.8 and s["p_sentence"] == 0.8 and s["p_window"] == 0.6 and s["p_second"] == 0.6
+    assert s["contradiction"] == 0.15 and s["contradiction_max"] == 0.3
+    assert s["missing_numbers"] == 1.0                    # 1890 is nowhere
+    assert s["missing_names"] == pytest.approx(1 / 3)     # Pierre (Mondays and Curie are there)
+    assert s["negation_mismatch"] == 1.0                  # "not" in the claim only
+    same = claim_signals("The museum is closed on Mondays.", units, contexts)
+    assert same["coverage"] == same["coverage_all"] == 1.0
+    assert same["missing_numbers"] == same["missing_names"] == same["negation_mismatch"] == 0.0
+
+
+def test_a_claim_without_units_has_every_number_and_name_missing():
+    s = claim_signals("Pierre Curie won in 1903.", [], [])
+    assert s["p_best"] == 0.0 and s["missing_numbers"] == 1.0 and s["missing_names"] == 1.0
+
+
+def test_attribute_returns_signals_for_every_claim_at_no_extra_call(tiny_judge):
+    groups = [(["alpha beta", "gamma"], ["alpha beta. delta gamma.", ""]), (["beta"], [])]
+    calls = []
+    original = tiny_judge.predict
+
+    def counting(pairs, **kw):
+        calls.append(len(pairs))
+        return original(pairs, **kw)
+
+    tiny_judge.predict = counting
+    try:
+        plain = attribute(tiny_judge, groups, locate_sentence=False)
+        n_plain = sum(calls)
+        calls.clear()
+        with_signals = attribute(tiny_judge, groups, locate_sentence=False, signals=True)
+    finally:
+        del tiny_judge.predict
+    assert sum(calls) == n_plain
+    for row_a, row_b in zip(plain, with_signals):
+        for a, b in zip(row_a, row_b):
+            assert a.probability == b.probability and a.signals is None
+            assert set(b.signals) == set(SIGNALS) and all(np.isfinite(v) for v in b.signals.values())
+            assert b.signals["p_best"] == pytest.approx(b.probability)
+    assert with_signals[1][0].signals["p_best"] == 0.0
+
+
+def _model(**overrides):
+    base = {"signals": ["p_best", "coverage"], "mean": [0.5, 0.5], "scale": [0.25, 0.5], "coef": [2.0, 1.0],
+            "intercept": 0.0, "threshold": 0.5}
+    return VerdictModel(**(base | overrides))
+
+
+def test_verdict_model_probability_and_what_decided():
+    model = _model()
+    high = {"p_best": 0.9, "coverage": 1.0}
+    low = {"p_best": 0.9, "coverage": 0.0}
+    assert model.probability(high) > model.probability(low) > 0.5
+    assert np.allclose(model.probabilities([high, low]), [model.probability(high), model.probability(low)])
+    assert model.deciding(high)[0].startswith("p_best +3.20")
+    config = {"localeval": {"verdict": model.model_dump()}}
+    assert VerdictModel.from_config(config) == model
+    assert VerdictModel.from_config({"localeval": {}}) is None
+
+
+@pytest.mark.parametrize("bad", [{"signals": ["p_best", "nonsense"]}, {"coef": [1.0]}, {"scale": [0.0, 1.0]}])
+def test_verdict_model_refuses_a_malformed_config(bad):
+    with pytest.raises(ValidationError):
+        _model(**bad)
+
+
+def test_verdict_study_adopts_only_what_wins_on_every_family():
+    from benchmarks import verdict
+
+    rng = np.random.default_rng(0)
+
+    def item(label):
+        # coverage separates the classes; p_best does not
+        signals = {s: 0.5 for s in SIGNALS} | {"p_best": float(rng.uniform()),
+                                                "coverage": float(label * 0.6 + rng.uniform() * 0.4)}
+        return {"label": label, "claims": [{"signals": signals, "overlap": float(rng.uniform())}]}
+
+    items = {f: [item(i % 2) for i in range(40)] for f in verdict.FAMILIES}
+    lofo = verdict.leave_one_family_out(items, ["p_best", "coverage"])
+    assert all(f["verdict"]["ba"] > 0.9 and f["judge"]["ba"] < 0.75 for f in lofo.values())
+    assert verdict.adopt(lofo) == (True, [])
+    lofo["frank"]["verdict"]["ba"] = 0.0
+    assert verdict.adopt(lofo) == (False, ["frank"])
+    model, ba = verdict.final_model(items, ["p_best", "coverage"])
+    assert ba > 0.9 and model.fitted_on == list(verdict.FAMILIES)
