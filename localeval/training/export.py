@@ -72,15 +72,17 @@ def _stage_summary(tr: dict[str, Any]) -> str:
     # uniform random share of every source.
     seen = min(1.0, tr["pairs_seen"] / planned) if planned else 1.0
     where = (
-        "on GPU"
+        f"on one {tr['gpu']}" if tr.get("device") == "cuda" and tr.get("gpu")
+        else "on GPU"
         if tr.get("device") == "cuda"
         else f"on {tr.get('cpu_threads', '?')} shared CPU threads"
     )
+    note = f" {tr['note']}" if tr.get("note") else ""
     return (
         f"saw {tr['pairs_seen']:,} training pairs ({seen:.0%} of a planned mix of "
         f"{planned:,.0f}; {tr['steps']} steps of batch {tr['batch_size']}, lr {tr.get('lr')}, "
         f"{tr['train_seconds'] / 60:.0f} minutes {where} at {tr.get('pairs_per_second', 0):.1f} "
-        f"pairs/s, max length {tr.get('max_length')})."
+        f"pairs/s, max length {tr.get('max_length')}).{note}"
     )
 
 
