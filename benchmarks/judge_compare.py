@@ -57,6 +57,8 @@ def judge_figures(result: dict, dump: dict) -> dict:
         "threshold": t_entail, "dev_mean_ba": result["threshold"]["chosen_dev_balanced_accuracy"],
         "pairs_per_second": (speed.get("cpu") or {}).get("pairs_per_second"),
         "short_pairs_per_second": (speed.get("cpu_short") or {}).get("pairs_per_second"),
+        # Speed is only comparable between runs on an equally idle machine: the load is shown.
+        "load_average_1min": (speed.get("cpu") or {}).get("load_average_1min"),
         "sets": sets,
     }
 
@@ -80,7 +82,8 @@ def markdown(judges: dict[str, dict]) -> str:
         "held-out NLI mean BA": lambda f: f"{100 * _mean(f, 'held_out', 'nli'):.1f}",
         "held-out relevance mean BA": lambda f: f"{100 * _mean(f, 'held_out', 'relevance'):.1f}",
         "eval-only mean BA (ANLI excluded)": lambda f: f"{100 * _mean(f, 'eval_only', exclude=('anli',)):.1f}",
-        "CPU pairs/s (realistic / short)": lambda f: f"{f['pairs_per_second']} / {f['short_pairs_per_second']}",
+        "CPU pairs/s (realistic / short; 1-min load average)":
+            lambda f: f"{f['pairs_per_second']} / {f['short_pairs_per_second']} ({f['load_average_1min']})",
     }
     for label, fn in summary.items():
         lines.append(f"| {label} | " + " | ".join(fn(judges[n]) for n in names) + " |")

@@ -245,9 +245,9 @@ def attribute(
         plan.append(group_plan)
 
     if accept_at is None:
-        probs, contra = _nli(judge, pairs, batch_size, show_progress_bar)
+        probs, contra = _nli(judge, pairs, batch_size, show_progress_bar, signals)
     else:
-        probs, contra = _judge_in_two_rounds(judge, pairs, plan, accept_at, batch_size, show_progress_bar)
+        probs, contra = _judge_in_two_rounds(judge, pairs, plan, accept_at, batch_size, show_progress_bar, signals)
 
     refine_pairs: list[tuple[str, str]] = []
     refine: dict[tuple[int, int], list[tuple[int, Window]]] = {}
@@ -299,9 +299,12 @@ def attribute(
 
 
 def _nli(judge: NLIJudge, pairs: list[tuple[str, str]], batch_size: int | None,
-         show_progress_bar: bool) -> tuple[np.ndarray, np.ndarray]:
-    """P(entailment) and P(contradiction) of each pair, from one forward pass (a 2-way judge
-    has no contradiction class: 0)."""
+         show_progress_bar: bool, contradiction_too: bool) -> tuple[np.ndarray, np.ndarray]:
+    """P(entailment) and, when asked, P(contradiction) of each pair, from one forward pass
+    (0 when not asked, and for a 2-way judge, which has no contradiction class)."""
+    if not contradiction_too:
+        probs = judge.entailment_probability(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
+        return probs, np.zeros(len(pairs), dtype=np.float32)
     full = judge.predict(pairs, task="nli", batch_size=batch_size, show_progress_bar=show_progress_bar)
     contradiction = judge.layout.contradiction
     if contradiction is None:
@@ -316,6 +319,7 @@ def _judge_in_two_rounds(
     accept_at: float,
     batch_size: int | None,
     show_progress_bar: bool,
+    contradiction_too: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
     """P(entailment) and P(contradiction) of ``pairs`` under early acceptance: round 1 judges each claim's first
     unit; round 2 the other units of the claims round 1 did not accept. The plan of an accepted
@@ -332,7 +336,8 @@ def _judge_in_two_rounds(
                 firsts.append((group_plan, k, claim_plan[_first_to_judge(claim, [u for _, u in claim_plan])]))
     if firsts:
         index = [first[0] for _, _, first in firsts]
-        probs[index], contra[index] = _nli(judge, [pairs[i] for i in index], batch_size, show_progress_bar)
+        probs[index], contra[index] = _nli(judge, [pairs[i] for i in index], batch_size, show_progress_bar,
+                                            contradiction_too)
     rest: list[int] = []
     for group_plan, k, first in firsts:
         # Compared as Python floats, as the metrics compare a probability with their threshold.
@@ -341,7 +346,7 @@ def _judge_in_two_rounds(
         else:
             rest.extend(i for i, _ in group_plan[k] if i != first[0])
     if rest:
-        probs[rest], contra[rest] = _nli(judge, [pairs[i] for i in rest], batch_size, show_progress_bar)
+        probs[rest], contra[rest] = _nli(judge, [pairs[i] for i in rest], batch_size, show_progress_bar, contradiction_too)
     return probs, contra
 
 
