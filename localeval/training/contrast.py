@@ -610,7 +610,7 @@ def _np_text(span: Span) -> str:
     first = span[0]
     if (
         first.i == first.sent.start
-        and first.pos_ != "PROPN"
+        and (first.pos_ in ("DET", "PRON") or (first.pos_ in ("NOUN", "ADJ", "NUM") and not first.ent_type_))
         and first.text != "I"
         and not first.text.isupper()
     ):
@@ -639,6 +639,14 @@ def voice_edits(sent: Span, rng: random.Random) -> list[Edit]:
     root = sent.root
     if root.lemma_.lower() in _NO_VOICE or any(
         c.dep_ in ("neg", "prt", "dative", "aux", "ccomp", "xcomp") for c in root.children
+    ):
+        return []
+    # A second verb sharing the subject ("X wrote A and directed B") would keep the old voice.
+    if any(
+        c.dep_ == "conj"
+        and c.pos_ in ("VERB", "AUX")
+        and not any(g.dep_ in ("nsubj", "nsubjpass") for g in c.children)
+        for c in root.children
     ):
         return []
     doc = sent.doc
@@ -728,6 +736,10 @@ def _list_members(sent: Span) -> tuple[Token, list[Token]] | None:
             continue
         if tok.dep_ not in ("dobj", "pobj", "attr", "oprd", "npadvmod", "appos"):
             continue
+        if tok.dep_ == "attr" and any(
+            c.dep_ == "nsubj" and c.tag_ in ("NNS", "NNPS") for c in tok.head.children
+        ):
+            continue  # "The largest moons are A and B": an identity, not a distributive list
         ccs = [t for m in members for t in m.children if t.dep_ == "cc"]
         if not ccs or any(c.lower_ != "and" for c in ccs):
             continue
@@ -738,6 +750,9 @@ def _list_members(sent: Span) -> tuple[Token, list[Token]] | None:
             continue
         return tok, members
     return None
+
+
+_FOCUS_ADVERBS = {"also", "still", "already", "now", "often", "always", "usually", "generally"}
 
 
 def negate_clause(sent: Span, text: str | None = None) -> str | None:
@@ -757,6 +772,10 @@ def negate_clause(sent: Span, text: str | None = None) -> str | None:
         head = None
     offset = (doc[head.i].idx if head else root.idx) - sent.start_char
     if head is not None:
+        after = doc[head.i + 1] if head.i + 1 < sent.end else None
+        if after is not None and after.lower_ in _FOCUS_ADVERBS:
+            head = after  # "is also not known", not "is not also known"
+            offset = after.idx - sent.start_char
         end = offset + len(head.text)
         return base[:end] + " not" + base[end:]
     do = {"VBD": "did", "VBZ": "does", "VBP": "do"}.get(root.tag_)
@@ -930,6 +949,11 @@ _PARSE_KINDS: tuple[tuple[str, Callable[[Span, random.Random], list[Edit]]], ...
 )
 
 
+def _balanced(text: str) -> bool:
+    """Brackets and double quotes paired: an edit that cut through them reads as noise."""
+    return text.count("(") == text.count(")") and text.count('"') % 2 == 0
+
+
 def _focus_pair(sentences: Sequence[str], rng: random.Random) -> int | None:
     """Index i of the adjacent pair (i, i+1) to parse: both of usable length, most triggers."""
     cands = [
@@ -970,7 +994,7 @@ def generate(
     def emit(premise: str, original: str, edits: list[Edit], group: str) -> None:
         for e in edits:
             hyp = _finalise(e.text)
-            if hyp == _finalise(original) or hyp in seen:
+            if hyp == _finalise(original) or hyp in seen or not _balanced(hyp):
                 continue
             seen.add(hyp)
             out.append((Example(premise, hyp, e.label, e.task, SOURCE, group), e.kind))
