@@ -65,6 +65,16 @@ def test_list_member_kept_is_entailed_and_negated_is_contradiction(nlp) -> None:
         _sent(nlp, "The library lends books, magazines and films to residents."), random.Random(1)
     )
     assert any(e.label == CON and " does not lend " in e.text for e in lexical)
+    # A negated "or" list: each member stays negated (entailed); affirmed, it contradicts.
+    negated = contrast.list_edits(
+        _sent(nlp, "The backup tool does not support FreeBSD or Solaris."), random.Random(0)
+    )
+    got = _by_label(negated)
+    assert len(got[True]) == 1 and got[True][0].startswith("The backup tool does not support ")
+    os_name = got[True][0].removeprefix("The backup tool does not support ").rstrip(".")
+    assert [(e.text, e.label) for e in negated if e.label != ENT] == [
+        (f"The backup tool supports {os_name}.", CON)
+    ]
     # Collective predicates do not distribute over their members.
     assert contrast.list_edits(_sent(nlp, "The road runs between Leeds and York."), random.Random(0)) == []
 

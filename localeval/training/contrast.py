@@ -554,11 +554,13 @@ _NO_VOICE = {
     "divorce", "fight", "battle", "accompany", "partner", "share", "enter", "leave", "hold",
     "need", "want", "like", "feature", "involve", "represent", "require", "use", "follow",
 }
-_GUARDS = re.compile(
+_COLLECTIVE = (
     r"\b(?:between|respectively|together|each other|one another|combined|jointly|mixture|"
-    r"among|co-\w+|both|either|neither|rock and roll|or)\b|&",
-    re.IGNORECASE,
+    r"among|co-\w+|both|either|neither|rock and roll)\b|&"
 )
+# Lists whose members do not each carry the predicate ("between A and B", "A or B").
+_GUARDS = re.compile(_COLLECTIVE + r"|\bor\b", re.IGNORECASE)
+_GUARDS_NEGATED = re.compile(_COLLECTIVE, re.IGNORECASE)
 _VOWELS = set("aeiou")
 
 
@@ -725,7 +727,7 @@ def _own_span(tok: Token) -> tuple[int, int] | None:
     return (lo, hi + 1) if hi - lo + 1 == len(own) else None
 
 
-def _list_members(sent: Span) -> tuple[Token, list[Token]] | None:
+def _list_members(sent: Span, conjunctions: tuple[str, ...] = ("and",)) -> tuple[Token, list[Token]] | None:
     """The first noun list of the sentence (2-6 members, object position, governed by the
     main verb) with "and" as its conjunction."""
     for tok in sent:
@@ -741,7 +743,7 @@ def _list_members(sent: Span) -> tuple[Token, list[Token]] | None:
         ):
             continue  # "The largest moons are A and B": an identity, not a distributive list
         ccs = [t for m in members for t in m.children if t.dep_ == "cc"]
-        if not ccs or any(c.lower_ != "and" for c in ccs):
+        if not ccs or any(c.lower_ not in conjunctions for c in ccs):
             continue
         gov = tok.head
         while gov.pos_ not in ("VERB", "AUX") and gov.dep_ != "ROOT":
@@ -784,11 +786,33 @@ def negate_clause(sent: Span, text: str | None = None) -> str | None:
     return base[:offset] + f"{do} not {root.lemma_.lower()}" + base[offset + len(root.text):]
 
 
+def affirm_clause(sent: Span, text: str) -> str | None:
+    """Drop the "not" of the main verb of ``sent`` in ``text`` (``sent``'s text with tokens
+    after the verb edited): "does not support" -> "supports", "is not" -> "is"."""
+    root = sent.root
+    neg = next((c for c in root.children if c.dep_ == "neg" and c.lower_ == "not"), None)
+    if neg is None:
+        return None
+    base = sent.start_char
+    aux = [c for c in root.children if c.dep_ in ("aux", "auxpass") and c.i < neg.i]
+    if aux and aux[0].lemma_ == "do":
+        form = {"did": past, "does": third_person, "do": lambda lemma: lemma}.get(aux[0].lower_)
+        if form is None or len(aux) != 1 or neg.i != aux[0].i + 1 or root.i != neg.i + 1:
+            return None
+        start, end = aux[0].idx - base, root.idx + len(root.text) - base
+        return text[:start] + form(root.lemma_.lower()) + text[end:]
+    start = neg.idx - base
+    return text[:start].rstrip() + " " + text[start + len(neg.text) :].lstrip()
+
+
 def list_edits(sent: Span, rng: random.Random) -> list[Edit]:
-    """One list member kept alone (entailed) and that sentence negated (contradiction)."""
-    if _GUARDS.search(sent.text):
+    """One list member kept alone (entailed) and that sentence with its polarity reversed
+    (contradiction): "open on A, B and C" -> "not open on B"; "does not support A or B" ->
+    "supports B"."""
+    negated = any(c.dep_ == "neg" for c in sent.root.children)
+    if (_GUARDS_NEGATED if negated else _GUARDS).search(sent.text):
         return []
-    found = _list_members(sent)
+    found = _list_members(sent, ("or", "nor") if negated else ("and",))
     if found is None:
         return []
     first, members = found
@@ -809,9 +833,10 @@ def list_edits(sent: Span, rng: random.Random) -> list[Edit]:
     # Rebuild the negation on the original tokens (the verb precedes the list or follows it;
     # its character offset is unchanged when it precedes).
     if sent.root.i < lo:
-        neg = negate_clause(sent, text=f"{before} {member} {after}")
-        if neg:
-            out.append(Edit(_finalise(neg), CON, NLI3, "list_negation"))
+        reverse = affirm_clause if negated else negate_clause
+        flipped = reverse(sent, f"{before} {member} {after}")
+        if flipped:
+            out.append(Edit(_finalise(flipped), CON, NLI3, "list_negation"))
     return out
 
 
@@ -833,26 +858,28 @@ def attribute_edits(sent: Span, rng: random.Random) -> list[Edit]:
         (s1, e1), (s2, e2) = sorted([a, b])
         return text[:s1] + text[s2:e2] + text[e1:s2] + text[s1:e1] + text[e2:]
 
+    def chars(lo: int, hi: int) -> tuple[int, int]:
+        """Character range, inside the sentence, of tokens ``lo``..``hi - 1``."""
+        return doc[lo].idx - base, doc[hi - 1].idx + len(doc[hi - 1]) - base
+
     found = _list_members(sent)
     coordinated: set[int] = set()
     if found is not None and not _GUARDS.search(text):
         _, members = found
         coordinated = {m.i for m in members}
         spans = [_own_span(m) for m in members]
-        if all(spans):
+        if all(span is not None for span in spans):
             i, j = rng.sample(range(len(spans)), 2)
-            a = (doc[spans[i][0]].idx - base, doc[spans[i][1] - 1].idx + len(doc[spans[i][1] - 1]) - base)  # type: ignore[index]
-            b = (doc[spans[j][0]].idx - base, doc[spans[j][1] - 1].idx + len(doc[spans[j][1] - 1]) - base)  # type: ignore[index]
-            new = swapped(a, b)
+            new = swapped(chars(*spans[i]), chars(*spans[j]))  # type: ignore[misc]
             if new != text:
                 out.append(Edit(_finalise(new), ENT, NLI3, "attribute"))
             mods = []
             for m in (members[i], members[j]):
                 mm = [c for c in m.children if c.dep_ in ("amod", "nummod") and c.i < m.i]
                 mods.append(mm[0] if len(mm) == 1 else None)
-            if all(mods) and mods[0].lower_ != mods[1].lower_:  # type: ignore[union-attr]
-                m1, m2 = mods
-                new = swapped((m1.idx - base, m1.idx + len(m1) - base), (m2.idx - base, m2.idx + len(m2) - base))  # type: ignore[union-attr]
+            m1, m2 = mods
+            if m1 is not None and m2 is not None and m1.lower_ != m2.lower_:
+                new = swapped(chars(m1.i, m1.i + 1), chars(m2.i, m2.i + 1))
                 out.append(Edit(_finalise(new), NOT_ENTAILED, NLI2, "attribute"))
                 return out
     by_label: dict[str, list] = {}
