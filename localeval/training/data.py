@@ -112,8 +112,7 @@ def load_dataset(
         # The synthetic split follows the QA split; the generator seed is fixed so the held-out
         # synthetic claims are the same in every run.
         train += synthetic.build_synthetic(qa_train_kept, seed=0, nlp=nlp)
-        held_syn = synthetic.build_synthetic(qa_held_kept, seed=1, nlp=nlp)
-        heldout += held_syn[: splits.HELDOUT_CAP]
+        heldout += synthetic_heldout(qa_held_kept, nlp)
 
     if want_contrast and qa_train:
         # Like the synthetic claims, the contrast pairs follow the QA paragraph split, with
@@ -124,13 +123,23 @@ def load_dataset(
                 "no spaCy English model: contrast pairs use flips, number words and formats only"
             )
         train += contrast.build_contrast(qa_train, seed=0, nlp=parser)
-        heldout += contrast.build_contrast(qa_held, seed=1, nlp=parser)[: splits.HELDOUT_CAP]
+        heldout += contrast_heldout(qa_held, parser)
 
     train = splits.drop_leaks(train, heldout)
     pool: dict[str, int] = {}
     for e in train:
         pool[e.source] = pool.get(e.source, 0) + 1
     return Dataset(train=train, heldout=heldout, pool_sizes=pool)
+
+
+def synthetic_heldout(qa_held: list[sources.QAItem], nlp) -> list[Example]:
+    """The held-out synthetic claims (fixed generator seed, capped), as every run builds them."""
+    return synthetic.build_synthetic(qa_held, seed=1, nlp=nlp)[: splits.HELDOUT_CAP]
+
+
+def contrast_heldout(qa_held: list[sources.QAItem], nlp) -> list[Example]:
+    """The held-out contrast pairs (fixed generator seed, capped), as every run builds them."""
+    return contrast.build_contrast(qa_held, seed=1, nlp=nlp)[: splits.HELDOUT_CAP]
 
 
 def quotas(
