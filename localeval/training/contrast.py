@@ -372,6 +372,7 @@ _DIGITS = re.compile(
 _NUM_WORD = re.compile(r"\b(" + "|".join(sorted(WORD_VALUE, key=len, reverse=True)) + r")\b(?!-)",
                        re.IGNORECASE)
 _MONTH_BEFORE = re.compile(rf"(?:{_MONTH})\s$")
+_NAME_BEFORE = re.compile(r"\S\s+[A-Z][\w-]*\s$")  # a capitalised word that does not start the sentence
 
 
 def number_word_edits(sentence: str, rng: random.Random) -> list[Edit]:
@@ -379,8 +380,8 @@ def number_word_edits(sentence: str, rng: random.Random) -> list[Edit]:
     confusable word, "eight" -> "eighteen" (contradiction)."""
     found: list[tuple[int, int, int, bool]] = []  # start, end, value, written as digits
     for m in _DIGITS.finditer(sentence):
-        if _MONTH_BEFORE.search(sentence[: m.start()]):
-            continue  # "May 5" is a date, not a count
+        if _MONTH_BEFORE.search(sentence[: m.start()]) or _NAME_BEFORE.search(sentence[: m.start()]):
+            continue  # "May 5" is a date and "Apollo 11" a name, not counts
         found.append((m.start(), m.end(), int(m.group(1)), True))
     for m in _NUM_WORD.finditer(sentence):
         if m.group(1).lower() in ("one", "zero"):
