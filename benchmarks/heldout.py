@@ -21,17 +21,19 @@ __all__ = ["HELDOUT_CAP", "load_held_out"]
 HELDOUT_CAP = 400
 
 
-def _rebuild(data: Path) -> list:
-    """Every held-out Example, as `python -m localeval.training` builds them."""
+def _rebuild(data: Path, with_contrast: bool = False) -> list:
+    """Every held-out Example, as `python -m localeval.training` builds them (the contrast
+    pairs only for a judge trained with them: parsing their paragraphs takes a minute)."""
+    from localeval.training import contrast, sources, synthetic
     from localeval.training import data as tdata
-    from localeval.training import sources, splits, synthetic
 
-    # Synthetic claims are left to the step below: with them, load_dataset would also build
-    # the (large) training side of the synthetic set, which the benchmark does not need.
+    # Generated sources are left to the steps below: with them, load_dataset would also build
+    # their (large) training sides, which the benchmark does not need.
     held = list(tdata.load_dataset(data, seed=0, use_synthetic=False).heldout)
     qa_held = [it for reader in sources.QA_READERS.values() for it in tdata.qa_split(reader(data / "train"))[1]]
-    # Same generator, same seed (1) and cap as load_dataset uses for the held-out synthetic side.
-    held += synthetic.build_synthetic(qa_held, seed=1, nlp=synthetic.load_spacy())[: splits.HELDOUT_CAP]
+    held += tdata.synthetic_heldout(qa_held, synthetic.load_spacy())
+    if with_contrast:
+        held += tdata.contrast_heldout(qa_held, contrast.load_parser())
     return held
 
 
@@ -59,14 +61,15 @@ def _to_task(name: str, examples: list, limit: int | None) -> PairTask:
 
 def load_held_out(data: Path, limit: int | None, model_dir: Path | None = None) -> tuple[list[PairTask], str]:
     """One task per (source, task kind); the note says how the pairs were obtained."""
+    manifest_path = model_dir / "heldout_manifest.json" if model_dir else None
+    has_manifest = manifest_path is not None and manifest_path.is_file()
+    manifest = json.loads(manifest_path.read_text())["heldout"] if has_manifest else {}
     try:
-        held = _rebuild(data)
+        held = _rebuild(data, with_contrast="contrast" in manifest)
     except ImportError as exc:
         return [], f"held-out splits skipped: localeval.training is not importable ({exc})"
     note = "held-out pairs rebuilt with localeval.training.data (the trainer's readers and split)"
-    manifest_path = model_dir / "heldout_manifest.json" if model_dir else None
-    if manifest_path and manifest_path.is_file():
-        manifest = json.loads(manifest_path.read_text())["heldout"]
+    if has_manifest:
         wanted = {(source, key) for source, keys in manifest.items() for key in keys}
         found = {(e.source, e.key) for e in held}
         held = [e for e in held if (e.source, e.key) in wanted]

@@ -252,3 +252,55 @@ def test_prefilter_comparison_plumbing(tmp_path):
         prefilter.main([f"all={a}", f"6={c}", "--output", str(out)])  # different judges
     with pytest.raises(SystemExit):
         prefilter.main([str(a), "--output", str(out)])  # no label
+
+
+def test_contrast_set_is_well_formed():
+    from benchmarks.contrast import CATEGORIES, DATA, load_items
+
+    items = load_items(DATA)  # raises on a malformed line, a bad label or category, a repeated id
+    assert len(items) >= 100
+    assert len({i.id for i in items}) == len(items)
+    by_category = {c: [i for i in items if i.category == c] for c in CATEGORIES}
+    assert all(len(v) >= 12 for v in by_category.values()), {c: len(v) for c, v in by_category.items()}
+    assert {i.label for i in by_category["plain_supported"]} == {"supported"}
+    assert {i.label for i in by_category["plain_unsupported"]} == {"not_supported"}
+    for c in CATEGORIES[:7]:  # the contrast categories test both verdicts
+        labels = [i.label for i in by_category[c]]
+        assert labels.count("supported") >= 4 and labels.count("not_supported") >= 4, c
+    for item in items:
+        assert item.claim not in item.premise or item.label == "supported", item.id
+        assert item.claim.rstrip().endswith((".", "?", "!")) and item.premise.count(".") >= 2, item.id
+
+
+def test_contrast_set_rejects_bad_lines(tmp_path):
+    from benchmarks.contrast import load_items
+
+    good = {"id": "a", "category": "number_words", "premise": "P. Q.", "claim": "C.", "label": "supported"}
+    path = tmp_path / "set.jsonl"
+    path.write_text(json.dumps(good) + "\n" + json.dumps({**good, "label": "yes"}) + "\n")
+    with pytest.raises(ValueError, match="line 2"):
+        load_items(path)
+    path.write_text(json.dumps(good) + "\n\n" + json.dumps(good) + "\n")
+    with pytest.raises(ValueError, match="already on line 1"):
+        load_items(path)
+
+
+def test_contrast_benchmark_plumbing(tmp_path, tiny_nli_dir, one_torch_thread):
+    from benchmarks import contrast
+
+    out = tmp_path / "contrast.json"
+    assert contrast.main(["--model", str(tiny_nli_dir), "--limit", "2", "--device", "cpu", "--output", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert [r["category"] for r in result["categories"]] == list(contrast.CATEGORIES)
+    assert all(r["n"] == 2 and 0.0 <= r["accuracy"] <= 1.0 for r in result["categories"])
+    assert result["overall"]["n"] == len(result["items"]) == 2 * len(contrast.CATEGORIES)
+    # The verdict is the probability against the judge's context recall threshold.
+    t = result["threshold"]["value"]
+    for row in result["items"]:
+        assert (row["verdict"] == "supported") == (row["probability"] >= t)
+        assert row["correct"] == (row["verdict"] == row["label"])
+    md = out.with_suffix(".md").read_text()
+    assert md.startswith("# Contrast benchmark") and "| **overall** | 18 |" in md
+    for text in (out.read_text(), md):
+        assert not re.search(r"(?<![.\w])/[A-Za-z]", text), re.search(r"(?<![.\w])/[A-Za-z].{0,40}", text)
+    assert contrast.main(["--data", str(tmp_path / "missing.jsonl"), "--output", str(out)]) == 2

@@ -82,7 +82,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="evaluate on at most this many held-out pairs per source",
     )
     p.add_argument(
-        "--weights", default=None, help="source=weight,... overrides of the mix weights"
+        "--weights",
+        default=None,
+        help="source=weight,... overrides of the mix weights; a positive weight for an "
+        "optional source (contrast) also builds it",
     )
     return p.parse_args(argv)
 
@@ -130,7 +133,11 @@ def main(argv: list[str] | None = None) -> int:
         weights[k.strip()] = float(v)
     only = set(args.sources.split(",")) if args.sources else None
     ds = data_mod.load_dataset(
-        args.data_dir, args.seed, use_synthetic=not args.no_synthetic, only=only
+        args.data_dir,
+        args.seed,
+        use_synthetic=not args.no_synthetic,
+        only=only,
+        use_contrast=weights.get("contrast", 0.0) > 0,
     )
     mix = data_mod.sample_mix(ds.train, args.max_train_pairs, weights, args.seed)
     heldout = ds.heldout

@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import sources, splits, synthetic
+from . import contrast, sources, splits, synthetic
 from .examples import Example, stable_hash
 
 log = logging.getLogger(__name__)
@@ -33,6 +33,9 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "mlqa": 1.5,
     "boolq": 2.0,
 }
+# Sources built only on request (``--weights contrast=N`` or ``--sources ...,contrast``): the
+# default mix, held-out set and thresholds stay exactly those of a run without them.
+OPTIONAL_SOURCES = ("contrast",)
 
 
 @dataclass
@@ -54,7 +57,11 @@ def qa_split(
 
 
 def load_dataset(
-    data_dir: Path, seed: int, use_synthetic: bool = True, only: set[str] | None = None
+    data_dir: Path,
+    seed: int,
+    use_synthetic: bool = True,
+    only: set[str] | None = None,
+    use_contrast: bool = False,
 ) -> Dataset:
     train_dir = data_dir / "train"
     train: list[Example] = []
@@ -82,17 +89,21 @@ def load_dataset(
 
     qa_train: list[sources.QAItem] = []
     qa_held: list[sources.QAItem] = []
+    want_contrast = keep("contrast") and (use_contrast or only is not None)
     for name, reader in sources.QA_READERS.items():
-        if not keep(name):
+        if not keep(name) and not want_contrast:
             continue
         tr_items, ho_items = qa_split(reader(train_dir))
-        # Negatives are drawn within each side, never across the split.
-        train += sources.qa_relevance(tr_items, seed=0)
-        heldout += sources.qa_relevance(ho_items, seed=0)
+        if keep(name):
+            # Negatives are drawn within each side, never across the split.
+            train += sources.qa_relevance(tr_items, seed=0)
+            heldout += sources.qa_relevance(ho_items, seed=0)
         qa_train += tr_items
         qa_held += ho_items
+    qa_train_kept = [it for it in qa_train if keep(it.source)]
+    qa_held_kept = [it for it in qa_held if keep(it.source)]
 
-    if use_synthetic and qa_train and keep("synthetic"):
+    if use_synthetic and qa_train_kept and keep("synthetic"):
         nlp = synthetic.load_spacy()
         if nlp is None:
             log.warning(
@@ -100,15 +111,35 @@ def load_dataset(
             )
         # The synthetic split follows the QA split; the generator seed is fixed so the held-out
         # synthetic claims are the same in every run.
-        train += synthetic.build_synthetic(qa_train, seed=0, nlp=nlp)
-        held_syn = synthetic.build_synthetic(qa_held, seed=1, nlp=nlp)
-        heldout += held_syn[: splits.HELDOUT_CAP]
+        train += synthetic.build_synthetic(qa_train_kept, seed=0, nlp=nlp)
+        heldout += synthetic_heldout(qa_held_kept, nlp)
+
+    if want_contrast and qa_train:
+        # Like the synthetic claims, the contrast pairs follow the QA paragraph split, with
+        # fixed generator seeds so the held-out side is the same in every run.
+        parser = contrast.load_parser()
+        if parser is None:
+            log.warning(
+                "no spaCy English model: contrast pairs use flips, number words and formats only"
+            )
+        train += contrast.build_contrast(qa_train, seed=0, nlp=parser)
+        heldout += contrast_heldout(qa_held, parser)
 
     train = splits.drop_leaks(train, heldout)
     pool: dict[str, int] = {}
     for e in train:
         pool[e.source] = pool.get(e.source, 0) + 1
     return Dataset(train=train, heldout=heldout, pool_sizes=pool)
+
+
+def synthetic_heldout(qa_held: list[sources.QAItem], nlp) -> list[Example]:
+    """The held-out synthetic claims (fixed generator seed, capped), as every run builds them."""
+    return synthetic.build_synthetic(qa_held, seed=1, nlp=nlp)[: splits.HELDOUT_CAP]
+
+
+def contrast_heldout(qa_held: list[sources.QAItem], nlp) -> list[Example]:
+    """The held-out contrast pairs (fixed generator seed, capped), as every run builds them."""
+    return contrast.build_contrast(qa_held, seed=1, nlp=nlp)[: splits.HELDOUT_CAP]
 
 
 def quotas(

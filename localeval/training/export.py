@@ -118,6 +118,16 @@ def write_model_card(
     else:
         status = f"Trained on GPU. {runs}"
     commands = "\n".join(st["command"] for st in stages)
+    contrast_note = (
+        "\nContrast pairs (`localeval/training/contrast.py`) are minimal edits of sentences of the same "
+        "QA paragraphs: an entity of another sentence merged in, agent and patient swapped across a "
+        "voice change, an attribute moved to the other item, a list member negated, a quantifier or "
+        "direction flipped, a confusable number word (not entailed / contradiction), each beside "
+        "faithful rewrites (voice change, list member alone, digits as words, currency / unit / "
+        "percent / date reformatting: entailed)."
+        if "contrast" in mix
+        else ""
+    )
     held_t = report["thresholds"]
     cfg_t = block["thresholds"]
     # Benchmarks re-tune config.json's thresholds on dev data after training (and add
@@ -178,7 +188,7 @@ with a binary loss on P(entailment) vs P(neutral)+P(contradiction). Synthetic cl
 from QA paragraphs: answer sentence vs the paragraph (entailed), vs the paragraph without it
 (neutral), and with an entity, number/year or negation changed (not entailed / contradiction).
 Relevance pairs: QNLI, BoolQ passages (vs another question's passage), and QED / TyDi QA / MLQA
-paragraphs and answer sentences with another sentence of the same paragraph as a hard negative.
+paragraphs and answer sentences with another sentence of the same paragraph as a hard negative.{contrast_note}
 
 ## Held-out results
 
