@@ -92,6 +92,15 @@ def compute_signals(judge, items: dict[str, list[dict]]) -> dict[str, list[dict]
     return items
 
 
+def lean(items: dict[str, list[dict]]) -> dict[str, list[dict]]:
+    """What the study reads, without the texts (a small file to keep beside the results)."""
+    return {
+        family: [{"set": r["set"], "label": r["label"],
+                  "claims": [{k: c[k] for k in ("signals", "overlap")} for c in r["claims"]]} for r in rows]
+        for family, rows in items.items()
+    }
+
+
 # ------------------------------------------------------------------ 2. study
 
 def _weakest(row: dict) -> dict | None:
@@ -233,7 +242,7 @@ def main(argv: list[str] | None = None) -> dict:
     if args.features and args.features.exists():
         items = json.loads(args.features.read_text())
     else:
-        items = compute_signals(judge, load_items(args.data_dir, args.limit))
+        items = lean(compute_signals(judge, load_items(args.data_dir, args.limit)))
         if args.features:
             args.features.write_text(json.dumps(items))
     signals = [s for s in args.signals.split(",") if s]
