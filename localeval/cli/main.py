@@ -71,6 +71,7 @@ def score(
 
     from localeval.backends import JudgeNotFoundError
     from localeval.runner import resolve_metrics, score_dataset
+    from localeval.runner.guard import check_output_path
     from localeval.runner.run import judges_of
 
     try:
@@ -86,6 +87,8 @@ def score(
             raise ValueError("--resume needs --output")
         if report_path is not None and output is None:
             raise ValueError("--report needs --output (the report is read from the output file)")
+        if report_path is not None:
+            check_output_path(report_path, [input_path, output], what="report")
         kwargs = settings.score_kwargs()
         if settings.engine == "local":
             # Built here (not in score_dataset) to name the judge in the summary's title.
@@ -97,7 +100,7 @@ def score(
             built = settings.metrics
         column_map_ = kwargs.pop("column_map")
         summary = score_dataset(input_path, built, output, column_map_, show_progress=settings.progress, resume=resume, **kwargs)
-    except (JudgeNotFoundError, FileNotFoundError, ImportError, ValueError, TypeError) as exc:
+    except (JudgeNotFoundError, OSError, ImportError, ValueError, TypeError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
 

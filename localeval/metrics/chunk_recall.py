@@ -25,11 +25,11 @@ from typing import Literal
 from pydantic import BaseModel
 
 from localeval.backends.attribution import attribute
-from localeval.backends.relevance import sentence_relevance
 from localeval.metrics.base import MetricResult
 from localeval.metrics.claim_support import JudgedMetric
+from localeval.metrics.context_relevance import context_sentences, judge_sentences, question_budget
 from localeval.schema import Sample
-from localeval.text import Span, split_claims, split_sentences
+from localeval.text import Span, split_claims
 
 __all__ = ["ChunkEvaluation", "ChunkRecall", "ChunkRecallEvaluation", "ChunkRecallResult", "missing_information"]
 
@@ -109,13 +109,26 @@ class ChunkRecall(JudgedMetric):
             stored = self.judge.thresholds
             rel_t = stored.get(self.threshold_key("relevance"), stored["relevance"])
         ent_t = self.resolved_threshold("entailment")
-        # 1. relevance of every sentence of every chunk
-        chunk_sentences = [[split_sentences(c) for c in s.retrieved_contexts or []] for s in samples]
-        items = [
-            (s.user_input or "", [sent.text for sents in chunks for sent in sents])
-            for s, chunks in zip(samples, chunk_sentences)
+        # 1. relevance of every sentence of every chunk. A sentence longer than the judge's
+        # input is judged in word-aligned pieces and takes its best piece's probability, as
+        # context relevance does: truncating it would make the verdict depend on where the
+        # relevant words sit in the sentence.
+        found = [
+            context_sentences(self.judge, s.retrieved_contexts or [], question_budget(self.judge, [s.user_input or ""]))
+            for s in samples
         ]
-        relevance = sentence_relevance(self.judge, items, batch_size=self.batch_size, show_progress_bar=show_progress_bar)
+        judged = judge_sentences(
+            self.judge, [(s.user_input or "", cs) for s, cs in zip(samples, found)],
+            batch_size=self.batch_size, show_progress_bar=show_progress_bar,
+        )
+        chunk_sentences: list[list[list[Span]]] = []
+        relevance: list[list[float]] = []
+        for s, sentences, scored in zip(samples, found, judged):
+            chunks: list[list[Span]] = [[] for _ in s.retrieved_contexts or []]
+            for cs in sentences:
+                chunks[cs.context_index].append(cs.sentence)
+            chunk_sentences.append(chunks)
+            relevance.append([p for p, _ in scored])
 
         # 2. reflection of each relevant sentence, in both directions
         relevant: list[list[list[tuple[Span, float]]]] = []
