@@ -23,7 +23,7 @@ from localeval.cli.main import app
 from localeval.runner import evaluate
 from localeval.runner.guard import OutputLock, record_path
 from localeval.runner.output import CsvWriter
-from localeval.runner.reading import MAX_DEPTH, json_lines
+from localeval.runner.reading import MAX_DEPTH, csv_records, json_lines
 
 from bulk_helpers import THREE_LABELS, make_rows, sharp_tiny_model, write_jsonl
 
@@ -143,20 +143,22 @@ def test_csv_bom_huge_cell_bad_byte_and_own_output_read_back(tmp_path, model_dir
     big = "Paris is the capital of France. " * 5000  # 160,000 characters: over csv's default limit
     with open(data, "w", encoding="utf-8-sig", newline="") as handle:  # Excel's BOM
         writer = csv.writer(handle)
-        writer.writerow(["user_input", "response", "retrieved_contexts"])
-        writer.writerow([GOOD["user_input"], GOOD["response"], json.dumps([big])])
-        writer.writerow([GOOD["user_input"], "BAD", json.dumps(GOOD["retrieved_contexts"])])
-        writer.writerow([GOOD["user_input"], GOOD["response"], json.dumps(GOOD["retrieved_contexts"])])
+        writer.writerow(["user_input", "response", "retrieved_contexts", "reference"])
+        for response, contexts in ((GOOD["response"], [big]), ("BAD", GOOD["retrieved_contexts"]), (GOOD["response"], GOOD["retrieved_contexts"])):
+            writer.writerow([GOOD["user_input"], response, json.dumps(contexts), GOOD["reference"]])
     data.write_bytes(data.read_bytes().replace(b"BAD", b"B\xffD"))
     out = tmp_path / "out.csv"
     result = _score(model_dir, str(data), "-o", str(out))
     assert result.exit_code == 0, result.output
+    first = [r.cells for r in csv_records(out)]  # csv.DictReader would stop at the long _input
+    assert [bool(r["context_recall"]) for r in first] == [True, False, True]  # the BOM broke no header
+    assert "invalid UTF-8" in first[1]["_error"] and "line 3" in first[1]["_error"]
     back = tmp_path / "back.jsonl"
-    result = _score(model_dir, str(out), "-o", str(back))  # localeval's own CSV, _input > 131,072
+    with pytest.warns(UserWarning, match="output column"):  # its score columns are namespaced
+        result = _score(model_dir, str(out), "-o", str(back))  # localeval's own CSV, _input > 131,072
     assert result.exit_code == 0, result.output
     rows = _lines(back)
     assert [r["context_recall"] is not None for r in rows] == [True, False, True]
-    assert "invalid UTF-8" in rows[1]["context_recall_reason"] and "line 3" in rows[1]["context_recall_reason"]
 
 
 # ----------------------------------------------------------------------- 4. resume misuse
@@ -238,3 +240,51 @@ def test_directory_and_full_device_outputs_are_one_line_errors(tmp_path, model_d
     if Path("/dev/full").exists():
         result = _score(model_dir, str(data), "-o", "/dev/full")
         assert result.exit_code == 2 and "cannot write /dev/full" in result.output and "Traceback" not in result.output
+
+
+# ----------------------------------------------------------------------- 3. no silent truncation
+def test_chunk_recall_reads_a_fact_anywhere_in_an_over_long_sentence_without_truncating(default_judge):
+    from localeval.metrics import ChunkRecall
+
+    filler = ", ".join(["the committee reviewed the annual budget report of the regional office in detail"] * 30)
+    fact = "the Eiffel Tower is 330 metres tall"  # shorter than the pieces' 8-word overlap
+    assert default_judge.count_tokens(filler) > 2 * default_judge.max_length  # one sentence, far over the input
+    metric = ChunkRecall(default_judge)
+    default_judge._truncation_warned = False  # the judge warns once: let it warn here if it must
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first, last, none = (
+            metric.score_many([_sample("How tall is the Eiffel Tower?", context)])[0].evaluated_chunks[0]
+            for context in (f"{fact}, {filler}.", f"{filler}, {fact}.", f"{filler}.")
+        )
+    assert not [w for w in caught if "truncated" in str(w.message)], "a pair was cut at the token limit"
+    assert first.is_relevant and not none.is_relevant
+    # Cut at the token limit, the fact-last sentence would read exactly as the filler alone.
+    assert last.relevance > none.relevance + 0.05
+
+
+def _sample(question: str, context: str):
+    from localeval.schema import Sample
+
+    return Sample(user_input=question, response="The Eiffel Tower is 330 metres tall.", retrieved_contexts=[context])
+
+
+# ----------------------------------------------------------------------- 7. per-row budgets
+def test_rows_over_a_budget_are_unscored_with_the_reason_and_the_budget_is_configurable(tmp_path, model_dir):
+    huge = {**GOOD, "retrieved_contexts": ["Paris is the capital of France. " * 40_000]}  # 1.28M characters
+    many = {**GOOD, "retrieved_contexts": ["Paris is in France."] * 1_500}
+    rows = [dict(GOOD), huge, many, dict(GOOD)]
+    result = evaluate(rows, ["context_recall"], model=str(model_dir), show_progress=False)
+    scores = result.scores("context_recall")
+    reasons = [r.reason or "" for r in result.results("context_recall")]
+    assert scores[0] is not None and scores[3] is not None and scores[1] is None and scores[2] is None
+    assert "max_row_chars=1,000,000" in reasons[1] and "max_contexts=1,000" in reasons[2]
+    assert result.summary()["context_recall"].reasons == {"over budget": 2}
+    unlimited = evaluate([many], ["context_recall"], model=str(model_dir), show_progress=False, max_contexts=None)
+    assert unlimited.scores("context_recall")[0] is not None  # no context limit: scored in full
+    tight = evaluate([dict(GOOD)], ["context_recall"], model=str(model_dir), show_progress=False, max_row_chars=50)
+    assert "max_row_chars=50 " in (tight.results("context_recall")[0].reason or "")
+    data = write_jsonl(tmp_path / "in.jsonl", [dict(GOOD)])
+    out = tmp_path / "out.jsonl"
+    assert _score(model_dir, str(data), "-o", str(out), "--max-row-chars", "10").exit_code == 0
+    assert _lines(out)[0]["_error"].startswith("over budget: ")

@@ -62,6 +62,8 @@ def score(
     decomposer: Optional[str] = typer.Option(None, "--decomposer", help="Claims and sub-questions: 'rule' (default) or a local instruction model (directory or .gguf file)."),
     config: Optional[Path] = typer.Option(None, "--config", dir_okay=False, help=_CONFIG_HELP),
     report_path: Optional[Path] = typer.Option(None, "--report", dir_okay=False, help="Also write an HTML report of the run here (needs --output)."),
+    max_row_chars: Optional[int] = typer.Option(None, "--max-row-chars", help="Characters one row may hold (default 1,000,000); a row over it is unscored with the reason; 0: no limit."),
+    max_contexts: Optional[int] = typer.Option(None, "--max-contexts", help="Contexts one row may hold (default 1,000); a row over it is unscored with the reason; 0: no limit."),
 ) -> None:
     """Score every row of INPUT_PATH; each output row keeps its input fields plus ``_line``
     and, per metric, the score, the reason for a missing score, and the details that explain
@@ -81,6 +83,7 @@ def score(
             "thresholds": _parse_thresholds(threshold) or None, "cache": None if cache is None else str(cache),
             "progress": progress, "engine": engine, "ray_address": ray_address, "ray_actors": ray_actors,
             "decomposer": decomposer, "precision": precision, "max_units": max_units,
+            "max_row_chars": max_row_chars, "max_contexts": max_contexts,
         }
         settings = _load(config, flags).config
         if resume and output is None:

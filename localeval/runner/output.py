@@ -28,7 +28,7 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
@@ -81,17 +81,10 @@ def output_columns(metrics: Iterable[str]) -> set[str]:
 
 
 def namespaced(data: dict[str, Any], reserved: set[str]) -> dict[str, Any]:
-    """``data`` with every column that is also an output column renamed ``input.<name>`` (with
-    a warning, once per set of names), so no input value is overwritten or taken for a score."""
-    clash = [k for k in data if k in reserved]
-    if not clash:
+    """``data`` with every column that is also an output column renamed ``input.<name>``, so
+    no input value is overwritten or taken for a score (`warn_reserved` says so at run time)."""
+    if not any(k in reserved for k in data):
         return data
-    warnings.warn(
-        f"input column(s) {', '.join(map(repr, clash))} have the name of an output column; "
-        f"they are written as {', '.join(repr(INPUT_PREFIX + k) for k in clash)}",
-        UserWarning,
-        stacklevel=3,
-    )
     out: dict[str, Any] = {}
     for key, value in data.items():
         name = key
@@ -99,6 +92,24 @@ def namespaced(data: dict[str, Any], reserved: set[str]) -> dict[str, Any]:
             name = INPUT_PREFIX + name
         out[name] = value
     return out
+
+
+def warn_reserved(rows: Iterable[Row], metrics: Iterable[str]) -> Iterator[Row]:
+    """``rows`` unchanged; the first time a row holds a column with an output column's name,
+    a warning names it and what it is written as."""
+    reserved = output_columns(metrics)
+    seen: set[str] = set()
+    for row in rows:
+        clash = [k for k in row.data if k in reserved and k not in seen]
+        if clash:
+            seen.update(clash)
+            warnings.warn(
+                f"input column(s) {', '.join(map(repr, clash))} have the name of an output column; "
+                f"they are written as {', '.join(repr(INPUT_PREFIX + k) for k in clash)}",
+                UserWarning,
+                stacklevel=2,
+            )
+        yield row
 
 
 def record(row: Row, results: dict[str, MetricResult]) -> dict[str, Any]:
