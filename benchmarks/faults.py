@@ -72,6 +72,7 @@ class Outcome:
 class Bench:
     def __init__(self, work: Path, judge) -> None:
         self.work, self.judge = work, judge
+        self.current = "baseline"  # the case running, to name it if it crashes
         self.baseline = self.scores(self.write("baseline.jsonl", good_rows(8)))
 
     # --------------------------------------------------------------- helpers
@@ -104,6 +105,7 @@ class Bench:
     # --------------------------------------------------------------- case kinds
     def refused(self, case: str, make: Callable[[], tuple[Path, list[str]]], must_say: str) -> Outcome:
         """The run must be refused (exit 2, one line naming the problem), the input intact."""
+        self.current = case
         o = Outcome(case, f"refused: {must_say}")
         data, args = make()
         before = data.read_bytes()
@@ -118,6 +120,7 @@ class Bench:
     def poison(self, case: str, path: Path, rows_in: int, bad_lines: set[int], reason: str) -> Outcome:
         """Every row comes back; the poison ones unscored with ``reason`` and their line; the
         others scored."""
+        self.current = case
         expected = f"{len(bad_lines)} row(s) unscored: {reason}" if bad_lines else "every row scored"
         o = Outcome(case, expected, rows_in=rows_in)
         out = path.parent / f"{path.stem}.out.jsonl"
@@ -144,6 +147,7 @@ class Bench:
 
     def same_scores(self, case: str, expected: str, run: Callable[[], tuple[list, str]]) -> Outcome:
         """Scores must equal the clean run's (a fault must cost time, never a number)."""
+        self.current = case
         o = Outcome(case, expected, rows_in=len(self.baseline))
         scores, note = run()
         o.rows_out = len(scores)
@@ -233,6 +237,7 @@ def _cases(b: Bench) -> list[Callable[[], Outcome]]:
 
     def cache_case(case: str, damage: Callable[[Path], None], expect_moved: bool) -> Callable[[], Outcome]:
         def run() -> tuple[list, str]:
+            b.current = case
             data = w / "baseline.jsonl"
             cache = w / f"{case[:10].replace(' ', '_')}.sqlite"
             b.scores(data, "--cache", str(cache))  # fill it
@@ -426,8 +431,10 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 outcome = case()
             except Exception as exc:  # noqa: BLE001 - a crash is what this counts
-                outcome = Outcome(getattr(case, "__name__", "case"), "", crashes=1, note=f"{type(exc).__name__}: {exc}"[:150])
+                outcome = Outcome(bench.current, "", crashes=1, note=f"{type(exc).__name__}: {exc}"[:150])
                 outcome.errors.append(traceback.format_exc())
+            # Results are committed: the temporary folder's path says nothing to a reader.
+            outcome.note = outcome.note.replace(f"{tmp}/", "").replace(tmp, ".")
             outcomes.append(outcome)
             print(f"{outcome.case:<58} in={outcome.rows_in:<3} out={outcome.rows_out:<3} crashes={outcome.crashes} "
                   f"lost={outcome.lost_rows} silent={outcome.silent_changes}", flush=True)

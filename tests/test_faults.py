@@ -189,10 +189,23 @@ def test_resume_refuses_another_input_other_options_a_missing_record_and_a_secon
 
 
 # ----------------------------------------------------------------------- 5. damaged caches
+def _flip_bytes(path: Path) -> bytes:
+    """A real cache file with 200 bytes flipped after its header page."""
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    data = bytearray(path.read_bytes())
+    for i in range(200):
+        data[(4096 + i * 97) % len(data)] ^= 0xFF
+    return bytes(data)
+
+
 def test_damaged_cache_file_is_moved_aside_and_scores_do_not_change(tmp_path, model_dir):
     rows = make_rows(4)
-    plain = evaluate(rows, ["context_recall"], model=str(model_dir), show_progress=False).scores("context_recall")
-    for damage in (b"this is not a database" * 10, b"SQLite format 3\x00" + b"\x00" * 50):
+    filled = tmp_path / "filled.sqlite"
+    plain = evaluate(rows, ["context_recall"], model=str(model_dir), cache=filled, show_progress=False).scores("context_recall")
+    flipped = _flip_bytes(filled)
+    for damage in (b"this is not a database" * 10, b"SQLite format 3\x00" + b"\x00" * 50, flipped, flipped[: len(flipped) // 2]):
         path = tmp_path / "cache.sqlite"
         path.write_bytes(damage)
         with pytest.warns(RuntimeWarning, match="moved to"):

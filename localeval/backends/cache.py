@@ -45,6 +45,8 @@ import numpy as np
 __all__ = ["JudgementCache", "model_identity", "open_cache", "pair_key"]
 
 Pair = tuple[str, str]
+# What reading a damaged file raises (see `_is_damage` for which of them mean damage).
+_ERRORS = (sqlite3.DatabaseError, UnicodeDecodeError)
 _SQL_BATCH = 500  # keys per SELECT ... IN (...), well under SQLite's variable limit
 
 
@@ -91,7 +93,9 @@ class JudgementCache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             try:
                 self._open()
-            except sqlite3.DatabaseError as exc:
+            except _ERRORS as exc:
+                if not _is_damage(exc):
+                    raise
                 self._start_fresh(exc)
 
     def _open(self) -> None:
@@ -101,6 +105,9 @@ class JudgementCache:
         # One connection used under a lock: the judge may be called from worker threads
         # (`ascore` uses asyncio.to_thread).
         self._db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
+        # Text read back from a damaged file (a table name in a check's message, a stored
+        # decomposition) may not be UTF-8: replaced, never an exception.
+        self._db.text_factory = lambda raw: raw.decode("utf-8", "replace")
         try:
             found = self._db.execute("PRAGMA quick_check").fetchone()
             if not found or found[0] != "ok":
@@ -117,7 +124,7 @@ class JudgementCache:
                 " decomposer TEXT NOT NULL, key BLOB NOT NULL, value TEXT NOT NULL,"
                 " PRIMARY KEY (decomposer, key)) WITHOUT ROWID"
             )
-        except sqlite3.DatabaseError:
+        except _ERRORS:
             self._db.close()
             self._db = None
             raise
@@ -193,7 +200,9 @@ class JudgementCache:
                         self.repaired += 1
                     else:
                         out.append((key, value))
-        except sqlite3.DatabaseError as exc:
+        except _ERRORS as exc:
+            if not _is_damage(exc):
+                raise
             self._start_fresh(exc)
             return []
         return out
@@ -220,8 +229,8 @@ class JudgementCache:
                     self._db.execute("BEGIN")  # type: ignore[union-attr]
                     self._db.executemany(sql, rows)  # type: ignore[union-attr]
                 return
-            except sqlite3.DatabaseError as exc:
-                if attempt == 2 or isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+            except _ERRORS as exc:
+                if attempt == 2 or not _is_damage(exc):
                     raise
                 self._start_fresh(exc)
 
@@ -259,7 +268,9 @@ class JudgementCache:
                         row = self._db.execute(
                             "SELECT value FROM decompositions WHERE decomposer = ? AND key = ?", (decomposer, key)
                         ).fetchone()
-                    except sqlite3.DatabaseError as exc:
+                    except _ERRORS as exc:
+                        if not _is_damage(exc):
+                            raise
                         self._start_fresh(exc)
                         row = None
                     value = row[0] if row else None
@@ -317,6 +328,16 @@ class JudgementCache:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _is_damage(exc: BaseException) -> bool:
+    """A damaged file (not a database, malformed, failed check, an error message that is not
+    even UTF-8: SQLite quoting a damaged schema), as opposed to a busy, locked or unreadable
+    one, which must never be moved aside."""
+    if isinstance(exc, UnicodeDecodeError):
+        return True
+    text = str(exc).lower()
+    return type(exc) is sqlite3.DatabaseError or "malformed" in text or "not a database" in text
 
 
 def _valid_verdict(blob: object, width: int | None) -> np.ndarray | None:
