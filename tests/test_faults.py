@@ -146,19 +146,21 @@ def test_csv_bom_huge_cell_bad_byte_and_own_output_read_back(tmp_path, model_dir
         writer.writerow(["user_input", "response", "retrieved_contexts", "reference"])
         for response, contexts in ((GOOD["response"], [big]), ("BAD", GOOD["retrieved_contexts"]), (GOOD["response"], GOOD["retrieved_contexts"])):
             writer.writerow([GOOD["user_input"], response, json.dumps(contexts), GOOD["reference"]])
+        writer.writerow([GOOD["user_input"], GOOD["response"], _deep(5000), GOOD["reference"]])  # a list cell too deep to decode
     data.write_bytes(data.read_bytes().replace(b"BAD", b"B\xffD"))
     out = tmp_path / "out.csv"
     result = _score(model_dir, str(data), "-o", str(out))
     assert result.exit_code == 0, result.output
     first = [r.cells for r in csv_records(out)]  # csv.DictReader would stop at the long _input
-    assert [bool(r["context_recall"]) for r in first] == [True, False, True]  # the BOM broke no header
+    assert [bool(r["context_recall"]) for r in first] == [True, False, True, False]  # the BOM broke no header
     assert "invalid UTF-8" in first[1]["_error"] and "line 3" in first[1]["_error"]
+    assert "nested more than" in first[3]["_error"]
     back = tmp_path / "back.jsonl"
     with pytest.warns(UserWarning, match="output column"):  # its score columns are namespaced
         result = _score(model_dir, str(out), "-o", str(back))  # localeval's own CSV, _input > 131,072
     assert result.exit_code == 0, result.output
     rows = _lines(back)
-    assert [r["context_recall"] is not None for r in rows] == [True, False, True]
+    assert [r["context_recall"] is not None for r in rows] == [True, False, True, False]
 
 
 # ----------------------------------------------------------------------- 4. resume misuse
