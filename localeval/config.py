@@ -76,6 +76,11 @@ class LocalevalConfig(BaseModel):
     ray_address: str | None = Field(default=None, description="Ray cluster to join, e.g. auto (default: start a local one)")
     ray_actors: int | None = Field(default=None, ge=1, description="scoring actors (default: one per GPU, else one per CPU)")
     decomposer: str = Field(default="rule", description="claims and sub-questions: rule, or a local instruction model (folder or .gguf file)")
+    max_row_chars: int = Field(
+        default=1_000_000, ge=0,
+        description="characters one row may hold (question, response, reference, contexts); over it the row is unscored with the reason; 0: no limit",
+    )
+    max_contexts: int = Field(default=1_000, ge=0, description="contexts one row may hold; over it the row is unscored with the reason; 0: no limit")
 
     @field_validator("metrics", mode="before")
     @classmethod
@@ -104,6 +109,7 @@ class LocalevalConfig(BaseModel):
             "decomposer": None if self.decomposer == "rule" else self.decomposer,
             "precision": self.precision,
             "max_units": "default" if self.max_units is None else (self.max_units or None),
+            "max_row_chars": self.max_row_chars or None, "max_contexts": self.max_contexts or None,
         }
 
 

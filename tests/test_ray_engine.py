@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from localeval import evaluate
 from localeval.runner.columns import clean_value
+from localeval.runner.guard import record_path
 
 from bulk_helpers import FIVE_LABELS, make_rows, same_up_to, sharp_tiny_model
 
@@ -124,6 +125,8 @@ def test_ray_resumes_a_local_run_to_the_same_file(local_ray, judge_dir, tmp_path
     evaluate(data, METRICS, output=full, **common)
     lines = full.read_bytes().splitlines(keepends=True)
     part.write_bytes(b"".join(lines[:4]) + lines[4][:20])  # killed mid-line after 4 rows
+    # ... with the run record a killed local run leaves: the Ray engine must read it as its own.
+    record_path(part).write_bytes(record_path(full).read_bytes())
     resumed = evaluate(data, METRICS, output=part, resume=True, engine="ray", **common)
     assert part.read_bytes() == full.read_bytes()  # no row lost, none written twice
     assert len(resumed) == 11 and resumed.summary().rows == 11

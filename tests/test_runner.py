@@ -93,7 +93,7 @@ def test_resume_refuses_other_metrics_and_parquet(tmp_path, model_dir):
     out = tmp_path / "out.jsonl"
     _score(str(data), "-m", "context_recall", "--model", str(model_dir), "-o", str(out))
     result = cli.invoke(app, ["score", str(data), "-m", "faithfulness", "--model", str(model_dir), "-o", str(out), "--resume"])
-    assert result.exit_code == 2 and "not written with these metrics" in result.output
+    assert result.exit_code == 2 and "written by a different run (the metrics" in result.output
     result = cli.invoke(app, ["score", str(data), "--model", str(model_dir), "-o", str(tmp_path / "o.parquet"), "--resume"])
     assert result.exit_code == 2 and "JSON Lines" in result.output
     # Resuming a finished run scores nothing and changes nothing.

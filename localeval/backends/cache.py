@@ -18,14 +18,24 @@ these values are text: the validated items, derived from the input.
 SQLite runs in WAL mode, so a reader never blocks the writer and several processes may share
 one file; every write is its own short transaction, so a killed run loses at most the batch
 it was judging.
+
+**A damaged file never changes a score or stops a run.** At open, ``PRAGMA quick_check`` runs;
+a file that is not a database or fails the check is moved aside (``NAME.corrupt-<time>``, with
+its ``-wal``/``-shm`` companions) and a fresh one is started, with a warning naming both. A
+database error later in the run does the same. Every stored verdict is validated when read
+(the right number of float32 probabilities, finite, in [0, 1], summing to 1): one that is not
+is treated as absent, judged again and overwritten (counted in ``repaired``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import sqlite3
 import threading
+import time
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -35,6 +45,8 @@ import numpy as np
 __all__ = ["JudgementCache", "model_identity", "open_cache", "pair_key"]
 
 Pair = tuple[str, str]
+# What reading a damaged file raises (see `_is_damage` for which of them mean damage).
+_ERRORS = (sqlite3.DatabaseError, UnicodeDecodeError)
 _SQL_BATCH = 500  # keys per SELECT ... IN (...), well under SQLite's variable limit
 
 
@@ -75,11 +87,31 @@ class JudgementCache:
         self._db: sqlite3.Connection | None = None
         self.hits = 0
         self.misses = 0
+        self.repaired = 0
+        self.moved_aside: Path | None = None
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            # One connection used under a lock: the judge may be called from worker threads
-            # (`ascore` uses asyncio.to_thread).
-            self._db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
+            try:
+                self._open()
+            except _ERRORS as exc:
+                if not _is_damage(exc):
+                    raise
+                self._start_fresh(exc)
+
+    def _open(self) -> None:
+        assert self.path is not None
+        if self.path.is_dir():
+            raise IsADirectoryError(f"verdict cache {self.path} is a directory; give a file name")
+        # One connection used under a lock: the judge may be called from worker threads
+        # (`ascore` uses asyncio.to_thread).
+        self._db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
+        # Text read back from a damaged file (a table name in a check's message, a stored
+        # decomposition) may not be UTF-8: replaced, never an exception.
+        self._db.text_factory = lambda raw: raw.decode("utf-8", "replace")
+        try:
+            found = self._db.execute("PRAGMA quick_check").fetchone()
+            if not found or found[0] != "ok":
+                raise sqlite3.DatabaseError(f"quick_check: {found[0] if found else 'no answer'}")
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(
@@ -92,14 +124,44 @@ class JudgementCache:
                 " decomposer TEXT NOT NULL, key BLOB NOT NULL, value TEXT NOT NULL,"
                 " PRIMARY KEY (decomposer, key)) WITHOUT ROWID"
             )
+        except _ERRORS:
+            self._db.close()
+            self._db = None
+            raise
+
+    def _start_fresh(self, exc: BaseException) -> None:
+        """Move a damaged file (and its WAL companions) aside and open a new, empty one."""
+        assert self.path is not None
+        if self._db is not None:
+            try:
+                self._db.close()
+            except sqlite3.Error:
+                pass
+            self._db = None
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+        for suffix in ("", "-wal", "-shm"):
+            part = Path(f"{self.path}{suffix}")
+            if part.exists():
+                os.replace(part, Path(f"{aside}{suffix}"))
+        self.moved_aside = aside
+        warnings.warn(
+            f"verdict cache {self.path} is damaged ({exc}); it was moved to {aside} and a new, "
+            "empty cache started (verdicts are judged again; delete the old file when done)",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        self._open()
 
     def __repr__(self) -> str:
         where = str(self.path) if self.path else "memory"
         return f"JudgementCache({where!r}, hits={self.hits}, misses={self.misses})"
 
     # ------------------------------------------------------------------ lookup
-    def get_many(self, model: str, task: str, pairs: Sequence[Pair]) -> list[np.ndarray | None]:
-        """The stored probabilities of each pair, ``None`` where nothing is stored."""
+    def get_many(
+        self, model: str, task: str, pairs: Sequence[Pair], width: int | None = None
+    ) -> list[np.ndarray | None]:
+        """The stored probabilities of each pair, ``None`` where nothing valid is stored
+        (``width``: the number of probabilities a verdict holds, when known)."""
         keys = [pair_key(task, p, h) for p, h in pairs]
         found: list[np.ndarray | None] = [None] * len(keys)
         with self._lock:
@@ -112,23 +174,38 @@ class JudgementCache:
                 else:
                     to_disk.setdefault(key, []).append(i)
             if to_disk and self._db is not None:
-                wanted = list(to_disk)
-                for start in range(0, len(wanted), _SQL_BATCH):
-                    part = wanted[start : start + _SQL_BATCH]
-                    marks = ",".join("?" * len(part))
-                    rows = self._db.execute(
-                        f"SELECT key, probs FROM judgements WHERE model = ? AND key IN ({marks})",
-                        [model, *part],
-                    ).fetchall()
-                    for key, blob in rows:
-                        value = np.frombuffer(blob, dtype=np.float32)
-                        self._remember(model, key, value)
-                        for i in to_disk[key]:
-                            found[i] = value
+                for key, value in self._read_disk(model, list(to_disk), width):
+                    self._remember(model, key, value)
+                    for i in to_disk[key]:
+                        found[i] = value
         hit = sum(v is not None for v in found)
         self.hits += hit
         self.misses += len(found) - hit
         return found
+
+    def _read_disk(self, model: str, wanted: list[bytes], width: int | None) -> list[tuple[bytes, np.ndarray]]:
+        """Valid stored verdicts among ``wanted`` keys (an invalid one is left out: judged again)."""
+        out = []
+        try:
+            for start in range(0, len(wanted), _SQL_BATCH):
+                part = wanted[start : start + _SQL_BATCH]
+                marks = ",".join("?" * len(part))
+                rows = self._db.execute(  # type: ignore[union-attr]
+                    f"SELECT key, probs FROM judgements WHERE model = ? AND key IN ({marks})",
+                    [model, *part],
+                ).fetchall()
+                for key, blob in rows:
+                    value = _valid_verdict(blob, width)
+                    if value is None:
+                        self.repaired += 1
+                    else:
+                        out.append((key, value))
+        except _ERRORS as exc:
+            if not _is_damage(exc):
+                raise
+            self._start_fresh(exc)
+            return []
+        return out
 
     def put_many(self, model: str, task: str, pairs: Sequence[Pair], probs: np.ndarray) -> None:
         """Store the probabilities (one row per pair) of freshly judged pairs."""
@@ -138,12 +215,24 @@ class JudgementCache:
             for key, row in zip(keys, probs):
                 self._remember(model, key, row.copy())
             if self._db is not None and keys:
-                with self._db:  # one transaction: all of this batch or none of it
-                    self._db.execute("BEGIN")
-                    self._db.executemany(
-                        "INSERT OR REPLACE INTO judgements (model, key, probs) VALUES (?, ?, ?)",
-                        [(model, key, row.tobytes()) for key, row in zip(keys, probs)],
-                    )
+                self._write(
+                    "INSERT OR REPLACE INTO judgements (model, key, probs) VALUES (?, ?, ?)",
+                    [(model, key, row.tobytes()) for key, row in zip(keys, probs)],
+                )
+
+    def _write(self, sql: str, rows: list[tuple]) -> None:
+        """One transaction: all of these rows or none of them. A database error moves the file
+        aside and retries once on the fresh one."""
+        for attempt in (1, 2):
+            try:
+                with self._db:  # type: ignore[union-attr]
+                    self._db.execute("BEGIN")  # type: ignore[union-attr]
+                    self._db.executemany(sql, rows)  # type: ignore[union-attr]
+                return
+            except _ERRORS as exc:
+                if attempt == 2 or not _is_damage(exc):
+                    raise
+                self._start_fresh(exc)
 
     def lookup_or_score(
         self,
@@ -151,9 +240,10 @@ class JudgementCache:
         task: str,
         pairs: Sequence[Pair],
         score: Callable[[list[Pair]], np.ndarray],
+        width: int | None = None,
     ) -> np.ndarray:
         """Probabilities for distinct ``pairs``: cached ones are read, only the rest are scored."""
-        found = self.get_many(model, task, pairs)
+        found = self.get_many(model, task, pairs, width)
         missing = [i for i, value in enumerate(found) if value is None]
         if missing:
             fresh = score([pairs[i] for i in missing])
@@ -174,9 +264,15 @@ class JudgementCache:
             for key in keys:
                 value = self._memory.get((space, key))
                 if value is None and self._db is not None:
-                    row = self._db.execute(
-                        "SELECT value FROM decompositions WHERE decomposer = ? AND key = ?", (decomposer, key)
-                    ).fetchone()
+                    try:
+                        row = self._db.execute(
+                            "SELECT value FROM decompositions WHERE decomposer = ? AND key = ?", (decomposer, key)
+                        ).fetchone()
+                    except _ERRORS as exc:
+                        if not _is_damage(exc):
+                            raise
+                        self._start_fresh(exc)
+                        row = None
                     value = row[0] if row else None
                     if value is not None:
                         self._remember(space, key, value)
@@ -194,12 +290,10 @@ class JudgementCache:
             for key, value in rows:
                 self._remember(space, key, value)  # type: ignore[arg-type]
             if self._db is not None and rows:
-                with self._db:
-                    self._db.execute("BEGIN")
-                    self._db.executemany(
-                        "INSERT OR REPLACE INTO decompositions (decomposer, key, value) VALUES (?, ?, ?)",
-                        [(decomposer, key, value) for key, value in rows],
-                    )
+                self._write(
+                    "INSERT OR REPLACE INTO decompositions (decomposer, key, value) VALUES (?, ?, ?)",
+                    [(decomposer, key, value) for key, value in rows],
+                )
 
     # ------------------------------------------------------------------ housekeeping
     def _remember(self, model: str, key: bytes, value: np.ndarray | str) -> None:
@@ -234,6 +328,31 @@ class JudgementCache:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _is_damage(exc: BaseException) -> bool:
+    """A damaged file (not a database, malformed, failed check, an error message that is not
+    even UTF-8: SQLite quoting a damaged schema), as opposed to a busy, locked or unreadable
+    one, which must never be moved aside."""
+    if isinstance(exc, UnicodeDecodeError):
+        return True
+    text = str(exc).lower()
+    return type(exc) is sqlite3.DatabaseError or "malformed" in text or "not a database" in text
+
+
+def _valid_verdict(blob: object, width: int | None) -> np.ndarray | None:
+    """The probabilities in ``blob``, or ``None`` when they cannot be a verdict: a wrong size,
+    a non-finite value, one outside [0, 1], or a distribution that does not sum to 1."""
+    if not isinstance(blob, bytes) or not blob or len(blob) % 4:
+        return None
+    value = np.frombuffer(blob, dtype=np.float32)
+    if width is not None and len(value) != width:
+        return None
+    if not np.all(np.isfinite(value)) or value.min() < 0.0 or value.max() > 1.0:
+        return None
+    if not math.isclose(float(value.sum(dtype=np.float64)), 1.0, abs_tol=1e-3):
+        return None
+    return value
 
 
 def open_cache(cache: str | os.PathLike[str] | JudgementCache | None) -> JudgementCache | None:

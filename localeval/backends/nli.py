@@ -219,6 +219,7 @@ class NLIJudge:
                 task,
                 list(unique),
                 lambda missing: self._score_unique(missing, columns, size, show_progress_bar),
+                width=len(columns),
             )
         return probs[index]
 

@@ -62,6 +62,8 @@ def score(
     decomposer: Optional[str] = typer.Option(None, "--decomposer", help="Claims and sub-questions: 'rule' (default) or a local instruction model (directory or .gguf file)."),
     config: Optional[Path] = typer.Option(None, "--config", dir_okay=False, help=_CONFIG_HELP),
     report_path: Optional[Path] = typer.Option(None, "--report", dir_okay=False, help="Also write an HTML report of the run here (needs --output)."),
+    max_row_chars: Optional[int] = typer.Option(None, "--max-row-chars", help="Characters one row may hold (default 1,000,000); a row over it is unscored with the reason; 0: no limit."),
+    max_contexts: Optional[int] = typer.Option(None, "--max-contexts", help="Contexts one row may hold (default 1,000); a row over it is unscored with the reason; 0: no limit."),
 ) -> None:
     """Score every row of INPUT_PATH; each output row keeps its input fields plus ``_line``
     and, per metric, the score, the reason for a missing score, and the details that explain
@@ -71,6 +73,7 @@ def score(
 
     from localeval.backends import JudgeNotFoundError
     from localeval.runner import resolve_metrics, score_dataset
+    from localeval.runner.guard import check_output_path
     from localeval.runner.run import judges_of
 
     try:
@@ -80,12 +83,15 @@ def score(
             "thresholds": _parse_thresholds(threshold) or None, "cache": None if cache is None else str(cache),
             "progress": progress, "engine": engine, "ray_address": ray_address, "ray_actors": ray_actors,
             "decomposer": decomposer, "precision": precision, "max_units": max_units,
+            "max_row_chars": max_row_chars, "max_contexts": max_contexts,
         }
         settings = _load(config, flags).config
         if resume and output is None:
             raise ValueError("--resume needs --output")
         if report_path is not None and output is None:
             raise ValueError("--report needs --output (the report is read from the output file)")
+        if report_path is not None:
+            check_output_path(report_path, [input_path, output], what="report")
         kwargs = settings.score_kwargs()
         if settings.engine == "local":
             # Built here (not in score_dataset) to name the judge in the summary's title.
@@ -97,7 +103,7 @@ def score(
             built = settings.metrics
         column_map_ = kwargs.pop("column_map")
         summary = score_dataset(input_path, built, output, column_map_, show_progress=settings.progress, resume=resume, **kwargs)
-    except (JudgeNotFoundError, FileNotFoundError, ImportError, ValueError, TypeError) as exc:
+    except (JudgeNotFoundError, OSError, ImportError, ValueError, TypeError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
 

@@ -25,11 +25,11 @@ from typing import Literal
 from pydantic import BaseModel
 
 from localeval.backends.attribution import attribute
-from localeval.backends.relevance import sentence_relevance
 from localeval.metrics.base import MetricResult
 from localeval.metrics.claim_support import JudgedMetric
+from localeval.metrics.context_relevance import context_sentences, judge_sentences, question_budget
 from localeval.schema import Sample
-from localeval.text import Span, split_claims, split_sentences
+from localeval.text import Span, split_claims
 from localeval.text.hygiene import non_claim_reason
 
 __all__ = ["ChunkEvaluation", "ChunkRecall", "ChunkRecallEvaluation", "ChunkRecallResult", "missing_information"]
@@ -110,13 +110,31 @@ class ChunkRecall(JudgedMetric):
             stored = self.judge.thresholds
             rel_t = stored.get(self.threshold_key("relevance"), stored["relevance"])
         ent_t = self.resolved_threshold("entailment")
-        # 1. relevance of every sentence of every chunk
-        chunk_sentences = [[split_sentences(c) for c in s.retrieved_contexts or []] for s in samples]
-        items = [
-            (s.user_input or "", [sent.text for sents in chunks for sent in sents])
-            for s, chunks in zip(samples, chunk_sentences)
+        # 1. relevance of every sentence of every chunk. A sentence longer than the judge's
+        # input is judged in word-aligned pieces and takes its best piece's probability, as
+        # context relevance does: truncating it would make the verdict depend on where the
+        # relevant words sit in the sentence.
+        # Pieces fit beside the question and beside the answer (step 2 reads them with it).
+        found = [
+            context_sentences(
+                self.judge, s.retrieved_contexts or [], question_budget(self.judge, [s.user_input or "", s.response or ""])
+            )
+            for s in samples
         ]
-        relevance = sentence_relevance(self.judge, items, batch_size=self.batch_size, show_progress_bar=show_progress_bar)
+        judged = judge_sentences(
+            self.judge, [(s.user_input or "", cs) for s, cs in zip(samples, found)],
+            batch_size=self.batch_size, show_progress_bar=show_progress_bar,
+        )
+        chunk_sentences: list[list[list[Span]]] = []
+        relevance: list[list[float]] = []
+        best_piece: dict[tuple[int, int, int], str] = {}  # what the reflection step reads
+        for r, (s, sentences, scored) in enumerate(zip(samples, found, judged)):
+            chunks: list[list[Span]] = [[] for _ in s.retrieved_contexts or []]
+            for cs, (_, piece) in zip(sentences, scored):
+                best_piece[(r, cs.context_index, len(chunks[cs.context_index]))] = piece.text
+                chunks[cs.context_index].append(cs.sentence)
+            chunk_sentences.append(chunks)
+            relevance.append([p for p, _ in scored])
 
         # 2. reflection of each relevant sentence, in both directions
         relevant: list[list[list[tuple[Span, float]]]] = []
@@ -124,13 +142,17 @@ class ChunkRecall(JudgedMetric):
         for r, (sample, chunks, probs) in enumerate(zip(samples, chunk_sentences, relevance)):
             flat = iter(probs)
             per_chunk = [[(s, next(flat)) for s in sents] for sents in chunks]
-            relevant.append([[(s, p) for s, p in chunk if p >= rel_t] for chunk in per_chunk])
+            kept = [[(i, sp) for i, sp in enumerate(chunk) if sp[1] >= rel_t] for chunk in per_chunk]
+            relevant.append([[sp for _, sp in chunk] for chunk in kept])
             answer_claims = [c.text for c in split_claims(sample.response or "") if non_claim_reason(c.text) is None]
-            for c, chunk in enumerate(relevant[-1]):
-                for s, (sentence, _) in enumerate(chunk):
+            for c, chunk in enumerate(kept):
+                for s, (i, _) in enumerate(chunk):
+                    # An over-long sentence is read through its most relevant piece (the one
+                    # that fits the judge), never cut at the token limit.
+                    text = best_piece[(r, c, i)]
                     keys.append((r, c, s))
-                    forward_groups.append(([sentence.text], [sample.response or ""]))
-                    backward_groups.append((answer_claims, [sentence.text]))
+                    forward_groups.append(([text], [sample.response or ""]))
+                    backward_groups.append((answer_claims, [text]))
         reflected: dict[tuple[int, int, int], bool] = {}
         if keys:
             forward = attribute(self.judge, forward_groups, locate_sentence=False, batch_size=self.batch_size,

@@ -50,7 +50,12 @@ def write_report(
     title: str | None = None,
 ) -> Path:
     """Write `build_report` to ``output`` (UTF-8) and return its path."""
+    from localeval.runner.guard import staging_path
+
     page = build_report(runs, worst=worst, title=title)
     out = Path(output)
-    out.write_text(page, encoding="utf-8")
+    staged = staging_path(out)  # written beside it and renamed: never half a page over the old one
+    (staged or out).write_text(page, encoding="utf-8")
+    if staged is not None:
+        os.replace(staged, out)
     return out

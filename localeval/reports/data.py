@@ -11,7 +11,6 @@ has ``m_reason`` and ``m_details`` (see `localeval.runner.output.record`).
 
 from __future__ import annotations
 
-import csv
 import heapq
 import json
 import math
@@ -23,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from localeval.runner.reading import csv_records
 from localeval.runner.summary import RunSummary, SummaryBuilder
 
 __all__ = ["RunData", "detect_metrics", "fetch_rows", "iter_records", "load_run", "score_of"]
@@ -97,9 +97,11 @@ def _number(text: str | None) -> float | int | None:
 def _csv_records(path: Path) -> Iterator[dict[str, Any]]:
     # CSV cells are text: the score columns (one per ``<metric>_details`` column) and ``_line``
     # are numbers again, an empty cell is a missing value.
-    with open(path, encoding="utf-8", errors="replace", newline="") as handle:
-        for item in csv.DictReader(handle):
-            flat: dict[str, Any] = {k: (v if v != "" else None) for k, v in item.items() if k is not None}
+    # Read as the runner reads CSV input: cells of any size (``_input`` often exceeds the csv
+    # module's default limit), a BOM dropped, a malformed record skipped rather than fatal.
+    for found in csv_records(path):
+        if found.error is None:
+            flat: dict[str, Any] = {k: (v if v != "" else None) for k, v in found.cells.items() if k != "_extra"}
             for key in list(flat):
                 if key.endswith("_details"):
                     metric = key[: -len("_details")]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -24,7 +24,9 @@ from typing import Any, Literal
 from localeval.backends.cache import JudgementCache
 from localeval.metrics.base import Metric, MetricResult
 from localeval.runner.columns import ColumnMap, ColumnSource, clean_value
-from localeval.runner.output import dumps, open_writer, read_done, record
+from localeval.runner.budget import DEFAULT_MAX_CONTEXTS, DEFAULT_MAX_ROW_CHARS, RowBudget, within_budget
+from localeval.runner.guard import OutputLock, check_output_path, check_run_record, is_regular_target, run_record, write_run_record
+from localeval.runner.output import dumps, open_writer, read_done, record, warn_reserved
 from localeval.runner.progress import Progress, make_progress
 from localeval.runner.rows import Row
 from localeval.runner.run import (
@@ -204,9 +206,15 @@ def _run(
     decomposer: Any = None,
     precision: str | None = None,
     max_units: int | None | Literal["default"] = "default",
+    max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
+    max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
 ) -> RunSummary:
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; engines: {', '.join(ENGINES)}")
+    if resume and output is None:
+        raise ValueError("resume needs an output file")
+    if output is not None:  # before a judge loads or a file opens
+        check_output_path(output, [data] if isinstance(data, (str, os.PathLike)) else [])
     columns = ColumnMap(column_map)
     # The Ray engine loads judges (and decomposers) in its actors; here only the output names are needed.
     named = resolve_metrics(
@@ -215,42 +223,63 @@ def _run(
     )
     names = [name for name, _ in named]
     source = open_source(data, columns)
+    budget = RowBudget(max_row_chars=max_row_chars or None, max_contexts=max_contexts or None)
     summary = SummaryBuilder(names)
-
-    done: set[int] = set()
-    append = False
-    if resume:
-        if output is None:
-            raise ValueError("resume needs an output file")
-        if Path(output).suffix.lower() in (".parquet", ".pq", ".csv"):
+    regular = output is not None and is_regular_target(output)
+    with OutputLock(output) if regular else nullcontext():  # type: ignore[arg-type]
+        done: set[int] = set()
+        append = False
+        tabular = output is not None and Path(output).suffix.lower() in (".parquet", ".pq", ".csv")
+        if resume and tabular:
             raise ValueError("resume needs a JSON Lines output: a Parquet or CSV file is not appended to")
-        if Path(output).exists():
+        # The run record goes beside a JSON Lines file (the resumable format), checked on resume.
+        run_id = None
+        if regular and not tabular:
+            run_id = run_record(
+                data, source.total, named, column_map=column_map, model=model,
+                options={"thresholds": thresholds, "max_units": max_units, "precision": precision, "decomposer": decomposer,
+                         **budget.model_dump()},
+            )
+        if resume and Path(output).exists() and Path(output).stat().st_size > 0:  # type: ignore[arg-type]
+            if run_id is not None:
+                check_run_record(output, run_id)  # type: ignore[arg-type]
 
             def old(obj: dict[str, Any]) -> None:
                 add_record_to_summary(summary, names, obj)
                 if on_old is not None:
                     on_old(obj, named)
 
-            done = read_done(output, names, old)
+            done = read_done(output, names, old)  # type: ignore[arg-type]
             append = True
-
-    writer = open_writer(output, names, append=append) if output is not None or on_rows is None else None
-    try:
-        with make_progress(source.total, enabled=show_progress) as progress, _chunks(
-            engine, source.rows, metrics, named, chunk_size=chunk_size, cache=cache, skip=done, progress=progress,
-            model=model, device=device, batch_size=batch_size, thresholds=thresholds,
-            ray_address=ray_address, ray_actors=ray_actors, decomposer=decomposer, precision=precision, max_units=max_units,
-        ) as chunks:
-            for chunk in chunks:
-                if writer is not None:
-                    writer.write(chunk)
-                if on_rows is not None:
-                    on_rows(chunk)
-                add_to_summary(summary, chunk)
-    finally:
+        if run_id is not None:
+            write_run_record(output, run_id)  # type: ignore[arg-type]
+        writer = open_writer(output, names, append=append) if output is not None or on_rows is None else None
+        try:
+            with make_progress(source.total, enabled=show_progress) as progress, _chunks(
+                engine, warn_reserved(within_budget(source.rows, budget), names), metrics, named, chunk_size=chunk_size, cache=cache, skip=done, progress=progress,
+                model=model, device=device, batch_size=batch_size, thresholds=thresholds,
+                ray_address=ray_address, ray_actors=ray_actors, decomposer=decomposer, precision=precision, max_units=max_units,
+            ) as chunks:
+                for chunk in chunks:
+                    if writer is not None:
+                        _write(writer, chunk, output)
+                    if on_rows is not None:
+                        on_rows(chunk)
+                    add_to_summary(summary, chunk)
+        except BaseException:
+            if writer is not None:
+                writer.abort()
+            raise
         if writer is not None:
             writer.close()
     return summary.build()
+
+
+def _write(writer: Any, chunk: list[ScoredRow], output: str | os.PathLike[str] | None) -> None:
+    try:
+        writer.write(chunk)
+    except OSError as exc:  # a full disk, /dev/full, a vanished mount: one line, not a traceback
+        raise OSError(exc.errno, f"cannot write {output or 'stdout'}: {exc.strerror or exc}") from exc
 
 
 def evaluate(
@@ -273,6 +302,8 @@ def evaluate(
     decomposer: Any = None,
     precision: str | None = None,
     max_units: int | None | Literal["default"] = "default",
+    max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
+    max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
 ) -> EvaluationResult:
     """Score every row of ``data`` with every metric.
 
@@ -309,6 +340,8 @@ def evaluate(
         max_units: for metrics given by name that attribute claims: judge each claim against
             at most this many units of the contexts (those sharing most of its words);
             ``None``: every unit; ``"default"``: the metrics' default (6).
+        max_row_chars, max_contexts: per-row budgets; a row over one is unscored with the
+            reason (never truncated); ``None`` or 0: no limit (see `localeval.runner.budget`).
 
     Returns:
         an `EvaluationResult` holding every row, scored or with the reason it is not.
@@ -326,6 +359,7 @@ def evaluate(
         chunk_size=chunk_size, cache=cache, show_progress=show_progress, output=output,
         resume=resume, on_rows=keep, on_old=keep_old, thresholds=thresholds, engine=engine,
         ray_address=ray_address, ray_actors=ray_actors, decomposer=decomposer, precision=precision, max_units=max_units,
+        max_row_chars=max_row_chars, max_contexts=max_contexts,
     )
     rows.sort(key=lambda r: r.line)
     return EvaluationResult(rows, [m.metric for m in summary.metrics], summary)
@@ -351,6 +385,8 @@ def score_dataset(
     decomposer: Any = None,
     precision: str | None = None,
     max_units: int | None | Literal["default"] = "default",
+    max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
+    max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
 ) -> RunSummary:
     """Like `evaluate`, but rows only go to ``output`` (``None``: stdout) and are not kept in
     memory: what the ``localeval score`` command runs, for datasets of any size."""
@@ -359,4 +395,5 @@ def score_dataset(
         chunk_size=chunk_size, cache=cache, show_progress=show_progress, output=output,
         resume=resume, on_rows=None, on_old=None, thresholds=thresholds, engine=engine,
         ray_address=ray_address, ray_actors=ray_actors, decomposer=decomposer, precision=precision, max_units=max_units,
+        max_row_chars=max_row_chars, max_contexts=max_contexts,
     )

@@ -2,7 +2,8 @@
 
 Each output row is the input row plus ``_line`` (its input line, so a resumed run knows what
 is done), ``_error`` when the row could not be read, and per metric ``<m>``, ``<m>_reason``
-and ``<m>_details``. Rows are written in input order, one chunk per ``write`` call.
+and ``<m>_details``. Those names are reserved: an input column that has one of them is
+written as ``input.<name>``, with a warning. Rows are written in input order, one chunk per ``write`` call.
 
 **Resume** (JSON Lines only): complete lines of the existing output are kept, a torn last line
 (the process was killed mid-write) is cut off, and rows whose ``_line`` is already there are
@@ -26,7 +27,8 @@ import math
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable
+import warnings
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
@@ -70,10 +72,50 @@ def dumps(obj: Any) -> str:
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+INPUT_PREFIX = "input."
+
+
+def output_columns(metrics: Iterable[str]) -> set[str]:
+    """Column names localeval writes itself: an input column must not take one of them."""
+    return {"_line", "_error", *(c for m in metrics for c in (m, f"{m}_reason", f"{m}_details"))}
+
+
+def namespaced(data: dict[str, Any], reserved: set[str]) -> dict[str, Any]:
+    """``data`` with every column that is also an output column renamed ``input.<name>``, so
+    no input value is overwritten or taken for a score (`warn_reserved` says so at run time)."""
+    if not any(k in reserved for k in data):
+        return data
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        name = key
+        while name in reserved or (name != key and name in data):
+            name = INPUT_PREFIX + name
+        out[name] = value
+    return out
+
+
+def warn_reserved(rows: Iterable[Row], metrics: Iterable[str]) -> Iterator[Row]:
+    """``rows`` unchanged; the first time a row holds a column with an output column's name,
+    a warning names it and what it is written as."""
+    reserved = output_columns(metrics)
+    seen: set[str] = set()
+    for row in rows:
+        clash = [k for k in row.data if k in reserved and k not in seen]
+        if clash:
+            seen.update(clash)
+            warnings.warn(
+                f"input column(s) {', '.join(map(repr, clash))} have the name of an output column; "
+                f"they are written as {', '.join(repr(INPUT_PREFIX + k) for k in clash)}",
+                UserWarning,
+                stacklevel=2,
+            )
+        yield row
+
+
 def record(row: Row, results: dict[str, MetricResult]) -> dict[str, Any]:
     """The output row for one input row and its results (keyed by output metric name)."""
     out: dict[str, Any] = {"_line": row.line}
-    out.update(row.data)
+    out.update(namespaced(row.data, output_columns(results)))
     out["_line"] = row.line
     if row.error:
         out["_error"] = row.error
@@ -87,6 +129,30 @@ def record(row: Row, results: dict[str, MetricResult]) -> dict[str, Any]:
 class Writer(Protocol):
     def write(self, rows: list[tuple[Row, dict[str, MetricResult]]]) -> None: ...
     def close(self) -> None: ...
+    def abort(self) -> None: ...
+
+
+class _Staged:
+    """A file written under a temporary name beside its target and renamed over it by
+    `commit` (a failed run leaves the previous file untouched); a device or FIFO target is
+    written in place (`localeval.runner.guard.staging_path`)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        from localeval.runner.guard import staging_path
+
+        self.target = Path(path)
+        self.staged = staging_path(self.target)
+        self.path = self.staged or self.target
+
+    def commit(self) -> None:
+        if self.staged is not None:
+            os.replace(self.staged, self.target)
+            self.staged = None
+
+    def discard(self) -> None:
+        if self.staged is not None:
+            self.staged.unlink(missing_ok=True)
+            self.staged = None
 
 
 class JsonlWriter:
@@ -115,6 +181,9 @@ class JsonlWriter:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+    def abort(self) -> None:
+        self.close()  # in place: the rows written so far are what a resume continues from
 
 
 FLAT_COLUMNS = ("_line", "_input", "user_input", "response", "reference", "retrieved_contexts", "_error")
@@ -146,8 +215,9 @@ class CsvWriter:
     def __init__(self, path: str | os.PathLike[str], metrics: list[str]) -> None:
         self.metrics = metrics
         self.columns = [*FLAT_COLUMNS, *(c for m in metrics for c in (m, f"{m}_reason", f"{m}_details"))]
+        self._file = _Staged(path)
         # newline="" lets the csv module quote cells that hold line breaks.
-        self._handle = open(Path(path), "w", encoding="utf-8", newline="")
+        self._handle = open(self._file.path, "w", encoding="utf-8", newline="")
         self._writer = csv.DictWriter(self._handle, fieldnames=self.columns)
         self._writer.writeheader()
 
@@ -162,6 +232,11 @@ class CsvWriter:
 
     def close(self) -> None:
         self._handle.close()
+        self._file.commit()
+
+    def abort(self) -> None:
+        self._handle.close()
+        self._file.discard()
 
 
 class ParquetWriter:
@@ -185,7 +260,8 @@ class ParquetWriter:
             fields += [pa.field(m, pa.float64()), pa.field(f"{m}_reason", pa.string()), pa.field(f"{m}_details", pa.string())]
         self.schema = pa.schema(fields)
         self.metrics = metrics
-        self._writer = pq.ParquetWriter(Path(path), self.schema)
+        self._file = _Staged(path)
+        self._writer = pq.ParquetWriter(self._file.path, self.schema)
 
     def write(self, rows: list[tuple[Row, dict[str, MetricResult]]]) -> None:
         out = [flat_record(row, results, self.metrics) for row, results in rows]
@@ -193,6 +269,13 @@ class ParquetWriter:
 
     def close(self) -> None:
         self._writer.close()
+        self._file.commit()
+
+    def abort(self) -> None:
+        try:
+            self._writer.close()
+        finally:
+            self._file.discard()
 
 
 def open_writer(path: str | os.PathLike[str] | None, metrics: list[str], *, append: bool = False) -> Writer:

@@ -1,13 +1,14 @@
 """Rows as the runner sees them, and reading them from JSON Lines without ever losing one.
 
-A line that is not valid JSON, or not a JSON object, still becomes a row: it carries an
-``error`` so every metric reports it as unscored with that reason, and the output file keeps
-one line per input line.
+A line that is not valid JSON, not a JSON object, not valid UTF-8 or nested too deeply still
+becomes a row: it carries an ``error`` so every metric reports it as unscored with that
+reason, and the output file keeps one line per input line (`localeval.runner.reading`).
 """
 
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +16,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from localeval.runner.columns import ColumnError, ColumnMap
+from localeval.runner.columns import LEGACY, ColumnError, ColumnMap
+from localeval.runner.reading import count_json_lines, depth_error, json_lines, too_deep
 from localeval.schema import Sample
 
 __all__ = ["Row", "count_lines", "make_row", "parse_row", "read_jsonl"]
@@ -44,13 +46,36 @@ def _validation_message(err: ValidationError) -> str:
     return "invalid row: " + "; ".join(parts)
 
 
+def _warn_if_both_names(data: Mapping[str, Any], columns: ColumnMap) -> None:
+    """A row with a field under both its RAGAS name and its legacy one (``user_input`` and
+    ``question``): the RAGAS name is read; say so (once per pair), as the other is ignored."""
+    for legacy, field in LEGACY.items():
+        if field in data and legacy in data and field not in columns.mapping:
+            warnings.warn(
+                f"rows hold both {field!r} and {legacy!r}: {field!r} is scored, {legacy!r} is only "
+                f"kept as an input column (map another column with column_map={{{field!r}: ...}})",
+                UserWarning,
+                stacklevel=4,
+            )
+
+
 def make_row(index: int, line: int, raw: Any, columns: ColumnMap = _NO_MAP) -> Row:
     """Validate one raw record (a mapping) into a row; failures become the row's error."""
     if not isinstance(raw, Mapping):
+        if too_deep(raw):
+            raw = f"<a {type(raw).__name__} {depth_error()}, not kept>"
         return Row(line=line, data={"_raw": raw}, error="invalid row: not a JSON object", index=index)
     data = dict(raw)
+    if too_deep(data):
+        # Every later step (column map, validation, the writer) walks values recursively; the
+        # shallow columns are kept, a too-deep one is replaced by a note saying so.
+        data = {k: f"<value {depth_error()}, not kept>" if too_deep(v) else v for k, v in data.items()}
+        return Row(line=line, data=data, error=f"invalid row: {depth_error()}", index=index)
+    _warn_if_both_names(data, columns)
     try:
         sample = Sample.model_validate(columns.apply(data))
+    except RecursionError:
+        return Row(line=line, data=data, error=f"invalid row: {depth_error()}", index=index)
     except ColumnError as exc:
         return Row(line=line, data=data, error=f"invalid row: {exc}", index=index)
     except ValidationError as exc:
@@ -64,19 +89,19 @@ def parse_row(line_number: int, text: str, columns: ColumnMap = _NO_MAP, index: 
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         return Row(line=line_number, data={"_raw": text.rstrip("\n")}, error=f"invalid JSON: {exc.msg}", index=index)
+    except RecursionError:
+        return Row(line=line_number, data={"_raw": text.rstrip("\n")}, error=f"invalid row: {depth_error()}", index=index)
     return make_row(index, line_number, data, columns)
 
 
 def read_jsonl(path: str | Path, columns: ColumnMap = _NO_MAP) -> Iterator[Row]:
     """Rows of a JSON Lines file; blank lines are skipped, every other line yields a row."""
-    index = 0
-    with open(path, encoding="utf-8") as handle:
-        for number, text in enumerate(handle, start=1):
-            if text.strip():
-                yield parse_row(number, text, columns, index)
-                index += 1
+    for index, line in enumerate(json_lines(path)):
+        if line.error is not None:
+            yield Row(line=line.number, data={"_raw": line.text}, error=line.error, index=index)
+        else:
+            yield make_row(index, line.number, line.value, columns)
 
 
 def count_lines(path: str | Path) -> int:
-    with open(path, encoding="utf-8") as handle:
-        return sum(1 for text in handle if text.strip())
+    return count_json_lines(path)

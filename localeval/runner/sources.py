@@ -3,6 +3,8 @@
 
 Files are recognised by extension. CSV is read with the standard library (every cell is
 text; list cells are JSON, decoded by the column map); Parquet by pyarrow in record batches.
+JSON Lines and CSV go through `localeval.runner.reading`, so a bad line or cell (encoding,
+nesting, size) is one unscored row with its reason, never the end of the run.
 
 RAGAS objects are read by field name, without importing ragas: an ``EvaluationDataset`` (its
 ``samples``) or a list of ``SingleTurnSample`` (any pydantic model or dataclass row works the
@@ -12,7 +14,6 @@ kept as an unscored row with the reason: localeval scores single-turn RAG rows.
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import os
 from collections.abc import Iterable, Iterator, Mapping
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from localeval.runner.columns import ColumnMap
+from localeval.runner.reading import count_csv_records, csv_header, csv_records
 from localeval.runner.rows import Row, count_lines, make_row, read_jsonl
 
 __all__ = ["Source", "file_format", "open_source", "plain_record"]
@@ -77,10 +79,12 @@ def _records(records: Iterable[Any], columns: ColumnMap) -> Iterator[Row]:
         yield make_row(index, index + 1, plain_record(raw), columns)
 
 
-def _csv_records(path: Path) -> Iterator[dict[str, str]]:
-    # newline="" lets the csv module handle quoted cells that span lines.
-    with open(path, encoding="utf-8", newline="") as handle:
-        yield from csv.DictReader(handle)
+def _csv_rows(path: Path, columns: ColumnMap) -> Iterator[Row]:
+    for index, record in enumerate(csv_records(path)):
+        if record.error is not None:
+            yield Row(line=record.number, data=record.cells, error=record.error, index=index)
+        else:
+            yield make_row(index, record.number, record.cells, columns)
 
 
 def _parquet_records(path: Path) -> Iterator[dict[str, Any]]:
@@ -118,11 +122,8 @@ def open_source(data: Any, columns: ColumnMap) -> Source:
         if kind == "jsonl":
             return Source(kind, count_lines(path), read_jsonl(path, columns))
         if kind == "csv":
-            with open(path, encoding="utf-8", newline="") as handle:
-                header = next(csv.reader(handle), [])
-                total = sum(1 for _ in csv.reader(handle))
-            columns.check_columns(header)
-            return Source(kind, total, _records(_csv_records(path), columns))
+            columns.check_columns(csv_header(path))
+            return Source(kind, count_csv_records(path), _csv_rows(path, columns))
         import pyarrow.parquet as pq
 
         meta = pq.ParquetFile(path)
