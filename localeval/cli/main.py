@@ -164,13 +164,51 @@ def show_config(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     rows = effective.rows()
+    uses = _thresholds_in_force(effective)
     if as_json:
-        typer.echo(json.dumps({"file": effective.file, "settings": {k: {"value": v, "source": src} for k, v, src in rows}}, indent=2))
+        typer.echo(json.dumps({
+            "file": effective.file,
+            "settings": {k: {"value": v, "source": src} for k, v, src in rows},
+            "thresholds_in_force": uses,
+        }, indent=2))
         return
     typer.echo(f"configuration file: {effective.file or 'none (defaults)'}")
     for key, value, source in rows:
         shown = json.dumps(value) if isinstance(value, (dict, list, bool)) or value is None else str(value)
         typer.echo(f"  {key:<12} = {shown:<40} # {source}")
+    if uses:
+        typer.echo("thresholds in force (keys read in order: given per-metric, given generic, stored per-metric, stored generic):")
+    for use in uses:
+        reads = f"{use['metric']} {use['decision']} ({use['own_key']} > {use['decision']})"
+        typer.echo(f"  {reads:<58} {use['key'] + ' = ' + str(use['value']):<30} # {use['source']}")
+
+
+def _thresholds_in_force(effective) -> list[dict]:
+    """Each decision of each configured metric with the key and value it will use; the judge's
+    stored thresholds are read from its config.json (no weights are loaded)."""
+    import json
+
+    from localeval.backends import JudgeNotFoundError
+    from localeval.backends.registry import resolve_model, stored_thresholds
+    from localeval.metrics.thresholds import thresholds_in_force
+
+    config = effective.config
+    try:
+        path = resolve_model(config.model)
+        stored = stored_thresholds(json.loads((path / "config.json").read_text()))
+        judge = path.name
+    except (JudgeNotFoundError, OSError, ValueError):
+        stored, judge = {}, None
+    where = {
+        "given": effective.sources.get("thresholds", "given"),
+        "stored": f"stored with judge {judge}",
+        "fallback": "no stored value: 0.5",
+        "argument": "threshold=",
+    }
+    return [
+        {"metric": u.metric, "decision": u.kind, "own_key": u.own_key, "key": u.choice.key, "value": u.choice.value, "source": where[u.choice.source]}
+        for u in thresholds_in_force(config.metrics, stored, config.thresholds)
+    ]
 
 
 @app.command()

@@ -82,6 +82,7 @@ class ChunkRecall(JudgedMetric):
     """
 
     name = "chunk_recall"
+    threshold_kinds = ("entailment", "relevance")
     required_columns = ("user_input", "response", "retrieved_contexts")
 
     def __init__(
@@ -104,10 +105,8 @@ class ChunkRecall(JudgedMetric):
         return ChunkRecallResult(score=None, reason=reason)
 
     def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
-        rel_t = self.relevance_threshold
-        if rel_t is None:  # `threshold` sets the entailment one only
-            stored = self.judge.thresholds
-            rel_t = stored.get(self.threshold_key("relevance"), stored["relevance"])
+        # `threshold` sets the entailment one only.
+        rel_t = self.threshold_choice("relevance", argument=self.relevance_threshold, use_threshold=False).value
         ent_t = self.resolved_threshold("entailment")
         # 1. relevance of every sentence of every chunk
         chunk_sentences = [[split_sentences(c) for c in s.retrieved_contexts or []] for s in samples]

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from localeval.backends import NLIJudge, get_judge
 from localeval.backends.attribution import DEFAULT_MAX_UNITS, Evidence, attribute
 from localeval.metrics.base import Metric, MetricResult
+from localeval.metrics.thresholds import ThresholdChoice, choose_threshold
 from localeval.metrics.decomposed import DecompositionRecord, check_decomposer, claim_units
 from localeval.schema import Sample
 
@@ -68,6 +69,8 @@ class JudgedMetric(Metric):
     """
 
     threshold_kind: ClassVar[str] = "entailment"
+    threshold_kinds: ClassVar[tuple[str, ...]] = ()
+    """Every kind of decision the metric makes, when it makes more than ``threshold_kind``."""
 
     def __init__(
         self,
@@ -102,22 +105,37 @@ class JudgedMetric(Metric):
             self._judge = get_judge(self._model, device=self._device)
         return self._judge
 
-    def threshold_key(self, kind: str | None = None) -> str:
+    @classmethod
+    def threshold_key(cls, kind: str | None = None) -> str:
         """The judge's threshold key for this metric's decision of ``kind``: the metric's
         name for its own kind (``"faithfulness"``), ``"<name>_<kind>"`` for another one
         (``"chunk_recall_relevance"``)."""
+        kind = kind or cls.threshold_kind
+        return cls.name if kind == cls.threshold_kind else f"{cls.name}_{kind}"
+
+    @classmethod
+    def threshold_uses(cls) -> list[tuple[str, str]]:
+        """``(kind, per-metric key)`` of every decision the metric makes."""
+        return [(kind, cls.threshold_key(kind)) for kind in cls.threshold_kinds or (cls.threshold_kind,)]
+
+    def threshold_choice(
+        self, kind: str | None = None, *, argument: float | None = None, use_threshold: bool = True
+    ) -> ThresholdChoice:
+        """The threshold of a decision of ``kind`` and where it comes from: ``argument``, or
+        ``threshold=`` (unless ``use_threshold`` is false), if given; else the order of
+        `localeval.metrics.thresholds` (a user-given key beats a stored one; a per-metric key
+        beats the generic one)."""
         kind = kind or self.threshold_kind
-        return self.name if kind == self.threshold_kind else f"{self.name}_{kind}"
+        if argument is None and use_threshold:
+            argument = self.threshold
+        if argument is not None:
+            return ThresholdChoice(argument, "threshold=", "argument")
+        judge = self.judge
+        return choose_threshold(judge.thresholds, getattr(judge, "given_thresholds", {}), self.threshold_key(kind), kind)
 
     def resolved_threshold(self, kind: str | None = None) -> float:
-        """``threshold`` if given; else the judge's per-metric threshold (chosen for this
-        metric on development data by ``benchmarks.agreement``); else, for judges that store
-        none (older models, other NLI models), the generic one of ``kind``."""
-        if self.threshold is not None:
-            return self.threshold
-        kind = kind or self.threshold_kind
-        stored = self.judge.thresholds
-        return stored.get(self.threshold_key(kind), stored[kind])
+        """The value of `threshold_choice`."""
+        return self.threshold_choice(kind).value
 
 
 class ClaimSupportMetric(JudgedMetric):

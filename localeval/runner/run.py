@@ -133,14 +133,16 @@ def with_thresholds(judge: NLIJudge, thresholds: Mapping[str, float] | None) -> 
     code holds keeps its own thresholds."""
     if not thresholds:
         return judge
-    unknown = sorted(set(thresholds) - set(judge.thresholds))
-    if unknown:
-        raise ValueError(f"unknown threshold(s) {', '.join(unknown)}; the judge has: {', '.join(judge.thresholds)}")
-    for name, value in thresholds.items():
-        if not 0.0 <= float(value) <= 1.0:
-            raise ValueError(f"threshold {name!r} must be in [0, 1], got {value}")
+    from localeval.metrics.registry import known_threshold_keys
+    from localeval.metrics.thresholds import check_threshold_keys
+
+    check_threshold_keys(thresholds, known_threshold_keys())
     copied = copy.copy(judge)
-    copied.thresholds = {**judge.thresholds, **{k: float(v) for k, v in thresholds.items()}}
+    given = {k: float(v) for k, v in thresholds.items()}
+    # Kept apart from the stored ones: a given generic key must beat a stored per-metric one
+    # (`localeval.metrics.thresholds`); the merged table serves code that reads it directly.
+    copied.given_thresholds = {**getattr(judge, "given_thresholds", {}), **given}
+    copied.thresholds = {**judge.thresholds, **given}
     return copied
 
 
