@@ -88,3 +88,14 @@ def test_config_command_shows_the_key_each_metric_reads(tmp_path, monkeypatch, k
     (tmp_path / "localeval.toml").write_text("[thresholds]\nentail = 0.6\n")
     bad = runner.invoke(app, ["config"])
     assert bad.exit_code == 2 and "did you mean 'entailment'" in bad.output
+
+
+def test_chunk_recall_threshold_is_entailment_only(keyed_dir):
+    from localeval.metrics import ChunkRecall
+
+    [(_, metric)] = resolve_metrics(["chunk_recall"], model=str(keyed_dir), device="cpu")
+    judge = metric.judge
+    assert ChunkRecall(judge, threshold=0.2).resolved_threshold("relevance") == 0.5
+    assert ChunkRecall(judge, threshold=0.2, relevance_threshold=0.3).resolved_threshold("relevance") == 0.3
+    assert [(k, key) for k, key, _ in ChunkRecall(judge, threshold=0.2).thresholds_in_force()] == [
+        ("entailment", "chunk_recall"), ("relevance", "chunk_recall_relevance")]

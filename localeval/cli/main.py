@@ -6,6 +6,9 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+import typer.core
+
+from localeval.runner.summary import plural
 
 app = typer.Typer(
     add_completion=False,
@@ -40,37 +43,73 @@ def _parse_thresholds(items: list[str]) -> dict[str, float]:
 _CONFIG_HELP = "Configuration file (default: ./localeval.toml, else [tool.localeval] in ./pyproject.toml)."
 
 
-@app.command()
+class _ScoreCommand(typer.core.TyperCommand):
+    """`score --help` lists the metric names, read from the registry only when help is shown
+    (the registry imports torch: seconds that `localeval --help` should not pay)."""
+
+    def format_help(self, ctx, formatter) -> None:
+        from localeval.metrics.registry import ALIASES, METRICS
+
+        self.epilog = f"Metrics: {', '.join(METRICS)}. RAGAS names: {', '.join(ALIASES)}."
+        super().format_help(ctx, formatter)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from localeval import __version__
+
+        typer.echo(f"localeval {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    """Offline evaluation of retrieval-augmented generation with local judges."""
+
+
+@app.command(cls=_ScoreCommand)
 def score(
     input_path: Path = typer.Argument(..., exists=True, dir_okay=False, help="Input file: JSON Lines, CSV or Parquet."),
-    metrics: Optional[str] = typer.Option(None, "--metrics", "-m", help="Comma-separated metric names (RAGAS names work too; default: context_recall)."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output JSON Lines, .csv or .parquet (default: JSON Lines on stdout)."),
-    model: Optional[str] = typer.Option(None, "--model", help="Judge name or local model directory."),
+    metrics: Optional[str] = typer.Option(None, "--metrics", "-m", help="Comma-separated metric names, listed below (default: context_recall)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output file: .jsonl, .csv or .parquet (default: JSON Lines on stdout)."),
+    model: Optional[str] = typer.Option(None, "--model", help="Judge name or local model directory (any Hugging Face NLI model folder)."),
     device: Optional[str] = typer.Option(None, "--device", help="cpu, cuda, cuda:1 ... (default: auto)."),
     precision: Optional[str] = typer.Option(None, "--precision", help="Judge number format: auto (fp32 on CPU, fp16 on CUDA), fp32, bf16 (2-3x faster on CPUs with native bf16; probabilities within ~0.02 of fp32), fp16."),
     max_units: Optional[int] = typer.Option(None, "--max-units", help="Units of the contexts each claim is judged against, those sharing most of its words (default: the metrics' own, 6; 0: every unit, slower on long contexts)."),
     batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Pairs per judge forward pass (default: 32 on CPU, 128 on CUDA)."),
     chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="Rows scored together (default: 256)."),
     column_map: list[str] = typer.Option([], "--column-map", help="FIELD=COLUMN or FIELD=column.key; repeat for several fields."),
-    threshold: list[str] = typer.Option([], "--threshold", help="NAME=VALUE: replaces the judge's stored threshold (entailment, relevance)."),
+    threshold: list[str] = typer.Option([], "--threshold", help="KEY=VALUE, beats the judge's stored threshold: entailment, relevance, or a metric's own key (faithfulness=0.6); see localeval config."),
     cache: Optional[Path] = typer.Option(None, "--cache", dir_okay=False, help="SQLite file of judge verdicts, reused across runs."),
     resume: bool = typer.Option(False, "--resume", help="Keep the rows OUTPUT already holds; score and append the rest."),
-    progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Show progress on stderr (default: on)."),
+    progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Show progress on stderr, model loading included (default: on)."),
     engine: Optional[str] = typer.Option(None, "--engine", help="local (default) or ray (an actor pool: one per GPU, else one per CPU)."),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster to join (auto: the one this node belongs to); default: a local one."),
     ray_actors: Optional[int] = typer.Option(None, "--ray-actors", help="Scoring actors for --engine ray."),
     decomposer: Optional[str] = typer.Option(None, "--decomposer", help="Claims and sub-questions: 'rule' (default) or a local instruction model (directory or .gguf file)."),
     config: Optional[Path] = typer.Option(None, "--config", dir_okay=False, help=_CONFIG_HELP),
-    report_path: Optional[Path] = typer.Option(None, "--report", dir_okay=False, help="Also write an HTML report of the run here (needs --output)."),
+    report_path: Optional[Path] = typer.Option(None, "--report", help="Also write an HTML report of the run here (needs --output)."),
+    fail_under: list[str] = typer.Option([], "--fail-under", help="METRIC=VALUE: exit with 1 when the metric's mean is below VALUE; repeat for several metrics."),
+    max_unscored: Optional[float] = typer.Option(None, "--max-unscored", min=0.0, max=100.0, help="Exit with 1 when more than this percentage of rows is unscored for a metric (a metric that scores no row always fails)."),
+    summary_json: Optional[Path] = typer.Option(None, "--summary-json", help="Write the summary, the gates and the run's metadata (version, judge and its hash, thresholds) as JSON."),
+    junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", help="Write the gates as JUnit XML: one test case per metric."),
 ) -> None:
-    """Score every row of INPUT_PATH; each output row keeps its input fields plus ``_line``
-    and, per metric, the score, the reason for a missing score, and the details that explain
-    it. Rows are written as their chunk finishes; after a crash, ``--resume`` goes on.
-    Settings not given as flags come from the configuration file (``localeval config``)."""
+    """Score every row of INPUT_PATH. Each output row keeps its input fields plus _line and,
+    per metric, the score, the reason for a missing score, and the details that explain it.
+    Rows are written as their chunk finishes; after a crash, --resume goes on. Settings not
+    given as flags come from the configuration file (see: localeval config). Exit codes: 0
+    passed, 1 a gate failed (nothing scored, --fail-under, --max-unscored), 2 a usage or
+    input error."""
     from rich.console import Console
 
     from localeval.backends import JudgeNotFoundError
     from localeval.runner import resolve_metrics, score_dataset
+    from localeval.runner.gates import check_gates, parse_fail_under, write_junit_xml, write_summary_json
+    from localeval.runner.metadata import run_metadata
+    from localeval.runner.output import check_writable, output_format
+    from localeval.runner.progress import quiet_loading
     from localeval.runner.run import judges_of
 
     try:
@@ -86,13 +125,23 @@ def score(
             raise ValueError("--resume needs --output")
         if report_path is not None and output is None:
             raise ValueError("--report needs --output (the report is read from the output file)")
+        # Everything that can be checked is checked before the judge loads (seconds to minutes).
+        if output is not None:
+            check_writable(output, "--output")
+            output_format(output)
+        for path, flag in ((report_path, "--report"), (summary_json, "--summary-json"), (junit_xml, "--junit-xml")):
+            if path is not None:
+                check_writable(path, flag)
+        names = [name for name, _ in resolve_metrics(settings.metrics, load_judge=False)]
+        gates_under = parse_fail_under(fail_under, names)
         kwargs = settings.score_kwargs()
         if settings.engine == "local":
             # Built here (not in score_dataset) to name the judge in the summary's title.
-            built = resolve_metrics(settings.metrics, model=settings.model, device=settings.device,
-                                    batch_size=settings.batch_size, thresholds=settings.thresholds or None,
-                                    decomposer=kwargs["decomposer"], precision=settings.precision,
-                                    max_units=kwargs["max_units"])
+            with quiet_loading(not settings.progress):
+                built = resolve_metrics(settings.metrics, model=settings.model, device=settings.device,
+                                        batch_size=settings.batch_size, thresholds=settings.thresholds or None,
+                                        decomposer=kwargs["decomposer"], precision=settings.precision,
+                                        max_units=kwargs["max_units"])
         else:
             built = settings.metrics
         column_map_ = kwargs.pop("column_map")
@@ -104,9 +153,19 @@ def score(
     judges = judges_of(built) if settings.engine == "local" else []
     where = f" with judge {judges[0].name} on {judges[0].device.type}" if judges else f" on engine {settings.engine}"
     console = Console(stderr=True, width=max(100, Console(stderr=True).width))
-    console.print(summary.to_table(title=f"{summary.rows} rows scored{where}"))
+    console.print(summary.to_table(title=f"{plural(summary.rows, 'row')} scored{where}"))
+    gates = check_gates(summary, gates_under, max_unscored)
+    if summary_json is not None:
+        meta = run_metadata(built) if settings.engine == "local" else {}
+        write_summary_json(summary_json, summary, gates, {**meta, "input": str(input_path), "output": None if output is None else str(output)})
+    if junit_xml is not None:
+        write_junit_xml(junit_xml, summary, gates)
     if report_path is not None and output is not None:
         _write_report([output], report_path, worst=10, title=None)
+    for failure in gates.failures:
+        typer.echo(f"gate failed: {failure.message}", err=True)
+    if not gates.passed:
+        raise typer.Exit(1)
 
 
 def _write_report(runs: list[Path], output: Path, *, worst: int, title: Optional[str]) -> None:

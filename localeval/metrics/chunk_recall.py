@@ -28,6 +28,7 @@ from localeval.backends.attribution import attribute
 from localeval.backends.relevance import sentence_relevance
 from localeval.metrics.base import MetricResult
 from localeval.metrics.claim_support import JudgedMetric
+from localeval.metrics.thresholds import ThresholdChoice
 from localeval.schema import Sample
 from localeval.text import Span, split_claims, split_sentences
 
@@ -101,12 +102,19 @@ class ChunkRecall(JudgedMetric):
         self.no_relevant_score = no_relevant_score
         self.relevance_threshold = relevance_threshold
 
+    def threshold_choice(self, kind: str | None = None, *, key: str | None = None) -> ThresholdChoice:
+        # `threshold` sets the entailment one only; `relevance_threshold` the other.
+        if kind == "relevance":
+            if self.relevance_threshold is not None:
+                return ThresholdChoice(self.relevance_threshold, "relevance_threshold=", "argument")
+            return self._judge_threshold(kind, key)
+        return super().threshold_choice(kind, key=key)
+
     def unscored(self, reason: str) -> ChunkRecallResult:
         return ChunkRecallResult(score=None, reason=reason)
 
     def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
-        # `threshold` sets the entailment one only.
-        rel_t = self.threshold_choice("relevance", argument=self.relevance_threshold, use_threshold=False).value
+        rel_t = self.resolved_threshold("relevance")
         ent_t = self.resolved_threshold("entailment")
         # 1. relevance of every sentence of every chunk
         chunk_sentences = [[split_sentences(c) for c in s.retrieved_contexts or []] for s in samples]

@@ -118,20 +118,23 @@ class JudgedMetric(Metric):
         """``(kind, per-metric key)`` of every decision the metric makes."""
         return [(kind, cls.threshold_key(kind)) for kind in cls.threshold_kinds or (cls.threshold_kind,)]
 
-    def threshold_choice(
-        self, kind: str | None = None, *, argument: float | None = None, use_threshold: bool = True
-    ) -> ThresholdChoice:
-        """The threshold of a decision of ``kind`` and where it comes from: ``argument``, or
-        ``threshold=`` (unless ``use_threshold`` is false), if given; else the order of
-        `localeval.metrics.thresholds` (a user-given key beats a stored one; a per-metric key
-        beats the generic one)."""
+    def threshold_choice(self, kind: str | None = None, *, key: str | None = None) -> ThresholdChoice:
+        """The threshold of a decision of ``kind`` and where it comes from: ``threshold=`` if
+        given, else the order of `localeval.metrics.thresholds` (a user-given key beats a
+        stored one; the per-metric ``key``, by default `threshold_key`, beats the generic one)."""
         kind = kind or self.threshold_kind
-        if argument is None and use_threshold:
-            argument = self.threshold
-        if argument is not None:
-            return ThresholdChoice(argument, "threshold=", "argument")
+        if self.threshold is not None:
+            return ThresholdChoice(self.threshold, "threshold=", "argument")
+        return self._judge_threshold(kind, key)
+
+    def _judge_threshold(self, kind: str, key: str | None = None) -> ThresholdChoice:
+        """The judge's side of the order: given, then stored (see `threshold_choice`)."""
         judge = self.judge
-        return choose_threshold(judge.thresholds, getattr(judge, "given_thresholds", {}), self.threshold_key(kind), kind)
+        return choose_threshold(judge.thresholds, getattr(judge, "given_thresholds", {}), key or self.threshold_key(kind), kind)
+
+    def thresholds_in_force(self) -> list[tuple[str, str, ThresholdChoice]]:
+        """``(kind, per-metric key, choice)`` of each decision (what a run's metadata records)."""
+        return [(kind, key, self.threshold_choice(kind, key=key)) for kind, key in self.threshold_uses()]
 
     def resolved_threshold(self, kind: str | None = None) -> float:
         """The value of `threshold_choice`."""

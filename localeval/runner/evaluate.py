@@ -24,8 +24,8 @@ from typing import Any, Literal
 from localeval.backends.cache import JudgementCache
 from localeval.metrics.base import Metric, MetricResult
 from localeval.runner.columns import ColumnMap, ColumnSource, clean_value
-from localeval.runner.output import dumps, open_writer, read_done, record
-from localeval.runner.progress import Progress, make_progress
+from localeval.runner.output import check_writable, dumps, open_writer, output_format, read_done, record
+from localeval.runner.progress import Progress, make_progress, quiet_loading
 from localeval.runner.rows import Row
 from localeval.runner.run import (
     DEFAULT_CHUNK_SIZE,
@@ -207,12 +207,16 @@ def _run(
 ) -> RunSummary:
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; engines: {', '.join(ENGINES)}")
+    if output is not None:  # before any model loads
+        check_writable(output)
+        output_format(output)
     columns = ColumnMap(column_map)
     # The Ray engine loads judges (and decomposers) in its actors; here only the output names are needed.
-    named = resolve_metrics(
-        metrics, model=model, device=device, batch_size=batch_size, thresholds=thresholds,
-        load_judge=engine == "local", decomposer=decomposer, precision=precision, max_units=max_units,
-    )
+    with quiet_loading(not show_progress):
+        named = resolve_metrics(
+            metrics, model=model, device=device, batch_size=batch_size, thresholds=thresholds,
+            load_judge=engine == "local", decomposer=decomposer, precision=precision, max_units=max_units,
+        )
     names = [name for name, _ in named]
     source = open_source(data, columns)
     summary = SummaryBuilder(names)

@@ -34,7 +34,10 @@ from localeval.metrics.base import MetricResult
 from localeval.runner.columns import clean_value
 from localeval.runner.rows import Row
 
-__all__ = ["CsvWriter", "JsonlWriter", "ParquetWriter", "Writer", "flat_record", "open_writer", "read_done", "record"]
+__all__ = [
+    "CsvWriter", "JsonlWriter", "ParquetWriter", "Writer", "check_writable", "flat_record", "open_writer",
+    "output_format", "read_done", "record",
+]
 
 
 def _json_default(value: Any) -> Any:
@@ -195,10 +198,40 @@ class ParquetWriter:
         self._writer.close()
 
 
+OUTPUT_FORMATS: dict[str, str] = {
+    ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".csv": "csv", ".parquet": "parquet", ".pq": "parquet",
+}
+
+
+def output_format(path: str | os.PathLike[str]) -> str:
+    """``jsonl``, ``csv`` or ``parquet`` by extension; anything else is an error (an ``.xlsx``
+    must not silently become JSON Lines)."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in OUTPUT_FORMATS:
+        raise ValueError(
+            f"cannot write {os.fspath(path)!r}: unknown output format {suffix or '(no extension)'!r}; "
+            f"supported: {', '.join(OUTPUT_FORMATS)}"
+        )
+    return OUTPUT_FORMATS[suffix]
+
+
+def check_writable(path: str | os.PathLike[str], what: str = "output") -> None:
+    """Fail early, in one line, for a path that cannot become a file: a folder, or one whose
+    folder does not exist (before a model loads and a run's time is spent)."""
+    target = Path(path)
+    if target.is_dir():
+        raise ValueError(f"{what} {os.fspath(path)!r} is a directory; give a file name")
+    if not target.parent.is_dir():
+        raise ValueError(f"{what} {os.fspath(path)!r}: folder {os.fspath(target.parent)!r} does not exist")
+
+
 def open_writer(path: str | os.PathLike[str] | None, metrics: list[str], *, append: bool = False) -> Writer:
-    """A writer for ``path`` by extension (``.parquet``/``.pq``: Parquet, ``.csv``: CSV, else
-    JSON Lines; ``None``: JSON Lines on stdout)."""
+    """A writer for ``path`` by extension (``.parquet``/``.pq``: Parquet, ``.csv``: CSV,
+    ``.jsonl``/``.ndjson``/``.json``: JSON Lines, others: ValueError; ``None``: JSON Lines on
+    stdout)."""
     suffix = Path(path).suffix.lower() if path is not None else ""
+    if path is not None:
+        output_format(path)
     if suffix in (".parquet", ".pq", ".csv"):
         if append:
             raise ValueError("resume needs a JSON Lines output: a Parquet or CSV file is not appended to")

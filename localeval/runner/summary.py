@@ -12,7 +12,12 @@ import statistics
 
 from pydantic import BaseModel
 
-__all__ = ["MetricSummary", "RunSummary", "SummaryBuilder", "reason_key"]
+__all__ = ["MetricSummary", "RunSummary", "SummaryBuilder", "plural", "reason_key"]
+
+
+def plural(n: int, word: str) -> str:
+    """``"1 row"``, ``"2 rows"``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 class MetricSummary(BaseModel):
