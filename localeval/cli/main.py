@@ -187,7 +187,7 @@ def _write_report(runs: list[Path], output: Path, *, worst: int, title: Optional
 
 @app.command()
 def report(
-    runs: list[Path] = typer.Argument(..., exists=True, dir_okay=False, help="Output of `localeval score` (JSON Lines, CSV or Parquet); two files: compare them."),
+    runs: list[Path] = typer.Argument(..., exists=True, dir_okay=False, help="Output of localeval score (JSON Lines, CSV or Parquet); two files: compare them."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", dir_okay=False, help="HTML file to write (default: the first run's name with .html)."),
     worst: int = typer.Option(10, "--worst", min=0, help="Rows listed per metric (lowest scores; in a comparison, biggest changes)."),
     title: Optional[str] = typer.Option(None, "--title", help="Page title."),
@@ -212,7 +212,7 @@ def show_config(
     config: Optional[Path] = typer.Option(None, "--config", dir_okay=False, help=_CONFIG_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print JSON (values and sources) instead of a table."),
 ) -> None:
-    """Print the effective configuration of ``localeval score`` and where each value comes from."""
+    """Print the effective configuration of localeval score and where each value comes from."""
     import json
 
     from localeval.config import ConfigError

@@ -19,10 +19,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from localeval.backends.cache import JudgementCache
 from localeval.metrics.base import Metric, MetricResult
+from localeval.metrics.thresholds import did_you_mean
 from localeval.runner.columns import ColumnMap, ColumnSource, clean_value
 from localeval.runner.output import check_writable, dumps, open_writer, output_format, read_done, record
 from localeval.runner.progress import Progress, make_progress, quiet_loading
@@ -39,7 +40,7 @@ from localeval.runner.run import (
 from localeval.runner.sources import open_source
 from localeval.runner.summary import RunSummary, SummaryBuilder
 
-__all__ = ["EvaluationResult", "RowResult", "evaluate", "score_dataset"]
+__all__ = ["EvaluationResult", "RowResult", "aevaluate", "evaluate", "score_dataset"]
 
 _RESERVED = ("_line", "_error")
 
@@ -72,8 +73,17 @@ class EvaluationResult:
     def __iter__(self) -> Iterator[RowResult]:
         return iter(self.rows)
 
-    def __getitem__(self, i: int) -> RowResult:
-        return self.rows[i]
+    @overload
+    def __getitem__(self, key: int) -> RowResult: ...
+    @overload
+    def __getitem__(self, key: str) -> list[float | None]: ...
+
+    def __getitem__(self, key: int | str) -> RowResult | list[float | None]:
+        """``result[3]``: the fourth row; ``result["faithfulness"]``: that metric's scores, row
+        by row, ``None`` where a row could not be scored (RAGAS' ``result["faithfulness"]``)."""
+        if isinstance(key, str):
+            return self.scores(key)
+        return self.rows[key]
 
     def __repr__(self) -> str:
         means = ", ".join(
@@ -88,7 +98,7 @@ class EvaluationResult:
     def scores(self, metric: str) -> list[float | None]:
         """The metric's score of every row, ``None`` where the row could not be scored."""
         if metric not in self.metrics:
-            raise KeyError(f"no metric {metric!r} in this result; metrics: {', '.join(self.metrics)}")
+            raise KeyError(f"no metric {metric!r} in this result{did_you_mean(metric, self.metrics)}; metrics: {', '.join(self.metrics)}")
         return [r.results[metric].score for r in self.rows]
 
     def results(self, metric: str) -> list[MetricResult]:
@@ -333,6 +343,16 @@ def evaluate(
     )
     rows.sort(key=lambda r: r.line)
     return EvaluationResult(rows, [m.metric for m in summary.metrics], summary)
+
+
+async def aevaluate(data: Any, metrics: str | Sequence[str | Metric], column_map: Mapping[str, ColumnSource] | None = None,
+                    **options: Any) -> EvaluationResult:
+    """`evaluate` for async code: the run goes to a worker thread, the event loop stays free
+    (same arguments, same result). Two runs awaited together share the judge and take turns
+    on the CPU; they do not score faster than one after the other."""
+    import asyncio
+
+    return await asyncio.to_thread(evaluate, data, metrics, column_map, **options)
 
 
 def score_dataset(

@@ -116,6 +116,10 @@ def resolve_metrics(
                     options["decomposer"] = chosen
             metric, requested = cls(**options), item.strip().lower()
         else:
+            from localeval.compat.ragas_metrics import is_ragas_metric, ragas_metric_hint
+
+            if is_ragas_metric(item):
+                raise TypeError(ragas_metric_hint(item))
             raise TypeError(f"metrics must be names or Metric objects, got {type(item).__name__}")
         # The metric's own name, unless two entries share it (an alias asked beside its
         # metric): then the name the user typed, so no column overwrites another.

@@ -43,6 +43,16 @@ class RunSummary(BaseModel):
                 return m
         raise KeyError(metric)
 
+    def __str__(self) -> str:
+        """The table `to_table` draws, as text: ``print(result.summary())`` reads like the CLI."""
+        import io
+
+        from rich.console import Console
+
+        console = Console(file=io.StringIO(), width=120, color_system=None, force_terminal=False)
+        console.print(self.to_table(title=f"{plural(self.rows, 'row')}"))
+        return "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())
+
     def to_table(self, title: str | None = None):
         """The summary as a Rich table (what the CLI prints)."""
         from rich.table import Table
