@@ -136,3 +136,24 @@ def test_assert_scores_passes_and_fails_with_the_evidence(tiny_nli_dir):
         assert_scores([{"retrieved_contexts": ["x"]}], {"context_recall": 0.0}, model=model, allow_unscored=True)
     with pytest.raises(AssertionError, match=r"mean 0.0000 < 0.5 over 1 scored row"):
         assert_scores(GOOD, {"context_recall": 0.5}, model=model, mean=True, thresholds={"entailment": 1.0})
+
+
+def test_readme_ci_command_fails_on_a_bad_run(tmp_path, monkeypatch, default_judge):
+    import re
+    import shlex
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text()
+    section = readme[readme.index("## CI: quality gates"):]
+    block = re.search(r"```bash\n(.*?)\n```", section, re.S).group(1)
+    command = block.split("\necho")[0].replace("\\\n", " ")
+    args = shlex.split(command)
+    assert args[:2] == ["localeval", "score"]
+    args[2] = str(root / args[2])
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, args[1:])
+    assert result.exit_code == 1, result.output
+    assert "gate failed: context_recall: mean 0.5000 is under 0.9" in result.output
+    assert json.loads((tmp_path / "summary.json").read_text())["passed"] is False
+    assert ET.parse(tmp_path / "localeval.xml").getroot().find("testsuite").get("failures") == "1"
