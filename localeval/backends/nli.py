@@ -136,6 +136,9 @@ class NLIJudge:
         self.max_length: int = int(max_length or extra.get("max_length") or limit)
         self.thresholds: dict[str, float] = stored_thresholds(self.config)
         self.given_thresholds: dict[str, float] = {}
+        # Languages the judge was trained on ("languages" in config.json's localeval table; a
+        # multilingual judge lists its own): rows in others are marked with a warning.
+        self.languages: tuple[str, ...] = tuple(extra.get("languages") or ("en",))
         """Thresholds the user gave (`localeval.runner.run.with_thresholds`): they beat stored ones."""
         self._truncation_warned = False
         self.cache: JudgementCache | None = open_cache(cache)

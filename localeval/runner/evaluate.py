@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, overload
 
@@ -42,7 +42,7 @@ from localeval.runner.summary import RunSummary, SummaryBuilder
 
 __all__ = ["EvaluationResult", "RowResult", "aevaluate", "evaluate", "score_dataset"]
 
-_RESERVED = ("_line", "_error")
+_RESERVED = ("_line", "_error", "_warnings")
 
 
 @dataclass
@@ -53,10 +53,12 @@ class RowResult:
     data: dict[str, Any]
     error: str | None
     results: dict[str, MetricResult]
+    warnings: list[str] = field(default_factory=list)
+    """What may make the scores wrong (a language the judge was not trained on)."""
 
     def record(self) -> dict[str, Any]:
         """The row as written to JSON Lines."""
-        return record(Row(line=self.line, data=self.data, error=self.error), self.results)
+        return record(Row(line=self.line, data=self.data, error=self.error, warnings=self.warnings), self.results)
 
 
 class EvaluationResult:
@@ -150,7 +152,7 @@ def _from_record(obj: dict[str, Any], metrics: Sequence[tuple[str, Metric]]) -> 
         results[name] = result_type.model_validate(
             {**details, "metric": metric.name, "score": obj.get(name), "reason": obj.get(f"{name}_reason")}
         )
-    return RowResult(line=obj["_line"], data=data, error=obj.get("_error"), results=results)
+    return RowResult(line=obj["_line"], data=data, error=obj.get("_error"), results=results, warnings=obj.get("_warnings") or [])
 
 
 ENGINES = ("local", "ray")
@@ -330,7 +332,7 @@ def evaluate(
     rows: list[RowResult] = []
 
     def keep(chunk: list[ScoredRow]) -> None:
-        rows.extend(RowResult(line=r.line, data=r.data, error=r.error, results=res) for r, res in chunk)
+        rows.extend(RowResult(line=r.line, data=r.data, error=r.error, results=res, warnings=r.warnings) for r, res in chunk)
 
     def keep_old(obj: dict[str, Any], named: list[tuple[str, Metric]]) -> None:
         rows.append(_from_record(obj, named))

@@ -80,6 +80,8 @@ def record(row: Row, results: dict[str, MetricResult]) -> dict[str, Any]:
     out["_line"] = row.line
     if row.error:
         out["_error"] = row.error
+    if row.warnings:
+        out["_warnings"] = list(row.warnings)
     for name, result in results.items():
         out[name] = result.score
         out[f"{name}_reason"] = result.reason
@@ -120,7 +122,7 @@ class JsonlWriter:
             self._fd = None
 
 
-FLAT_COLUMNS = ("_line", "_input", "user_input", "response", "reference", "retrieved_contexts", "_error")
+FLAT_COLUMNS = ("_line", "_input", "user_input", "response", "reference", "retrieved_contexts", "_error", "_warnings")
 
 
 def flat_record(row: Row, results: dict[str, MetricResult], metrics: list[str]) -> dict[str, Any]:
@@ -134,6 +136,7 @@ def flat_record(row: Row, results: dict[str, MetricResult], metrics: list[str]) 
         "reference": s.reference if s else None,
         "retrieved_contexts": s.retrieved_contexts if s else None,
         "_error": row.error,
+        "_warnings": dumps(row.warnings) if row.warnings else None,
     }
     for m in metrics:
         r = results[m]
@@ -183,6 +186,7 @@ class ParquetWriter:
             pa.field("reference", pa.string()),
             pa.field("retrieved_contexts", pa.list_(pa.string())),
             pa.field("_error", pa.string()),
+            pa.field("_warnings", pa.string()),
         ]
         for m in metrics:
             fields += [pa.field(m, pa.float64()), pa.field(f"{m}_reason", pa.string()), pa.field(f"{m}_details", pa.string())]

@@ -38,6 +38,7 @@ from localeval.runner.output import dumps, record
 from localeval.runner.progress import Progress
 from localeval.runner.rows import Row, count_lines, read_jsonl
 from localeval.runner.summary import MetricSummary, RunSummary, SummaryBuilder
+from localeval.text.language import language_warnings
 
 __all__ = [
     "MetricSummary",
@@ -225,8 +226,27 @@ def _score_metric(metric: Metric, rows: list[Row]) -> dict[int, MetricResult]:
     return out
 
 
+_TEXT_FIELDS = frozenset({"user_input", "response", "reference", "retrieved_contexts"})
+
+
+def metric_languages(metrics: Sequence[tuple[str, Metric]]) -> frozenset[str] | None:
+    """Languages every metric of the run that reads text is built for: a judged metric its
+    judge's, the others (spaCy NER, the rule-based claim splitter) English; ``None`` when no
+    metric reads text (IDs only)."""
+    languages: frozenset[str] | None = None
+    for _, metric in metrics:
+        if not _TEXT_FIELDS & set(metric.required_columns):
+            continue
+        own = frozenset(metric.judge.languages) if isinstance(metric, JudgedMetric) else frozenset({"en"})
+        languages = own if languages is None else languages & own
+    return languages
+
+
 def score_chunk(chunk: list[Row], metrics: Sequence[tuple[str, Metric]]) -> list[ScoredRow]:
     valid = [r for r in chunk if r.sample is not None]
+    languages = metric_languages(metrics)
+    for row in valid:
+        row.warnings = language_warnings(row.sample, languages)
     per_metric = {name: _score_metric(metric, valid) for name, metric in metrics}
     return [
         (
@@ -265,8 +285,9 @@ def run_chunks(
 
 
 def add_to_summary(summary: SummaryBuilder, scored: Iterable[ScoredRow]) -> None:
-    for _, results in scored:
+    for row, results in scored:
         summary.rows += 1
+        summary.warn(row.warnings)
         for name, result in results.items():
             summary.add(name, result.score, result.reason)
 
@@ -274,6 +295,7 @@ def add_to_summary(summary: SummaryBuilder, scored: Iterable[ScoredRow]) -> None
 def add_record_to_summary(summary: SummaryBuilder, names: Iterable[str], obj: dict[str, Any]) -> None:
     """Count an output row read back from a file (for the summary of a resumed run)."""
     summary.rows += 1
+    summary.warn(obj.get("_warnings") or [])
     for name in names:
         summary.add(name, obj.get(name), obj.get(f"{name}_reason"))
 
