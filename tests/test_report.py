@@ -17,6 +17,7 @@ from localeval import evaluate
 from localeval.cli.main import app
 from localeval.reports import build_report, write_report
 from localeval.reports.explain import explain, highlight
+from localeval.reports.table import SCRIPT as PAGE_SCRIPT, SCRIPT_HASH
 from report_browser import visit
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rag_answers.jsonl"
@@ -55,6 +56,12 @@ def runs(tmp_path_factory, tiny_nli_dir, one_torch_thread) -> tuple[Path, Path]:
 def _no_external_reference(page: str) -> None:
     """Nothing in the page's markup could load anything (user text is escaped, so it is not
     markup: an escaped "<img src=...>" is text)."""
+    # The page's own table script is its only one, allowed by hash in its CSP; no other runs.
+    scripts = re.findall(r"<script[^>]*>(.*?)</script>", page, re.S | re.I)
+    assert scripts in ([], [PAGE_SCRIPT])
+    if scripts:
+        assert f"script-src '{SCRIPT_HASH}';" in page
+    page = page.replace(f"<script>{PAGE_SCRIPT}</script>", "")
     tags = " ".join(re.findall(r"<[A-Za-z!/][^>]*>", page))
     assert "<script" not in tags.lower()
     assert not re.search(r"\s(src|srcset|action|poster|data|background)\s*=", tags, re.I)
@@ -245,3 +252,63 @@ def test_explain_never_fails_on_odd_details(shape, value, extra, contexts, score
               "retrieved_contexts": contexts}
     out = explain("m", record)
     assert "<script" not in out
+
+
+def test_every_row_table_sorts_filters_and_searches_in_the_browser(runs, tmp_path):
+    a, _ = runs
+    rows = _rows(a)
+    meta = {"localeval_version": "9.9", "date": "2026-01-01T00:00:00+00:00",
+            "judges": [{"name": "tiny", "weights_hash": "abc123", "device": "cpu", "precision": "fp32", "given_thresholds": {"entailment": 0.7}}],
+            "metrics": {"context_recall": {"thresholds": [{"decision": "entailment", "key": "entailment", "value": 0.7, "source": "given"}],
+                                           "options": {"max_units": 6}}}}
+    html_path = write_report([a], tmp_path / "rows.html", worst=3, metadata=meta)
+    page = html_path.read_text()
+    _no_external_reference(page)
+    assert page.count('<tr data-text=') == len(rows)  # every row, not only those under 1.0
+    assert "weights hash abc123" in page and "entailment: entailment=0.7 (given)" in page and "9.9" in page
+    col = 3 + METRICS.index("context_recall")
+    below = sum(1 for r in rows if isinstance(r["context_recall"], float) and r["context_recall"] < 0.5)
+    unscored = sum(1 for r in rows if any(r[m] is None for m in METRICS))
+    scores = sorted(r["context_recall"] for r in rows if isinstance(r["context_recall"], float))
+
+    def act(p):
+        count = lambda: p.inner_text("#rows-count")  # noqa: E731
+        seen = {"start": count()}
+        p.fill("#rows-search", "hostile")
+        seen["search"] = count()
+        seen["search_rows"] = p.eval_on_selector_all("#rows-table tbody tr:not([hidden])", "rs => rs.map(r => r.cells[1].textContent)")
+        p.fill("#rows-search", "")
+        p.check("#rows-unscored")
+        seen["unscored"] = count()
+        p.uncheck("#rows-unscored")
+        p.select_option("#rows-metric", str(col))
+        p.fill("#rows-below", "0.5")
+        seen["below"] = count()
+        p.fill("#rows-below", "")
+        p.click(f"#rows-table thead th:nth-child({col + 1})")
+        seen["ascending"] = p.eval_on_selector_all(
+            "#rows-table tbody tr", f"rs => rs.map(r => r.cells[{col}].getAttribute('data-v')).filter(v => v !== '')")
+        p.click(f"#rows-table thead th:nth-child({col + 1})")
+        seen["descending_first"] = p.eval_on_selector("#rows-table tbody tr", f"r => r.cells[{col}].getAttribute('data-v')")
+        return seen
+
+    seen = visit(html_path, tmp_path / "rows.png", actions=act)
+    assert seen.console_errors == [] and seen.dialogs == []
+    assert seen.requests == [html_path.resolve().as_uri()]
+    n = len(rows)
+    assert seen.result["start"] == f"{n} of {n} rows shown"
+    assert seen.result["search"] == f"1 of {n} rows shown" and seen.result["search_rows"] == ["hostile"]
+    assert seen.result["unscored"] == f"{unscored} of {n} rows shown" and unscored > 0
+    assert seen.result["below"] == f"{below} of {n} rows shown"
+    assert [float(v) for v in seen.result["ascending"]] == scores
+    assert float(seen.result["descending_first"]) == scores[-1]
+
+
+def test_line_breaks_are_kept_and_warnings_are_shown(tmp_path):
+    path = tmp_path / "run.jsonl"
+    record = {"_line": 1, "user_input": "Steps?", "response": "1. Build\n2. Push", "m": 0.2, "m_reason": None, "m_details": {},
+              "_warnings": ["language German (de): response; the metrics were built for English, scores may be wrong"]}
+    path.write_text(json.dumps(record) + "\n")
+    seen = visit(write_report([path], tmp_path / "r.html"))
+    assert "1. Build\n2. Push" in seen.text  # pre-wrap: the list stays a list
+    assert "1 row with warnings (1 × language German (de))" in seen.text

@@ -155,27 +155,28 @@ def score(
     console = Console(stderr=True, width=max(100, Console(stderr=True).width))
     console.print(summary.to_table(title=f"{plural(summary.rows, 'row')} scored{where}"))
     gates = check_gates(summary, gates_under, max_unscored)
+    meta = {**(run_metadata(built) if settings.engine == "local" else {}),
+            "input": str(input_path), "output": None if output is None else str(output)}
     if summary_json is not None:
-        meta = run_metadata(built) if settings.engine == "local" else {}
-        write_summary_json(summary_json, summary, gates, {**meta, "input": str(input_path), "output": None if output is None else str(output)})
+        write_summary_json(summary_json, summary, gates, meta)
     if junit_xml is not None:
         write_junit_xml(junit_xml, summary, gates)
     if report_path is not None and output is not None:
-        _write_report([output], report_path, worst=10, title=None)
+        _write_report([output], report_path, worst=10, title=None, metadata=meta)
     for failure in gates.failures:
         typer.echo(f"gate failed: {failure.message}", err=True)
     if not gates.passed:
         raise typer.Exit(1)
 
 
-def _write_report(runs: list[Path], output: Path, *, worst: int, title: Optional[str]) -> None:
+def _write_report(runs: list[Path], output: Path, *, worst: int, title: Optional[str], metadata: Optional[dict] = None) -> None:
     from localeval.reports import write_report
 
     if any(output.resolve() == run.resolve() for run in runs):
         typer.echo(f"error: the report would overwrite its input {output}; pass -o", err=True)
         raise typer.Exit(2)
     try:
-        write_report(runs, output, worst=worst, title=title)
+        write_report(runs, output, worst=worst, title=title, metadata=metadata)
     except ImportError as exc:  # matplotlib comes with the `report` extra
         typer.echo(f"error: the HTML report needs matplotlib: pip install 'localeval[report]' ({exc})", err=True)
         raise typer.Exit(2) from exc
@@ -191,6 +192,7 @@ def report(
     output: Optional[Path] = typer.Option(None, "--output", "-o", dir_okay=False, help="HTML file to write (default: the first run's name with .html)."),
     worst: int = typer.Option(10, "--worst", min=0, help="Rows listed per metric (lowest scores; in a comparison, biggest changes)."),
     title: Optional[str] = typer.Option(None, "--title", help="Page title."),
+    meta: Optional[Path] = typer.Option(None, "--meta", exists=True, dir_okay=False, help="The run's --summary-json file: its metadata (version, judge and hash, thresholds, options, date) is shown."),
 ) -> None:
     """Write a self-contained HTML report of a scored run: summary per metric, score
     histograms, the lowest-scored rows with what explains them. With two runs of the same
@@ -198,7 +200,16 @@ def report(
     if len(runs) > 2:
         typer.echo("error: a report takes one run file, or two to compare", err=True)
         raise typer.Exit(2)
-    _write_report(runs, output or runs[0].with_suffix(".html"), worst=worst, title=title)
+    metadata = None
+    if meta is not None:
+        import json
+
+        try:
+            metadata = json.loads(meta.read_text(encoding="utf-8")).get("run")
+        except (ValueError, AttributeError) as exc:
+            typer.echo(f"error: {meta} is not a summary written by --summary-json ({exc})", err=True)
+            raise typer.Exit(2) from exc
+    _write_report(runs, output or runs[0].with_suffix(".html"), worst=worst, title=title, metadata=metadata)
 
 
 def _load(path: Optional[Path], flags: dict):

@@ -11,8 +11,9 @@ write_report(["run_a.jsonl", "run_b.jsonl"], "compare.html")  # comparison
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from localeval.reports.compare import compare_runs
 from localeval.reports.data import fetch_rows, load_run
@@ -22,16 +23,18 @@ __all__ = ["build_report", "write_report"]
 
 
 def build_report(
-    runs: Sequence[str | os.PathLike[str]], *, worst: int = 10, title: str | None = None
+    runs: Sequence[str | os.PathLike[str]], *, worst: int = 10, title: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
 ) -> str:
-    """The report page for one run file, or the comparison page for two (JSON Lines or
-    Parquet outputs of `localeval score`)."""
+    """The report page for one run file, or the comparison page for two (JSON Lines, CSV or
+    Parquet outputs of `localeval score`). ``metadata`` (the ``run`` part of ``--summary-json``,
+    `localeval.runner.metadata.run_metadata`) is shown on a one-run page."""
     if len(runs) not in (1, 2):
         raise ValueError(f"a report takes one run file, or two to compare; got {len(runs)}")
     if worst < 0:
         raise ValueError("worst must be >= 0")
     if len(runs) == 1:
-        return render_single(load_run(runs[0], worst=worst), worst=worst, title=title)
+        return render_single(load_run(runs[0], worst=worst), worst=worst, title=title, metadata=metadata)
     a = load_run(runs[0], worst=0)
     b = load_run(runs[1], worst=0)
     if a.name == b.name:  # same file name in two folders: tell them apart
@@ -48,9 +51,10 @@ def write_report(
     *,
     worst: int = 10,
     title: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
 ) -> Path:
     """Write `build_report` to ``output`` (UTF-8) and return its path."""
-    page = build_report(runs, worst=worst, title=title)
+    page = build_report(runs, worst=worst, title=title, metadata=metadata)
     out = Path(output)
     out.write_text(page, encoding="utf-8")
     return out
