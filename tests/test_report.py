@@ -220,6 +220,13 @@ def test_cli_report_and_score_with_report(runs, tmp_path, tiny_nli_dir):
     assert result.exit_code == 2 and "no metric columns" in result.output
     result = runner.invoke(app, ["report", str(a), str(a), str(b)])
     assert result.exit_code == 2 and "one run file, or two" in result.output
+    meta = tmp_path / "summary.json"
+    meta.write_text(json.dumps({"run": {"localeval_version": "7.7", "judges": [{"name": "j", "weights_hash": "ffee"}]}}))
+    result = runner.invoke(app, ["report", str(a), "-o", str(tmp_path / "m.html"), "--meta", str(meta)])
+    assert result.exit_code == 0 and "weights hash ffee" in (tmp_path / "m.html").read_text()
+    meta.write_text("[1]")
+    result = runner.invoke(app, ["report", str(a), "-o", str(tmp_path / "m.html"), "--meta", str(meta)])
+    assert result.exit_code == 2 and "not a summary written by --summary-json" in result.output
 
 
 def test_report_of_a_real_judge_run_lists_the_unsupported_claim(default_judge, tmp_path):
