@@ -218,8 +218,6 @@ def test_cli_report_and_score_with_report(runs, tmp_path, tiny_nli_dir):
     assert result.exit_code == 2 and "--report needs --output" in result.output
     result = runner.invoke(app, ["report", str(EXAMPLE), "-o", str(tmp_path / "x.html")])
     assert result.exit_code == 2 and "no metric columns" in result.output
-    result = runner.invoke(app, ["report", str(a), str(a), str(b)])
-    assert result.exit_code == 2 and "one run file, or two" in result.output
     meta = tmp_path / "summary.json"
     meta.write_text(json.dumps({"run": {"localeval_version": "7.7", "judges": [{"name": "j", "weights_hash": "ffee"}]}}))
     result = runner.invoke(app, ["report", str(a), "-o", str(tmp_path / "m.html"), "--meta", str(meta)])
@@ -319,3 +317,32 @@ def test_line_breaks_are_kept_and_warnings_are_shown(tmp_path):
     seen = visit(write_report([path], tmp_path / "r.html"))
     assert "1. Build\n2. Push" in seen.text  # pre-wrap: the list stays a list
     assert "1 row with warnings (1 × language German (de))" in seen.text
+
+
+def test_three_runs_show_means_deltas_and_the_rows_that_moved_most(runs, tmp_path):
+    a, b = runs
+    rows_c = _rows(a)
+    for k, r in enumerate(rows_c):  # run 3: context recall moved up by row-dependent amounts, one row unscored
+        if isinstance(r["context_recall"], float):
+            r["context_recall"] = min(1.0, r["context_recall"] + 0.1 * k)
+    rows_c[0]["context_recall"], rows_c[0]["context_recall_reason"] = None, "error: judge failed"
+    c = tmp_path / "run_c.jsonl"
+    c.write_text("".join(json.dumps(r) + "\n" for r in rows_c))
+    out = tmp_path / "three.html"
+    result = runner.invoke(app, ["report", str(a), str(b), str(c), "-o", str(out), "--worst", "3"])
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    _no_external_reference(page)
+    scores = [r["context_recall"] for r in _rows(a)]
+    mean_a = sum(s for s in scores if isinstance(s, float)) / sum(isinstance(s, float) for s in scores)
+    mean_c = sum(s for s in (r["context_recall"] for r in rows_c) if isinstance(s, float)) / sum(
+        isinstance(r["context_recall"], float) for r in rows_c)
+    row = re.search(r"<tr><td>context_recall</td>(.*?)</tr>", page).group(1)
+    assert f"{mean_a:.3f}" in row and f"({mean_c - mean_a:+.3f})" in row
+    moved = re.search(r"<h3>context_recall</h3><table class=\"moved\">(.*?)</table>", page).group(1)
+    first = re.findall(r"<tr><td class=num>(\d+)</td>", moved)
+    assert first[0] == "1" and "unscored" in moved  # lost its score in run 3: the largest move
+    assert len(first) == 3 and int(first[1]) > int(first[2])  # then the biggest increases (later rows)
+    seen = visit(out)
+    assert seen.console_errors == [] and seen.requests == [out.resolve().as_uri()]
+    assert "Rows that changed most across the runs" in seen.text

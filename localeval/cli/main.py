@@ -188,18 +188,17 @@ def _write_report(runs: list[Path], output: Path, *, worst: int, title: Optional
 
 @app.command()
 def report(
-    runs: list[Path] = typer.Argument(..., exists=True, dir_okay=False, help="Output of localeval score (JSON Lines, CSV or Parquet); two files: compare them."),
+    runs: list[Path] = typer.Argument(..., exists=True, dir_okay=False, help="Output of localeval score (JSON Lines, CSV or Parquet); two or more files: compare them."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", dir_okay=False, help="HTML file to write (default: the first run's name with .html)."),
     worst: int = typer.Option(10, "--worst", min=0, help="Rows listed per metric (lowest scores; in a comparison, biggest changes)."),
     title: Optional[str] = typer.Option(None, "--title", help="Page title."),
     meta: Optional[Path] = typer.Option(None, "--meta", exists=True, dir_okay=False, help="The run's --summary-json file: its metadata (version, judge and hash, thresholds, options, date) is shown."),
 ) -> None:
     """Write a self-contained HTML report of a scored run: summary per metric, score
-    histograms, the lowest-scored rows with what explains them. With two runs of the same
-    input, show which rows got better or worse, and why."""
-    if len(runs) > 2:
-        typer.echo("error: a report takes one run file, or two to compare", err=True)
-        raise typer.Exit(2)
+    histograms, every row (sortable, searchable), the lowest-scored rows with what explains
+    them. With two runs of the same input, show which rows got better or worse, and why; with
+    more, each run's mean per metric, its change from the first run, and the rows that moved
+    most."""
     metadata = None
     if meta is not None:
         import json

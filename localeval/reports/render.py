@@ -12,10 +12,11 @@ from localeval.reports.compare import Change, Comparison
 from localeval.reports.data import RunData, score_of
 from localeval.reports.explain import clip, esc, explain, fmt, row_fields
 from localeval.reports.plots import histogram_svg
+from localeval.reports.multi import MultiComparison, render_many_body
 from localeval.reports.table import SCRIPT, SCRIPT_HASH, rows_table
 from localeval.runner.summary import RunSummary, plural
 
-__all__ = ["render_comparison", "render_single"]
+__all__ = ["render_comparison", "render_many", "render_single"]
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1200px;padding:0 20px 40px;color:#222}
@@ -176,6 +177,12 @@ def render_single(run: RunData, *, worst: int, title: str | None = None,
         + _plots([run], run.metrics) + rows_table(run, _anchors(run)) + _worst_section(run, worst)
     )
     return _page(title, body, script=True)
+
+
+def render_many(runs: list[RunData], cmp: MultiComparison, *, title: str | None = None) -> str:
+    title = title or f"localeval comparison of {len(runs)} runs"
+    body = f"<h1>{esc(title)}</h1>" + render_many_body(cmp) + _plots(runs, cmp.metrics)
+    return _page(title, body)
 
 
 def _score_change(c: Change) -> str:
