@@ -11,14 +11,14 @@ from typing import Any
 from localeval.schema import Sample
 
 __version__ = "0.1.0"
-__all__ = ["Sample", "evaluate", "__version__"]
+__all__ = ["Sample", "aevaluate", "evaluate", "__version__"]
 
 
 def __getattr__(name: str) -> Any:
     # `evaluate` pulls in torch and the metrics: loaded on first use, so `import localeval`
     # stays light for code that only builds Samples.
-    if name == "evaluate":
-        from localeval.runner.evaluate import evaluate
+    if name in ("evaluate", "aevaluate"):
+        import importlib
 
-        return evaluate
+        return getattr(importlib.import_module("localeval.runner.evaluate"), name)
     raise AttributeError(f"module 'localeval' has no attribute {name!r}")

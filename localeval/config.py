@@ -94,9 +94,11 @@ class LocalevalConfig(BaseModel):
     @field_validator("thresholds")
     @classmethod
     def _probabilities(cls, value: dict[str, float]) -> dict[str, float]:
-        for name, t in value.items():
-            if not 0.0 <= t <= 1.0:
-                raise ValueError(f"threshold {name!r} must be in [0, 1], got {t}")
+        if value:  # a typo ("entail") must fail here, before any model loads
+            from localeval.metrics.registry import known_threshold_keys
+            from localeval.metrics.thresholds import check_threshold_keys
+
+            check_threshold_keys(value, known_threshold_keys())
         return value
 
     def score_kwargs(self) -> dict[str, Any]:
@@ -175,7 +177,7 @@ def _validate(values: dict[str, Any], where: str) -> LocalevalConfig:
     try:
         return LocalevalConfig.model_validate(values)
     except ValidationError as exc:
-        parts = [f"{'.'.join(str(x) for x in e['loc']) or 'config'}: {e['msg']}" for e in exc.errors()]
+        parts = [f"{'.'.join(str(x) for x in e['loc']) or 'config'}: {e['msg'].removeprefix('Value error, ')}" for e in exc.errors()]
         raise ConfigError(f"{where}: " + "; ".join(parts)) from None
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
@@ -31,10 +33,12 @@ class PageVisit:
     dialogs: list[str] = field(default_factory=list)
     """alert()/confirm() messages: a script smuggled in by a row would show up here."""
     title: str = ""
+    result: Any = None
+    """What ``actions(page)`` returned (typing, clicking, reading the page after)."""
 
 
 def visit(page_path: Path, screenshot: Path | None = None, *, full_page: bool = True,
-          width: int = 1280, height: int = 1000) -> PageVisit:
+          width: int = 1280, height: int = 1000, actions: Callable[[Any], Any] | None = None) -> PageVisit:
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory(prefix="localeval-chromium-") as profile, sync_playwright() as pw:
@@ -52,6 +56,8 @@ def visit(page_path: Path, screenshot: Path | None = None, *, full_page: bool = 
             page.goto(page_path.resolve().as_uri(), wait_until="load")
             visit.text = page.inner_text("body")
             visit.title = page.title()
+            if actions is not None:
+                visit.result = actions(page)
             if screenshot is not None:
                 page.screenshot(path=str(screenshot), full_page=full_page)
         finally:

@@ -126,7 +126,8 @@ def test_cli_scores_with_a_model_directory(tmp_path, tiny_causal_lm, tiny_nli_di
         "score", str(data), "-m", "context_recall,precision_recall,faithfulness", "--model", str(tiny_nli_dir),
         "--decomposer", str(tiny_causal_lm), "-o", str(out), "--no-progress",
     ])
-    assert result.exit_code == 0, result.output
+    # No row has a response: faithfulness scores nothing, a failed gate (exit 1), rows still written.
+    assert result.exit_code == 1 and "gate failed: faithfulness: no row could be scored" in result.output, result.output
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == 2
     first = rows[0]

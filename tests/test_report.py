@@ -17,6 +17,7 @@ from localeval import evaluate
 from localeval.cli.main import app
 from localeval.reports import build_report, write_report
 from localeval.reports.explain import explain, highlight
+from localeval.reports.table import SCRIPT as PAGE_SCRIPT, SCRIPT_HASH
 from report_browser import visit
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rag_answers.jsonl"
@@ -55,6 +56,12 @@ def runs(tmp_path_factory, tiny_nli_dir, one_torch_thread) -> tuple[Path, Path]:
 def _no_external_reference(page: str) -> None:
     """Nothing in the page's markup could load anything (user text is escaped, so it is not
     markup: an escaped "<img src=...>" is text)."""
+    # The page's own table script is its only one, allowed by hash in its CSP; no other runs.
+    scripts = re.findall(r"<script[^>]*>(.*?)</script>", page, re.S | re.I)
+    assert scripts in ([], [PAGE_SCRIPT])
+    if scripts:
+        assert f"script-src '{SCRIPT_HASH}';" in page
+    page = page.replace(f"<script>{PAGE_SCRIPT}</script>", "")
     tags = " ".join(re.findall(r"<[A-Za-z!/][^>]*>", page))
     assert "<script" not in tags.lower()
     assert not re.search(r"\s(src|srcset|action|poster|data|background)\s*=", tags, re.I)
@@ -211,8 +218,13 @@ def test_cli_report_and_score_with_report(runs, tmp_path, tiny_nli_dir):
     assert result.exit_code == 2 and "--report needs --output" in result.output
     result = runner.invoke(app, ["report", str(EXAMPLE), "-o", str(tmp_path / "x.html")])
     assert result.exit_code == 2 and "no metric columns" in result.output
-    result = runner.invoke(app, ["report", str(a), str(a), str(b)])
-    assert result.exit_code == 2 and "one run file, or two" in result.output
+    meta = tmp_path / "summary.json"
+    meta.write_text(json.dumps({"run": {"localeval_version": "7.7", "judges": [{"name": "j", "weights_hash": "ffee"}]}}))
+    result = runner.invoke(app, ["report", str(a), "-o", str(tmp_path / "m.html"), "--meta", str(meta)])
+    assert result.exit_code == 0 and "weights hash ffee" in (tmp_path / "m.html").read_text()
+    meta.write_text("[1]")
+    result = runner.invoke(app, ["report", str(a), "-o", str(tmp_path / "m.html"), "--meta", str(meta)])
+    assert result.exit_code == 2 and "not a summary written by --summary-json" in result.output
 
 
 def test_report_of_a_real_judge_run_lists_the_unsupported_claim(default_judge, tmp_path):
@@ -245,3 +257,92 @@ def test_explain_never_fails_on_odd_details(shape, value, extra, contexts, score
               "retrieved_contexts": contexts}
     out = explain("m", record)
     assert "<script" not in out
+
+
+def test_every_row_table_sorts_filters_and_searches_in_the_browser(runs, tmp_path):
+    a, _ = runs
+    rows = _rows(a)
+    meta = {"localeval_version": "9.9", "date": "2026-01-01T00:00:00+00:00",
+            "judges": [{"name": "tiny", "weights_hash": "abc123", "device": "cpu", "precision": "fp32", "given_thresholds": {"entailment": 0.7}}],
+            "metrics": {"context_recall": {"thresholds": [{"decision": "entailment", "key": "entailment", "value": 0.7, "source": "given"}],
+                                           "options": {"max_units": 6}}}}
+    html_path = write_report([a], tmp_path / "rows.html", worst=3, metadata=meta)
+    page = html_path.read_text()
+    _no_external_reference(page)
+    assert page.count('<tr data-text=') == len(rows)  # every row, not only those under 1.0
+    assert "weights hash abc123" in page and "entailment: entailment=0.7 (given)" in page and "9.9" in page
+    col = 3 + METRICS.index("context_recall")
+    below = sum(1 for r in rows if isinstance(r["context_recall"], float) and r["context_recall"] < 0.5)
+    unscored = sum(1 for r in rows if any(r[m] is None for m in METRICS))
+    scores = sorted(r["context_recall"] for r in rows if isinstance(r["context_recall"], float))
+
+    def act(p):
+        count = lambda: p.inner_text("#rows-count")  # noqa: E731
+        seen = {"start": count()}
+        p.fill("#rows-search", "hostile")
+        seen["search"] = count()
+        seen["search_rows"] = p.eval_on_selector_all("#rows-table tbody tr:not([hidden])", "rs => rs.map(r => r.cells[1].textContent)")
+        p.fill("#rows-search", "")
+        p.check("#rows-unscored")
+        seen["unscored"] = count()
+        p.uncheck("#rows-unscored")
+        p.select_option("#rows-metric", str(col))
+        p.fill("#rows-below", "0.5")
+        seen["below"] = count()
+        p.fill("#rows-below", "")
+        p.click(f"#rows-table thead th:nth-child({col + 1})")
+        seen["ascending"] = p.eval_on_selector_all(
+            "#rows-table tbody tr", f"rs => rs.map(r => r.cells[{col}].getAttribute('data-v')).filter(v => v !== '')")
+        p.click(f"#rows-table thead th:nth-child({col + 1})")
+        seen["descending_first"] = p.eval_on_selector("#rows-table tbody tr", f"r => r.cells[{col}].getAttribute('data-v')")
+        return seen
+
+    seen = visit(html_path, tmp_path / "rows.png", actions=act)
+    assert seen.console_errors == [] and seen.dialogs == []
+    assert seen.requests == [html_path.resolve().as_uri()]
+    n = len(rows)
+    assert seen.result["start"] == f"{n} of {n} rows shown"
+    assert seen.result["search"] == f"1 of {n} rows shown" and seen.result["search_rows"] == ["hostile"]
+    assert seen.result["unscored"] == f"{unscored} of {n} rows shown" and unscored > 0
+    assert seen.result["below"] == f"{below} of {n} rows shown"
+    assert [float(v) for v in seen.result["ascending"]] == scores
+    assert float(seen.result["descending_first"]) == scores[-1]
+
+
+def test_line_breaks_are_kept_and_warnings_are_shown(tmp_path):
+    path = tmp_path / "run.jsonl"
+    record = {"_line": 1, "user_input": "Steps?", "response": "1. Build\n2. Push", "m": 0.2, "m_reason": None, "m_details": {},
+              "_warnings": ["language German (de): response; the metrics were built for English, scores may be wrong"]}
+    path.write_text(json.dumps(record) + "\n")
+    seen = visit(write_report([path], tmp_path / "r.html"))
+    assert "1. Build\n2. Push" in seen.text  # pre-wrap: the list stays a list
+    assert "1 row with warnings (1 × language German (de))" in seen.text
+
+
+def test_three_runs_show_means_deltas_and_the_rows_that_moved_most(runs, tmp_path):
+    a, b = runs
+    rows_c = _rows(a)
+    for k, r in enumerate(rows_c):  # run 3: context recall moved up by row-dependent amounts, one row unscored
+        if isinstance(r["context_recall"], float):
+            r["context_recall"] = min(1.0, r["context_recall"] + 0.1 * k)
+    rows_c[0]["context_recall"], rows_c[0]["context_recall_reason"] = None, "error: judge failed"
+    c = tmp_path / "run_c.jsonl"
+    c.write_text("".join(json.dumps(r) + "\n" for r in rows_c))
+    out = tmp_path / "three.html"
+    result = runner.invoke(app, ["report", str(a), str(b), str(c), "-o", str(out), "--worst", "3"])
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    _no_external_reference(page)
+    scores = [r["context_recall"] for r in _rows(a)]
+    mean_a = sum(s for s in scores if isinstance(s, float)) / sum(isinstance(s, float) for s in scores)
+    mean_c = sum(s for s in (r["context_recall"] for r in rows_c) if isinstance(s, float)) / sum(
+        isinstance(r["context_recall"], float) for r in rows_c)
+    row = re.search(r"<tr><td>context_recall</td>(.*?)</tr>", page).group(1)
+    assert f"{mean_a:.3f}" in row and f"({mean_c - mean_a:+.3f})" in row
+    moved = re.search(r"<h3>context_recall</h3><table class=\"moved\">(.*?)</table>", page).group(1)
+    first = re.findall(r"<tr><td class=num>(\d+)</td>", moved)
+    assert first[0] == "1" and "unscored" in moved  # lost its score in run 3: the largest move
+    assert len(first) == 3 and int(first[1]) > int(first[2])  # then the biggest increases (later rows)
+    seen = visit(out)
+    assert seen.console_errors == [] and seen.requests == [out.resolve().as_uri()]
+    assert "Rows that changed most across the runs" in seen.text

@@ -33,7 +33,7 @@ from tqdm.auto import tqdm
 from localeval.backends.cache import JudgementCache, model_identity, open_cache
 from localeval.backends.precision import resolve_dtype
 from localeval.backends.labels import LabelLayout, read_label_layout
-from localeval.backends.registry import resolve_model
+from localeval.backends.registry import resolve_model, stored_thresholds
 
 __all__ = ["NLIJudge", "Pair"]
 
@@ -134,11 +134,12 @@ class NLIJudge:
         extra = self.config.get("localeval", {})
         limit = min(int(getattr(self.tokenizer, "model_max_length", 512) or 512), 512)
         self.max_length: int = int(max_length or extra.get("max_length") or limit)
-        self.thresholds: dict[str, float] = {
-            "entailment": 0.5,
-            "relevance": 0.5,
-            **{k: float(v) for k, v in extra.get("thresholds", {}).items()},
-        }
+        self.thresholds: dict[str, float] = stored_thresholds(self.config)
+        self.given_thresholds: dict[str, float] = {}
+        # Languages the judge was trained on ("languages" in config.json's localeval table; a
+        # multilingual judge lists its own): rows in others are marked with a warning.
+        self.languages: tuple[str, ...] = tuple(extra.get("languages") or ("en",))
+        """Thresholds the user gave (`localeval.runner.run.with_thresholds`): they beat stored ones."""
         self._truncation_warned = False
         self.cache: JudgementCache | None = open_cache(cache)
         self._identity: str | None = None

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-__all__ = ["ModelInfo", "JudgeNotFoundError", "default_judge_name", "list_models", "resolve_model"]
+__all__ = ["ModelInfo", "JudgeNotFoundError", "default_judge_name", "list_models", "resolve_model", "stored_thresholds"]
 
 
 class JudgeNotFoundError(FileNotFoundError):
@@ -108,3 +108,10 @@ def list_models() -> list[ModelInfo]:
             if path.name not in seen:
                 seen[path.name] = _describe(path, default_name)
     return list(seen.values())
+
+
+def stored_thresholds(config: dict) -> dict[str, float]:
+    """The decision thresholds a judge's ``config.json`` (as a dict) stores, with the generic
+    ones (0.5) for judges that store none: what `NLIJudge.thresholds` starts from."""
+    stored = config.get("localeval", {}).get("thresholds", {})
+    return {"entailment": 0.5, "relevance": 0.5, **{k: float(v) for k, v in stored.items()}}

@@ -6,6 +6,9 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+import typer.core
+
+from localeval.runner.summary import plural
 
 app = typer.Typer(
     add_completion=False,
@@ -40,22 +43,48 @@ def _parse_thresholds(items: list[str]) -> dict[str, float]:
 _CONFIG_HELP = "Configuration file (default: ./localeval.toml, else [tool.localeval] in ./pyproject.toml)."
 
 
-@app.command()
+class _ScoreCommand(typer.core.TyperCommand):
+    """`score --help` lists the metric names, read from the registry only when help is shown
+    (the registry imports torch: seconds that `localeval --help` should not pay)."""
+
+    def format_help(self, ctx, formatter) -> None:
+        from localeval.metrics.registry import ALIASES, METRICS
+
+        self.epilog = f"Metrics: {', '.join(METRICS)}. RAGAS names: {', '.join(ALIASES)}."
+        super().format_help(ctx, formatter)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from localeval import __version__
+
+        typer.echo(f"localeval {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    """Offline evaluation of retrieval-augmented generation with local judges."""
+
+
+@app.command(cls=_ScoreCommand)
 def score(
     input_path: Path = typer.Argument(..., exists=True, dir_okay=False, help="Input file: JSON Lines, CSV or Parquet."),
-    metrics: Optional[str] = typer.Option(None, "--metrics", "-m", help="Comma-separated metric names (RAGAS names work too; default: context_recall)."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output JSON Lines, .csv or .parquet (default: JSON Lines on stdout)."),
-    model: Optional[str] = typer.Option(None, "--model", help="Judge name or local model directory."),
+    metrics: Optional[str] = typer.Option(None, "--metrics", "-m", help="Comma-separated metric names, listed below (default: context_recall)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output file: .jsonl, .csv or .parquet (default: JSON Lines on stdout)."),
+    model: Optional[str] = typer.Option(None, "--model", help="Judge name or local model directory (any Hugging Face NLI model folder)."),
     device: Optional[str] = typer.Option(None, "--device", help="cpu, cuda, cuda:1 ... (default: auto)."),
     precision: Optional[str] = typer.Option(None, "--precision", help="Judge number format: auto (fp32 on CPU, fp16 on CUDA), fp32, bf16 (2-3x faster on CPUs with native bf16; probabilities within ~0.02 of fp32), fp16."),
     max_units: Optional[int] = typer.Option(None, "--max-units", help="Units of the contexts each claim is judged against, those sharing most of its words (default: the metrics' own, 6; 0: every unit, slower on long contexts)."),
     batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Pairs per judge forward pass (default: 32 on CPU, 128 on CUDA)."),
     chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="Rows scored together (default: 256)."),
     column_map: list[str] = typer.Option([], "--column-map", help="FIELD=COLUMN or FIELD=column.key; repeat for several fields."),
-    threshold: list[str] = typer.Option([], "--threshold", help="NAME=VALUE: replaces the judge's stored threshold (entailment, relevance)."),
+    threshold: list[str] = typer.Option([], "--threshold", help="KEY=VALUE, beats the judge's stored threshold: entailment, relevance, or a metric's own key (faithfulness=0.6); see localeval config."),
     cache: Optional[Path] = typer.Option(None, "--cache", dir_okay=False, help="SQLite file of judge verdicts, reused across runs."),
     resume: bool = typer.Option(False, "--resume", help="Keep the rows OUTPUT already holds; score and append the rest."),
-    progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Show progress on stderr (default: on)."),
+    progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Show progress on stderr, model loading included (default: on)."),
     engine: Optional[str] = typer.Option(None, "--engine", help="local (default) or ray (an actor pool: one per GPU, else one per CPU)."),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster to join (auto: the one this node belongs to); default: a local one."),
     ray_actors: Optional[int] = typer.Option(None, "--ray-actors", help="Scoring actors for --engine ray."),
@@ -64,16 +93,26 @@ def score(
     report_path: Optional[Path] = typer.Option(None, "--report", dir_okay=False, help="Also write an HTML report of the run here (needs --output)."),
     max_row_chars: Optional[int] = typer.Option(None, "--max-row-chars", help="Characters one row may hold (default 1,000,000); a row over it is unscored with the reason; 0: no limit."),
     max_contexts: Optional[int] = typer.Option(None, "--max-contexts", help="Contexts one row may hold (default 1,000); a row over it is unscored with the reason; 0: no limit."),
+    fail_under: list[str] = typer.Option([], "--fail-under", help="METRIC=VALUE: exit with 1 when the metric's mean is below VALUE; repeat for several metrics."),
+    max_unscored: Optional[float] = typer.Option(None, "--max-unscored", min=0.0, max=100.0, help="Exit with 1 when more than this percentage of rows is unscored for a metric (a metric that scores no row always fails)."),
+    summary_json: Optional[Path] = typer.Option(None, "--summary-json", help="Write the summary, the gates and the run's metadata (version, judge and its hash, thresholds) as JSON."),
+    junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", help="Write the gates as JUnit XML: one test case per metric."),
 ) -> None:
-    """Score every row of INPUT_PATH; each output row keeps its input fields plus ``_line``
-    and, per metric, the score, the reason for a missing score, and the details that explain
-    it. Rows are written as their chunk finishes; after a crash, ``--resume`` goes on.
-    Settings not given as flags come from the configuration file (``localeval config``)."""
+    """Score every row of INPUT_PATH. Each output row keeps its input fields plus _line and,
+    per metric, the score, the reason for a missing score, and the details that explain it.
+    Rows are written as their chunk finishes; after a crash, --resume goes on. Settings not
+    given as flags come from the configuration file (see: localeval config). Exit codes: 0
+    passed, 1 a gate failed (nothing scored, --fail-under, --max-unscored), 2 a usage or
+    input error."""
     from rich.console import Console
 
     from localeval.backends import JudgeNotFoundError
     from localeval.runner import resolve_metrics, score_dataset
     from localeval.runner.guard import check_output_path
+    from localeval.runner.gates import check_gates, parse_fail_under, write_junit_xml, write_summary_json
+    from localeval.runner.metadata import run_metadata
+    from localeval.runner.output import check_writable, output_format
+    from localeval.runner.progress import quiet_loading
     from localeval.runner.run import judges_of
 
     try:
@@ -92,13 +131,22 @@ def score(
             raise ValueError("--report needs --output (the report is read from the output file)")
         if report_path is not None:
             check_output_path(report_path, [input_path, output], what="report")
+        if output is not None:
+            check_writable(output, "--output")
+            output_format(output)
+        for path, flag in ((report_path, "--report"), (summary_json, "--summary-json"), (junit_xml, "--junit-xml")):
+            if path is not None:
+                check_writable(path, flag)
+        names = [name for name, _ in resolve_metrics(settings.metrics, load_judge=False)]
+        gates_under = parse_fail_under(fail_under, names)
         kwargs = settings.score_kwargs()
         if settings.engine == "local":
             # Built here (not in score_dataset) to name the judge in the summary's title.
-            built = resolve_metrics(settings.metrics, model=settings.model, device=settings.device,
-                                    batch_size=settings.batch_size, thresholds=settings.thresholds or None,
-                                    decomposer=kwargs["decomposer"], precision=settings.precision,
-                                    max_units=kwargs["max_units"])
+            with quiet_loading(not settings.progress):
+                built = resolve_metrics(settings.metrics, model=settings.model, device=settings.device,
+                                        batch_size=settings.batch_size, thresholds=settings.thresholds or None,
+                                        decomposer=kwargs["decomposer"], precision=settings.precision,
+                                        max_units=kwargs["max_units"])
         else:
             built = settings.metrics
         column_map_ = kwargs.pop("column_map")
@@ -110,19 +158,30 @@ def score(
     judges = judges_of(built) if settings.engine == "local" else []
     where = f" with judge {judges[0].name} on {judges[0].device.type}" if judges else f" on engine {settings.engine}"
     console = Console(stderr=True, width=max(100, Console(stderr=True).width))
-    console.print(summary.to_table(title=f"{summary.rows} rows scored{where}"))
+    console.print(summary.to_table(title=f"{plural(summary.rows, 'row')} scored{where}"))
+    gates = check_gates(summary, gates_under, max_unscored)
+    meta = {**(run_metadata(built) if settings.engine == "local" else {}),
+            "input": str(input_path), "output": None if output is None else str(output)}
+    if summary_json is not None:
+        write_summary_json(summary_json, summary, gates, meta)
+    if junit_xml is not None:
+        write_junit_xml(junit_xml, summary, gates)
     if report_path is not None and output is not None:
-        _write_report([output], report_path, worst=10, title=None)
+        _write_report([output], report_path, worst=10, title=None, metadata=meta)
+    for failure in gates.failures:
+        typer.echo(f"gate failed: {failure.message}", err=True)
+    if not gates.passed:
+        raise typer.Exit(1)
 
 
-def _write_report(runs: list[Path], output: Path, *, worst: int, title: Optional[str]) -> None:
+def _write_report(runs: list[Path], output: Path, *, worst: int, title: Optional[str], metadata: Optional[dict] = None) -> None:
     from localeval.reports import write_report
 
     if any(output.resolve() == run.resolve() for run in runs):
         typer.echo(f"error: the report would overwrite its input {output}; pass -o", err=True)
         raise typer.Exit(2)
     try:
-        write_report(runs, output, worst=worst, title=title)
+        write_report(runs, output, worst=worst, title=title, metadata=metadata)
     except ImportError as exc:  # matplotlib comes with the `report` extra
         typer.echo(f"error: the HTML report needs matplotlib: pip install 'localeval[report]' ({exc})", err=True)
         raise typer.Exit(2) from exc
@@ -134,18 +193,27 @@ def _write_report(runs: list[Path], output: Path, *, worst: int, title: Optional
 
 @app.command()
 def report(
-    runs: list[Path] = typer.Argument(..., exists=True, dir_okay=False, help="Output of `localeval score` (JSON Lines, CSV or Parquet); two files: compare them."),
+    runs: list[Path] = typer.Argument(..., exists=True, dir_okay=False, help="Output of localeval score (JSON Lines, CSV or Parquet); two or more files: compare them."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", dir_okay=False, help="HTML file to write (default: the first run's name with .html)."),
     worst: int = typer.Option(10, "--worst", min=0, help="Rows listed per metric (lowest scores; in a comparison, biggest changes)."),
     title: Optional[str] = typer.Option(None, "--title", help="Page title."),
+    meta: Optional[Path] = typer.Option(None, "--meta", exists=True, dir_okay=False, help="The run's --summary-json file: its metadata (version, judge and hash, thresholds, options, date) is shown."),
 ) -> None:
     """Write a self-contained HTML report of a scored run: summary per metric, score
-    histograms, the lowest-scored rows with what explains them. With two runs of the same
-    input, show which rows got better or worse, and why."""
-    if len(runs) > 2:
-        typer.echo("error: a report takes one run file, or two to compare", err=True)
-        raise typer.Exit(2)
-    _write_report(runs, output or runs[0].with_suffix(".html"), worst=worst, title=title)
+    histograms, every row (sortable, searchable), the lowest-scored rows with what explains
+    them. With two runs of the same input, show which rows got better or worse, and why; with
+    more, each run's mean per metric, its change from the first run, and the rows that moved
+    most."""
+    metadata = None
+    if meta is not None:
+        import json
+
+        try:
+            metadata = json.loads(meta.read_text(encoding="utf-8")).get("run")
+        except (ValueError, AttributeError) as exc:
+            typer.echo(f"error: {meta} is not a summary written by --summary-json ({exc})", err=True)
+            raise typer.Exit(2) from exc
+    _write_report(runs, output or runs[0].with_suffix(".html"), worst=worst, title=title, metadata=metadata)
 
 
 def _load(path: Optional[Path], flags: dict):
@@ -159,7 +227,7 @@ def show_config(
     config: Optional[Path] = typer.Option(None, "--config", dir_okay=False, help=_CONFIG_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print JSON (values and sources) instead of a table."),
 ) -> None:
-    """Print the effective configuration of ``localeval score`` and where each value comes from."""
+    """Print the effective configuration of localeval score and where each value comes from."""
     import json
 
     from localeval.config import ConfigError
@@ -170,13 +238,51 @@ def show_config(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     rows = effective.rows()
+    uses = _thresholds_in_force(effective)
     if as_json:
-        typer.echo(json.dumps({"file": effective.file, "settings": {k: {"value": v, "source": src} for k, v, src in rows}}, indent=2))
+        typer.echo(json.dumps({
+            "file": effective.file,
+            "settings": {k: {"value": v, "source": src} for k, v, src in rows},
+            "thresholds_in_force": uses,
+        }, indent=2))
         return
     typer.echo(f"configuration file: {effective.file or 'none (defaults)'}")
     for key, value, source in rows:
         shown = json.dumps(value) if isinstance(value, (dict, list, bool)) or value is None else str(value)
         typer.echo(f"  {key:<12} = {shown:<40} # {source}")
+    if uses:
+        typer.echo("thresholds in force (keys read in order: given per-metric, given generic, stored per-metric, stored generic):")
+    for use in uses:
+        reads = f"{use['metric']} {use['decision']} ({use['own_key']} > {use['decision']})"
+        typer.echo(f"  {reads:<58} {use['key'] + ' = ' + str(use['value']):<30} # {use['source']}")
+
+
+def _thresholds_in_force(effective) -> list[dict]:
+    """Each decision of each configured metric with the key and value it will use; the judge's
+    stored thresholds are read from its config.json (no weights are loaded)."""
+    import json
+
+    from localeval.backends import JudgeNotFoundError
+    from localeval.backends.registry import resolve_model, stored_thresholds
+    from localeval.metrics.thresholds import thresholds_in_force
+
+    config = effective.config
+    try:
+        path = resolve_model(config.model)
+        stored = stored_thresholds(json.loads((path / "config.json").read_text()))
+        judge = path.name
+    except (JudgeNotFoundError, OSError, ValueError):
+        stored, judge = {}, None
+    where = {
+        "given": effective.sources.get("thresholds", "given"),
+        "stored": f"stored with judge {judge}",
+        "fallback": "no stored value: 0.5",
+        "argument": "threshold=",
+    }
+    return [
+        {"metric": u.metric, "decision": u.kind, "own_key": u.own_key, "key": u.choice.key, "value": u.choice.value, "source": where[u.choice.source]}
+        for u in thresholds_in_force(config.metrics, stored, config.thresholds)
+    ]
 
 
 @app.command()

@@ -28,6 +28,7 @@ from localeval.backends.attribution import attribute
 from localeval.metrics.base import MetricResult
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.metrics.context_relevance import context_sentences, judge_sentences, question_budget
+from localeval.metrics.thresholds import ThresholdChoice
 from localeval.schema import Sample
 from localeval.text import Span, split_claims
 from localeval.text.hygiene import non_claim_reason
@@ -83,6 +84,7 @@ class ChunkRecall(JudgedMetric):
     """
 
     name = "chunk_recall"
+    threshold_kinds = ("entailment", "relevance")
     required_columns = ("user_input", "response", "retrieved_contexts")
 
     def __init__(
@@ -101,14 +103,19 @@ class ChunkRecall(JudgedMetric):
         self.no_relevant_score = no_relevant_score
         self.relevance_threshold = relevance_threshold
 
+    def threshold_choice(self, kind: str | None = None, *, key: str | None = None) -> ThresholdChoice:
+        # `threshold` sets the entailment one only; `relevance_threshold` the other.
+        if kind == "relevance":
+            if self.relevance_threshold is not None:
+                return ThresholdChoice(self.relevance_threshold, "relevance_threshold=", "argument")
+            return self._judge_threshold(kind, key)
+        return super().threshold_choice(kind, key=key)
+
     def unscored(self, reason: str) -> ChunkRecallResult:
         return ChunkRecallResult(score=None, reason=reason)
 
     def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
-        rel_t = self.relevance_threshold
-        if rel_t is None:  # `threshold` sets the entailment one only
-            stored = self.judge.thresholds
-            rel_t = stored.get(self.threshold_key("relevance"), stored["relevance"])
+        rel_t = self.resolved_threshold("relevance")
         ent_t = self.resolved_threshold("entailment")
         # 1. relevance of every sentence of every chunk. A sentence longer than the judge's
         # input is judged in word-aligned pieces and takes its best piece's probability, as

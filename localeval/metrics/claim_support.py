@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from localeval.backends import NLIJudge, get_judge
 from localeval.backends.attribution import DEFAULT_MAX_UNITS, Evidence, attribute
 from localeval.metrics.base import Metric, MetricResult
+from localeval.metrics.thresholds import ThresholdChoice, choose_threshold
 from localeval.metrics.decomposed import DecompositionRecord, check_decomposer, claim_units
 from localeval.schema import Sample
 
@@ -79,6 +80,8 @@ class JudgedMetric(Metric):
     """
 
     threshold_kind: ClassVar[str] = "entailment"
+    threshold_kinds: ClassVar[tuple[str, ...]] = ()
+    """Every kind of decision the metric makes, when it makes more than ``threshold_kind``."""
 
     def __init__(
         self,
@@ -113,22 +116,40 @@ class JudgedMetric(Metric):
             self._judge = get_judge(self._model, device=self._device)
         return self._judge
 
-    def threshold_key(self, kind: str | None = None) -> str:
+    @classmethod
+    def threshold_key(cls, kind: str | None = None) -> str:
         """The judge's threshold key for this metric's decision of ``kind``: the metric's
         name for its own kind (``"faithfulness"``), ``"<name>_<kind>"`` for another one
         (``"chunk_recall_relevance"``)."""
+        kind = kind or cls.threshold_kind
+        return cls.name if kind == cls.threshold_kind else f"{cls.name}_{kind}"
+
+    @classmethod
+    def threshold_uses(cls) -> list[tuple[str, str]]:
+        """``(kind, per-metric key)`` of every decision the metric makes."""
+        return [(kind, cls.threshold_key(kind)) for kind in cls.threshold_kinds or (cls.threshold_kind,)]
+
+    def threshold_choice(self, kind: str | None = None, *, key: str | None = None) -> ThresholdChoice:
+        """The threshold of a decision of ``kind`` and where it comes from: ``threshold=`` if
+        given, else the order of `localeval.metrics.thresholds` (a user-given key beats a
+        stored one; the per-metric ``key``, by default `threshold_key`, beats the generic one)."""
         kind = kind or self.threshold_kind
-        return self.name if kind == self.threshold_kind else f"{self.name}_{kind}"
+        if self.threshold is not None:
+            return ThresholdChoice(self.threshold, "threshold=", "argument")
+        return self._judge_threshold(kind, key)
+
+    def _judge_threshold(self, kind: str, key: str | None = None) -> ThresholdChoice:
+        """The judge's side of the order: given, then stored (see `threshold_choice`)."""
+        judge = self.judge
+        return choose_threshold(judge.thresholds, getattr(judge, "given_thresholds", {}), key or self.threshold_key(kind), kind)
+
+    def thresholds_in_force(self) -> list[tuple[str, str, ThresholdChoice]]:
+        """``(kind, per-metric key, choice)`` of each decision (what a run's metadata records)."""
+        return [(kind, key, self.threshold_choice(kind, key=key)) for kind, key in self.threshold_uses()]
 
     def resolved_threshold(self, kind: str | None = None) -> float:
-        """``threshold`` if given; else the judge's per-metric threshold (chosen for this
-        metric on development data by ``benchmarks.agreement``); else, for judges that store
-        none (older models, other NLI models), the generic one of ``kind``."""
-        if self.threshold is not None:
-            return self.threshold
-        kind = kind or self.threshold_kind
-        stored = self.judge.thresholds
-        return stored.get(self.threshold_key(kind), stored[kind])
+        """The value of `threshold_choice`."""
+        return self.threshold_choice(kind).value
 
 
 class ClaimSupportMetric(JudgedMetric):

@@ -71,6 +71,7 @@ class ContextPrecision(JudgedMetric):
     """Rank-aware precision of the retrieved contexts (options as ContextRecall, plus ``mode``)."""
 
     name = "context_precision"
+    threshold_kinds = ("entailment", "relevance")
     required_columns = ("retrieved_contexts",)
 
     def __init__(self, model=None, *, mode: Mode = "auto", decomposer=None, **options) -> None:

@@ -46,6 +46,11 @@ class PrecisionRecall(JudgedMetric):
     name = "precision_recall"
     required_columns = ("reference", "retrieved_contexts")
 
+    @classmethod
+    def threshold_uses(cls) -> list[tuple[str, str]]:
+        # Its decisions are those of its two parts, read under their keys.
+        return [(kind, key) for kind, key in ContextPrecision.threshold_uses() if kind == "entailment"] + ContextRecall.threshold_uses()
+
     def __init__(self, model=None, *, decomposer=None, **options) -> None:
         check_decomposer(decomposer, "claims")
         super().__init__(model, **options)

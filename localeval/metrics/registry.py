@@ -6,6 +6,7 @@ from typing import Any
 
 from localeval.metrics.base import Metric
 from localeval.metrics.chunk_recall import ChunkRecall
+from localeval.metrics.claim_support import JudgedMetric
 from localeval.metrics.context_precision import ContextPrecision
 from localeval.metrics.context_recall import ContextRecall
 from localeval.metrics.context_relevance import ContextRelevance
@@ -14,6 +15,7 @@ from localeval.metrics.faithfulness import Faithfulness
 from localeval.metrics.precision_recall import PrecisionRecall
 from localeval.metrics.question_recall import QuestionRecall
 from localeval.metrics.retrieval import RetrievalMetrics
+from localeval.metrics.thresholds import GENERIC_KINDS, did_you_mean
 
 METRICS: dict[str, type[Metric]] = {
     ContextRecall.name: ContextRecall,
@@ -50,8 +52,23 @@ def resolve_name(name: str) -> tuple[type[Metric], dict[str, Any]]:
     try:
         return METRICS[key], dict(options)
     except KeyError:
-        known = ", ".join(sorted({*METRICS, *ALIASES}))
-        raise ValueError(f"unknown metric {name!r}; available: {known}") from None
+        names = sorted({*METRICS, *ALIASES})
+        raise ValueError(f"unknown metric {name!r}{did_you_mean(key, names)}; available: {', '.join(names)}") from None
+
+
+def threshold_uses(name: str) -> list[tuple[str, str]]:
+    """``(kind, per-metric key)`` of each decision the metric ``name`` makes (none for a
+    metric that does not ask the judge)."""
+    cls, _ = resolve_name(name)
+    return cls.threshold_uses() if issubclass(cls, JudgedMetric) else []
+
+
+def known_threshold_keys() -> list[str]:
+    """Every threshold key some metric reads: the generic kinds and the per-metric keys."""
+    keys = set(GENERIC_KINDS)
+    for name in METRICS:
+        keys.update(key for _, key in threshold_uses(name))
+    return sorted(keys)
 
 
 def get_metric(name: str, **options: Any) -> Metric:

@@ -50,6 +50,9 @@ class RunData(BaseModel):
     """Per metric, ``_line`` -> the reason of every unscored row (reasons are short)."""
     worst: dict[str, list[dict[str, Any]]]
     """Per metric, the lowest-scored rows (ties: earlier rows first), whole."""
+    labels: list[tuple[str, str, list[str]]] = []
+    """Per row in file order: its id (or ""), its question cut to 140 characters, its warnings:
+    what the table of every row shows (bounded per row, so memory stays bounded by the rows)."""
 
 
 def _unflatten(item: dict[str, Any]) -> dict[str, Any]:
@@ -158,6 +161,28 @@ def _reason_of(record: dict[str, Any], metric: str) -> str:
     return "score is not a finite number" if record.get(metric) is not None else "no score and no reason given"
 
 
+_LABEL_CHARS = 140
+
+
+def _warnings_of(record: dict[str, Any]) -> list[str]:
+    value = record.get("_warnings")
+    if isinstance(value, str):  # CSV and Parquet hold it as JSON text
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            value = [value]
+    return [str(w) for w in value] if isinstance(value, list) else []
+
+
+def _label(record: dict[str, Any]) -> tuple[str, str, list[str]]:
+    ident = record.get("id")
+    ident = str(ident) if isinstance(ident, (str, int)) and not isinstance(ident, bool) else ""
+    question = next((record[k] for k in ("user_input", "question") if isinstance(record.get(k), str)), "")
+    if len(question) > _LABEL_CHARS:
+        question = question[: _LABEL_CHARS - 3] + "..."
+    return ident, question, _warnings_of(record)
+
+
 def load_run(path: str | os.PathLike[str], *, worst: int = 10, name: str | None = None) -> RunData:
     """Read a run file once: summary, every score, and the ``worst`` rows of each metric."""
     path = Path(path)
@@ -170,6 +195,7 @@ def load_run(path: str | os.PathLike[str], *, worst: int = 10, name: str | None 
     scores: dict[str, array] = {}
     reasons: dict[str, dict[int, str]] = {}
     heaps: dict[str, list[tuple[float, int, int, dict[str, Any]]]] = {}
+    labels: list[tuple[str, str, list[str]]] = []
     for position, rec in enumerate(iter_records(path, unreadable)):
         if metrics is None:
             metrics = detect_metrics(rec)
@@ -183,7 +209,9 @@ def load_run(path: str | os.PathLike[str], *, worst: int = 10, name: str | None 
         line = rec.get("_line")
         line = line if isinstance(line, int) and not isinstance(line, bool) else position + 1
         lines.append(line)
+        labels.append(_label(rec))
         builder.rows += 1
+        builder.warn(_warnings_of(rec))
         for m in metrics:
             value = score_of(rec, m)
             if value is None:
@@ -214,6 +242,7 @@ def load_run(path: str | os.PathLike[str], *, worst: int = 10, name: str | None 
         scores=scores,
         reasons=reasons,
         worst={m: [item[3] for item in sorted(heaps[m], key=lambda t: (-t[0], -t[1]))] for m in metrics},
+        labels=labels,
     )
 
 

@@ -1,18 +1,22 @@
-"""The report page: one self-contained HTML file (inline CSS and SVG, no script, nothing
-loaded from anywhere), so it opens offline and can be mailed or archived as is."""
+"""The report page: one self-contained HTML file (inline CSS and SVG, one inline script for
+the table of every row, allowed by its hash; nothing loaded from anywhere), so it opens
+offline and can be mailed or archived as is."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from localeval.reports.compare import Change, Comparison
 from localeval.reports.data import RunData, score_of
 from localeval.reports.explain import clip, esc, explain, fmt, row_fields
 from localeval.reports.plots import histogram_svg
-from localeval.runner.summary import RunSummary
+from localeval.reports.multi import MultiComparison, render_many_body
+from localeval.reports.table import SCRIPT, SCRIPT_HASH, rows_table
+from localeval.runner.summary import RunSummary, plural
 
-__all__ = ["render_comparison", "render_single"]
+__all__ = ["render_comparison", "render_many", "render_single"]
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1200px;padding:0 20px 40px;color:#222}
@@ -27,6 +31,9 @@ tr.ok td:first-child,li.ok{color:#1e6b2c}.ctx{background:#fafafa;border-left:3px
 details.row>summary{cursor:pointer;font-weight:600}.fields td:first-child{width:90px;color:#555}
 .side{display:grid;grid-template-columns:1fr 1fr;gap:12px}.warn{background:#fff4d6;padding:6px 10px;border-radius:4px}
 .claims td:first-child{white-space:nowrap}nav a{margin-right:12px}pre{white-space:pre-wrap;font-size:12px}
+.fields td{white-space:pre-wrap}.controls{margin:6px 0;display:flex;flex-wrap:wrap;gap:12px;align-items:center}
+table.rows th{cursor:pointer;user-select:none}table.rows th[aria-sort=ascending]::after{content:" \\25B2"}
+table.rows th[aria-sort=descending]::after{content:" \\25BC"}td.unscored{color:#999}.meta td:first-child{color:#555;white-space:nowrap}
 """
 
 _OPEN_ROWS = 3
@@ -37,15 +44,46 @@ def _anchor(prefix: str, metric: str) -> str:
     return f"{prefix}-" + re.sub(r"[^A-Za-z0-9_-]", "-", metric)
 
 
-def _page(title: str, body: str) -> str:
+def _page(title: str, body: str, *, script: bool = False) -> str:
+    # No network, ever: the page forbids itself to load anything but inline style and data,
+    # and to run any script but its own (allowed by hash, see `localeval.reports.table`).
+    scripts = f" script-src '{SCRIPT_HASH}';" if script else ""
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        # No network, ever: the page forbids itself to load anything but inline style and data.
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        f"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';{scripts} "
         "style-src 'unsafe-inline'; img-src data:\">"
-        f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>{body}</body></html>\n"
+        f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>{body}"
+        + (f"<script>{SCRIPT}</script>" if script else "")
+        + "</body></html>\n"
     )
+
+
+def _metadata(metadata: Mapping[str, Any] | None) -> str:
+    """The run's metadata (`localeval.runner.metadata.run_metadata`): version, date, judge and
+    its weights hash, each metric's thresholds with their source and its options."""
+    if not metadata:
+        return ""
+    rows = []
+    for key in ("localeval_version", "date", "input"):
+        if metadata.get(key) is not None:
+            rows.append(f"<tr><td>{esc(key.replace('_', ' '))}</td><td>{esc(metadata[key])}</td></tr>")
+    for judge in metadata.get("judges") or []:
+        if isinstance(judge, dict):
+            given = judge.get("given_thresholds") or {}
+            rows.append(f"<tr><td>judge</td><td>{esc(judge.get('name'))} (weights hash {esc(judge.get('weights_hash'))}, "
+                        f"{esc(judge.get('device'))}, {esc(judge.get('precision'))})"
+                        + (f"; thresholds given: {esc(', '.join(f'{k}={v}' for k, v in given.items()))}" if given else "")
+                        + "</td></tr>")
+    for name, entry in (metadata.get("metrics") or {}).items():
+        if not isinstance(entry, dict):
+            continue
+        used = "; ".join(f"{t.get('decision')}: {t.get('key')}={t.get('value')} ({t.get('source')})"
+                         for t in entry.get("thresholds") or [] if isinstance(t, dict))
+        options = ", ".join(f"{k}={v}" for k, v in (entry.get("options") or {}).items())
+        rows.append(f"<tr><td>{esc(name)}</td><td>{esc(used or 'no judge threshold')}"
+                    f'<br><span class="muted">{esc(options)}</span></td></tr>')
+    return f'<h2 id="run">Run</h2><table class="meta">{"".join(rows)}</table>' if rows else ""
 
 
 def _summary_table(summary: RunSummary) -> str:
@@ -87,6 +125,10 @@ def _line_of(record: dict[str, Any]) -> int:
     return line if isinstance(line, int) else 0
 
 
+def _row_anchor(line: int, metric: str) -> str:
+    return _anchor(f"row-{line}", metric)
+
+
 def _worst_section(run: RunData, worst: int) -> str:
     out = [f"<h2 id=\"worst\">Lowest-scored rows (up to {worst} per metric), with why</h2>"]
     for m in run.metrics:
@@ -97,8 +139,8 @@ def _worst_section(run: RunData, worst: int) -> str:
             out.append(f'<p class="muted">{"every scored row scores 1.0" if run.summary[m].scored else "no row has a score"}</p>')
         for k, rec in enumerate(rows):
             title = _row_title(rec, _line_of(rec), f"score {fmt(rec.get(m))}")
-            out.append(f'<details class="row"{" open" if k < _OPEN_ROWS else ""}><summary>{title}</summary>'
-                       f"{_fields(rec)}{explain(m, rec)}</details>")
+            out.append(f'<details class="row" id="{_row_anchor(_line_of(rec), m)}"{" open" if k < _OPEN_ROWS else ""}>'
+                       f"<summary>{title}</summary>{_fields(rec)}{explain(m, rec)}</details>")
     return "".join(out)
 
 
@@ -110,15 +152,36 @@ def _plots(runs: list[RunData], metrics: list[str]) -> str:
     return '<h2 id="plots">Score histograms</h2><div class="plots">' + "".join(figs) + "</div>"
 
 
-def render_single(run: RunData, *, worst: int, title: str | None = None) -> str:
+def _anchors(run: RunData) -> dict[tuple[int, str], str]:
+    """``(line, metric)`` -> the id of that row's explanation in the worst-rows section."""
+    return {(_line_of(rec), m): _row_anchor(_line_of(rec), m)
+            for m in run.metrics for rec in run.worst[m] if (score_of(rec, m) or 0.0) < 1.0}
+
+
+def _row_warnings(summary: RunSummary) -> str:
+    if not summary.rows_with_warnings:
+        return ""
+    kinds = ", ".join(f"{n} &times; {esc(k)}" for k, n in sorted(summary.warnings.items(), key=lambda kv: (-kv[1], kv[0])))
+    return f'<p class="warn">{plural(summary.rows_with_warnings, "row")} with warnings ({kinds}): their scores may be wrong.</p>'
+
+
+def render_single(run: RunData, *, worst: int, title: str | None = None,
+                  metadata: Mapping[str, Any] | None = None) -> str:
     title = title or f"localeval report: {run.name}"
     nav = "".join(f'<a href="#{_anchor("worst", m)}">{esc(m)}</a>' for m in run.metrics)
     body = (
-        f"<h1>{esc(title)}</h1><p class=\"muted\">{run.rows} rows from {esc(run.name)}; "
-        f"metrics: {esc(', '.join(run.metrics))}</p>{_warnings(run)}<nav>worst rows: {nav}</nav>"
-        f'<h2 id="summary">Summary per metric</h2>{_summary_table(run.summary)}'
-        + _plots([run], run.metrics) + _worst_section(run, worst)
+        f"<h1>{esc(title)}</h1><p class=\"muted\">{plural(run.rows, 'row')} from {esc(run.name)}; "
+        f"metrics: {esc(', '.join(run.metrics))}</p>{_warnings(run)}{_row_warnings(run.summary)}"
+        f'<nav><a href="#rows">every row</a> worst rows: {nav}</nav>'
+        f'<h2 id="summary">Summary per metric</h2>{_summary_table(run.summary)}{_metadata(metadata)}'
+        + _plots([run], run.metrics) + rows_table(run, _anchors(run)) + _worst_section(run, worst)
     )
+    return _page(title, body, script=True)
+
+
+def render_many(runs: list[RunData], cmp: MultiComparison, *, title: str | None = None) -> str:
+    title = title or f"localeval comparison of {len(runs)} runs"
+    body = f"<h1>{esc(title)}</h1>" + render_many_body(cmp) + _plots(runs, cmp.metrics)
     return _page(title, body)
 
 

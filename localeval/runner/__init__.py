@@ -3,7 +3,7 @@
 results out, resume killed runs, summarise. The design is described in `localeval.runner.run`."""
 
 from localeval.runner.columns import ColumnMap
-from localeval.runner.evaluate import EvaluationResult, RowResult, evaluate, score_dataset
+from localeval.runner.evaluate import EvaluationResult, RowResult, aevaluate, evaluate, score_dataset
 from localeval.runner.rows import Row, read_jsonl
 from localeval.runner.run import MetricSummary, RunSummary, resolve_metrics, score_file, score_rows
 
@@ -14,6 +14,7 @@ __all__ = [
     "Row",
     "RowResult",
     "RunSummary",
+    "aevaluate",
     "evaluate",
     "read_jsonl",
     "resolve_metrics",

@@ -15,6 +15,7 @@ not mapped are read from the column of the same name, or of its legacy name.
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 from collections.abc import Callable, Mapping
@@ -96,18 +97,54 @@ def clean_value(value: Any) -> Any:
     return value
 
 
-def _decode_list(value: Any) -> Any:
-    # CSV has no lists: a list cell is JSON text. Anything else is left for validation to reject.
-    if isinstance(value, str):
-        text = value.strip()
-        if not text:
-            return None
-        if text.startswith("["):
-            try:
-                return json.loads(text)
-            except json.JSONDecodeError:
-                return value
-    return value
+_REPR_MAX_CHARS = 5_000_000  # a Python literal this long is not a context list someone wrote
+
+
+def _python_list(text: str) -> list[Any] | None:
+    """A list written by pandas' ``to_csv`` (Python's repr: ``['a', 'b']``, quotes of either
+    kind), read with `ast.literal_eval` (literals only: no name, call or operator is ever
+    evaluated) and kept only when it is a list of strings and numbers; else ``None``."""
+    if len(text) > _REPR_MAX_CHARS:
+        return None
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    if isinstance(value, list) and all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in value):
+        return value
+    return None
+
+
+def _decode_list(field: str, value: Any) -> Any:
+    """A list field's value: CSV has no lists, so a list cell is JSON text, or Python's repr
+    of a list when pandas wrote the file. A plain string where a list belongs is an error
+    with a hint (it would otherwise be read as one context per character, or rejected bare)."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if not text:
+        return None
+    if text.startswith("["):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            pass
+        parsed = _python_list(text)
+        if parsed is not None:
+            return parsed
+        raise ColumnError(
+            f"{field}: text starting with '[' is neither a JSON list nor a Python list of strings "
+            f"(as pandas writes it): {_clip(text)}"
+        )
+    raise ColumnError(
+        f"{field} must be a list of strings, got a plain string {_clip(text)}; "
+        f'write it as a list: ["{_clip(text, 20, quote=False)}"] (JSON) or, in a CSV cell, the list as JSON text'
+    )
+
+
+def _clip(text: str, limit: int = 40, *, quote: bool = True) -> str:
+    short = text if len(text) <= limit else text[: limit - 3] + "..."
+    return repr(short) if quote else short
 
 
 class ColumnMap:
@@ -150,6 +187,6 @@ class ColumnMap:
                 continue
             value = clean_value(value)
             if field in LIST_FIELDS:
-                value = _decode_list(value)
+                value = _decode_list(field, value)
             out[field] = value
         return out

@@ -17,17 +17,18 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from localeval.backends.cache import JudgementCache
 from localeval.metrics.base import Metric, MetricResult
+from localeval.metrics.thresholds import did_you_mean
 from localeval.runner.columns import ColumnMap, ColumnSource, clean_value
 from localeval.runner.budget import DEFAULT_MAX_CONTEXTS, DEFAULT_MAX_ROW_CHARS, RowBudget, within_budget
 from localeval.runner.guard import OutputLock, check_output_path, check_run_record, is_regular_target, run_record, write_run_record
-from localeval.runner.output import dumps, open_writer, read_done, record, warn_reserved
-from localeval.runner.progress import Progress, make_progress
+from localeval.runner.output import check_writable, dumps, open_writer, output_format, read_done, record, warn_reserved
+from localeval.runner.progress import Progress, make_progress, quiet_loading
 from localeval.runner.rows import Row
 from localeval.runner.run import (
     DEFAULT_CHUNK_SIZE,
@@ -41,9 +42,9 @@ from localeval.runner.run import (
 from localeval.runner.sources import open_source
 from localeval.runner.summary import RunSummary, SummaryBuilder
 
-__all__ = ["EvaluationResult", "RowResult", "evaluate", "score_dataset"]
+__all__ = ["EvaluationResult", "RowResult", "aevaluate", "evaluate", "score_dataset"]
 
-_RESERVED = ("_line", "_error")
+_RESERVED = ("_line", "_error", "_warnings")
 
 
 @dataclass
@@ -54,10 +55,12 @@ class RowResult:
     data: dict[str, Any]
     error: str | None
     results: dict[str, MetricResult]
+    warnings: list[str] = field(default_factory=list)
+    """What may make the scores wrong (a language the judge was not trained on)."""
 
     def record(self) -> dict[str, Any]:
         """The row as written to JSON Lines."""
-        return record(Row(line=self.line, data=self.data, error=self.error), self.results)
+        return record(Row(line=self.line, data=self.data, error=self.error, warnings=self.warnings), self.results)
 
 
 class EvaluationResult:
@@ -74,8 +77,17 @@ class EvaluationResult:
     def __iter__(self) -> Iterator[RowResult]:
         return iter(self.rows)
 
-    def __getitem__(self, i: int) -> RowResult:
-        return self.rows[i]
+    @overload
+    def __getitem__(self, key: int) -> RowResult: ...
+    @overload
+    def __getitem__(self, key: str) -> list[float | None]: ...
+
+    def __getitem__(self, key: int | str) -> RowResult | list[float | None]:
+        """``result[3]``: the fourth row; ``result["faithfulness"]``: that metric's scores, row
+        by row, ``None`` where a row could not be scored (RAGAS' ``result["faithfulness"]``)."""
+        if isinstance(key, str):
+            return self.scores(key)
+        return self.rows[key]
 
     def __repr__(self) -> str:
         means = ", ".join(
@@ -90,7 +102,7 @@ class EvaluationResult:
     def scores(self, metric: str) -> list[float | None]:
         """The metric's score of every row, ``None`` where the row could not be scored."""
         if metric not in self.metrics:
-            raise KeyError(f"no metric {metric!r} in this result; metrics: {', '.join(self.metrics)}")
+            raise KeyError(f"no metric {metric!r} in this result{did_you_mean(metric, self.metrics)}; metrics: {', '.join(self.metrics)}")
         return [r.results[metric].score for r in self.rows]
 
     def results(self, metric: str) -> list[MetricResult]:
@@ -142,7 +154,7 @@ def _from_record(obj: dict[str, Any], metrics: Sequence[tuple[str, Metric]]) -> 
         results[name] = result_type.model_validate(
             {**details, "metric": metric.name, "score": obj.get(name), "reason": obj.get(f"{name}_reason")}
         )
-    return RowResult(line=obj["_line"], data=data, error=obj.get("_error"), results=results)
+    return RowResult(line=obj["_line"], data=data, error=obj.get("_error"), results=results, warnings=obj.get("_warnings") or [])
 
 
 ENGINES = ("local", "ray")
@@ -215,12 +227,15 @@ def _run(
         raise ValueError("resume needs an output file")
     if output is not None:  # before a judge loads or a file opens
         check_output_path(output, [data] if isinstance(data, (str, os.PathLike)) else [])
+        check_writable(output)
+        output_format(output)
     columns = ColumnMap(column_map)
     # The Ray engine loads judges (and decomposers) in its actors; here only the output names are needed.
-    named = resolve_metrics(
-        metrics, model=model, device=device, batch_size=batch_size, thresholds=thresholds,
-        load_judge=engine == "local", decomposer=decomposer, precision=precision, max_units=max_units,
-    )
+    with quiet_loading(not show_progress):
+        named = resolve_metrics(
+            metrics, model=model, device=device, batch_size=batch_size, thresholds=thresholds,
+            load_judge=engine == "local", decomposer=decomposer, precision=precision, max_units=max_units,
+        )
     names = [name for name, _ in named]
     source = open_source(data, columns)
     budget = RowBudget(max_row_chars=max_row_chars or None, max_contexts=max_contexts or None)
@@ -349,7 +364,7 @@ def evaluate(
     rows: list[RowResult] = []
 
     def keep(chunk: list[ScoredRow]) -> None:
-        rows.extend(RowResult(line=r.line, data=r.data, error=r.error, results=res) for r, res in chunk)
+        rows.extend(RowResult(line=r.line, data=r.data, error=r.error, results=res, warnings=r.warnings) for r, res in chunk)
 
     def keep_old(obj: dict[str, Any], named: list[tuple[str, Metric]]) -> None:
         rows.append(_from_record(obj, named))
@@ -363,6 +378,16 @@ def evaluate(
     )
     rows.sort(key=lambda r: r.line)
     return EvaluationResult(rows, [m.metric for m in summary.metrics], summary)
+
+
+async def aevaluate(data: Any, metrics: str | Sequence[str | Metric], column_map: Mapping[str, ColumnSource] | None = None,
+                    **options: Any) -> EvaluationResult:
+    """`evaluate` for async code: the run goes to a worker thread, the event loop stays free
+    (same arguments, same result). Two runs awaited together share the judge and take turns
+    on the CPU; they do not score faster than one after the other."""
+    import asyncio
+
+    return await asyncio.to_thread(evaluate, data, metrics, column_map, **options)
 
 
 def score_dataset(

@@ -36,7 +36,10 @@ from localeval.metrics.base import MetricResult
 from localeval.runner.columns import clean_value
 from localeval.runner.rows import Row
 
-__all__ = ["CsvWriter", "JsonlWriter", "ParquetWriter", "Writer", "flat_record", "open_writer", "read_done", "record"]
+__all__ = [
+    "CsvWriter", "JsonlWriter", "ParquetWriter", "Writer", "check_writable", "flat_record", "open_writer",
+    "output_format", "read_done", "record",
+]
 
 
 def _json_default(value: Any) -> Any:
@@ -119,6 +122,8 @@ def record(row: Row, results: dict[str, MetricResult]) -> dict[str, Any]:
     out["_line"] = row.line
     if row.error:
         out["_error"] = row.error
+    if row.warnings:
+        out["_warnings"] = list(row.warnings)
     for name, result in results.items():
         out[name] = result.score
         out[f"{name}_reason"] = result.reason
@@ -186,7 +191,7 @@ class JsonlWriter:
         self.close()  # in place: the rows written so far are what a resume continues from
 
 
-FLAT_COLUMNS = ("_line", "_input", "user_input", "response", "reference", "retrieved_contexts", "_error")
+FLAT_COLUMNS = ("_line", "_input", "user_input", "response", "reference", "retrieved_contexts", "_error", "_warnings")
 
 
 def flat_record(row: Row, results: dict[str, MetricResult], metrics: list[str]) -> dict[str, Any]:
@@ -200,6 +205,7 @@ def flat_record(row: Row, results: dict[str, MetricResult], metrics: list[str]) 
         "reference": s.reference if s else None,
         "retrieved_contexts": s.retrieved_contexts if s else None,
         "_error": row.error,
+        "_warnings": dumps(row.warnings) if row.warnings else None,
     }
     for m in metrics:
         r = results[m]
@@ -255,6 +261,7 @@ class ParquetWriter:
             pa.field("reference", pa.string()),
             pa.field("retrieved_contexts", pa.list_(pa.string())),
             pa.field("_error", pa.string()),
+            pa.field("_warnings", pa.string()),
         ]
         for m in metrics:
             fields += [pa.field(m, pa.float64()), pa.field(f"{m}_reason", pa.string()), pa.field(f"{m}_details", pa.string())]
@@ -278,10 +285,40 @@ class ParquetWriter:
             self._file.discard()
 
 
+OUTPUT_FORMATS: dict[str, str] = {
+    ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".csv": "csv", ".parquet": "parquet", ".pq": "parquet",
+}
+
+
+def output_format(path: str | os.PathLike[str]) -> str:
+    """``jsonl``, ``csv`` or ``parquet`` by extension; anything else is an error (an ``.xlsx``
+    must not silently become JSON Lines)."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in OUTPUT_FORMATS:
+        raise ValueError(
+            f"cannot write {os.fspath(path)!r}: unknown output format {suffix or '(no extension)'!r}; "
+            f"supported: {', '.join(OUTPUT_FORMATS)}"
+        )
+    return OUTPUT_FORMATS[suffix]
+
+
+def check_writable(path: str | os.PathLike[str], what: str = "output") -> None:
+    """Fail early, in one line, for a path that cannot become a file: a folder, or one whose
+    folder does not exist (before a model loads and a run's time is spent)."""
+    target = Path(path)
+    if target.is_dir():
+        raise ValueError(f"{what} {os.fspath(path)!r} is a directory; give a file name")
+    if not target.parent.is_dir():
+        raise ValueError(f"{what} {os.fspath(path)!r}: folder {os.fspath(target.parent)!r} does not exist")
+
+
 def open_writer(path: str | os.PathLike[str] | None, metrics: list[str], *, append: bool = False) -> Writer:
-    """A writer for ``path`` by extension (``.parquet``/``.pq``: Parquet, ``.csv``: CSV, else
-    JSON Lines; ``None``: JSON Lines on stdout)."""
+    """A writer for ``path`` by extension (``.parquet``/``.pq``: Parquet, ``.csv``: CSV,
+    ``.jsonl``/``.ndjson``/``.json``: JSON Lines, others: ValueError; ``None``: JSON Lines on
+    stdout)."""
     suffix = Path(path).suffix.lower() if path is not None else ""
+    if path is not None:
+        output_format(path)
     if suffix in (".parquet", ".pq", ".csv"):
         if append:
             raise ValueError("resume needs a JSON Lines output: a Parquet or CSV file is not appended to")

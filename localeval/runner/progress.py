@@ -8,9 +8,31 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TextIO
 
-__all__ = ["Progress", "make_progress"]
+from localeval.runner.summary import plural
+
+__all__ = ["Progress", "make_progress", "quiet_loading"]
+
+
+@contextmanager
+def quiet_loading(quiet: bool = True) -> Iterator[None]:
+    """Hide transformers' "Loading weights" bar while ``quiet`` (``--no-progress`` means no
+    progress output at all, model loading included); its earlier state is restored after."""
+    if not quiet:
+        yield
+        return
+    from transformers.utils import logging as hf_logging
+
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()
 
 
 class Progress:
@@ -46,8 +68,8 @@ class _PlainProgress(Progress):
         self._last = self.started
 
     def _line(self) -> None:
-        of = f"/{self.total}" if self.total is not None else ""
-        self.stream.write(f"scored {self.done}{of} rows ({self.rate:.1f} rows/s)\n")
+        of = f"{self.done}/{plural(self.total, 'row')}" if self.total is not None else plural(self.done, "row")
+        self.stream.write(f"scored {of} ({self.rate:.1f} rows/s)\n")
         self.stream.flush()
 
     def advance(self, rows: int) -> None:

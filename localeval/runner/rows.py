@@ -36,6 +36,9 @@ class Row:
     error: str | None = None
     index: int = field(default=-1)
     """0-based position among the input's rows (chunks are cut on it, see `runner.run`)."""
+    warnings: list[str] = field(default_factory=list)
+    """What may make the row's scores wrong without making them impossible (a text in a
+    language the judge was not trained on), set when the row is scored."""
 
 
 def _validation_message(err: ValidationError) -> str:

@@ -38,6 +38,7 @@ from localeval.runner.output import dumps, record
 from localeval.runner.progress import Progress
 from localeval.runner.rows import Row, count_lines, read_jsonl
 from localeval.runner.summary import MetricSummary, RunSummary, SummaryBuilder
+from localeval.text.language import language_warnings
 
 __all__ = [
     "MetricSummary",
@@ -116,6 +117,10 @@ def resolve_metrics(
                     options["decomposer"] = chosen
             metric, requested = cls(**options), item.strip().lower()
         else:
+            from localeval.compat.ragas_metrics import is_ragas_metric, ragas_metric_hint
+
+            if is_ragas_metric(item):
+                raise TypeError(ragas_metric_hint(item))
             raise TypeError(f"metrics must be names or Metric objects, got {type(item).__name__}")
         # The metric's own name, unless two entries share it (an alias asked beside its
         # metric): then the name the user typed, so no column overwrites another.
@@ -133,14 +138,16 @@ def with_thresholds(judge: NLIJudge, thresholds: Mapping[str, float] | None) -> 
     code holds keeps its own thresholds."""
     if not thresholds:
         return judge
-    unknown = sorted(set(thresholds) - set(judge.thresholds))
-    if unknown:
-        raise ValueError(f"unknown threshold(s) {', '.join(unknown)}; the judge has: {', '.join(judge.thresholds)}")
-    for name, value in thresholds.items():
-        if not 0.0 <= float(value) <= 1.0:
-            raise ValueError(f"threshold {name!r} must be in [0, 1], got {value}")
+    from localeval.metrics.registry import known_threshold_keys
+    from localeval.metrics.thresholds import check_threshold_keys
+
+    check_threshold_keys(thresholds, known_threshold_keys())
     copied = copy.copy(judge)
-    copied.thresholds = {**judge.thresholds, **{k: float(v) for k, v in thresholds.items()}}
+    given = {k: float(v) for k, v in thresholds.items()}
+    # Kept apart from the stored ones: a given generic key must beat a stored per-metric one
+    # (`localeval.metrics.thresholds`); the merged table serves code that reads it directly.
+    copied.given_thresholds = {**getattr(judge, "given_thresholds", {}), **given}
+    copied.thresholds = {**judge.thresholds, **given}
     return copied
 
 
@@ -219,8 +226,27 @@ def _score_metric(metric: Metric, rows: list[Row]) -> dict[int, MetricResult]:
     return out
 
 
+_TEXT_FIELDS = frozenset({"user_input", "response", "reference", "retrieved_contexts"})
+
+
+def metric_languages(metrics: Sequence[tuple[str, Metric]]) -> frozenset[str] | None:
+    """Languages every metric of the run that reads text is built for: a judged metric its
+    judge's, the others (spaCy NER, the rule-based claim splitter) English; ``None`` when no
+    metric reads text (IDs only)."""
+    languages: frozenset[str] | None = None
+    for _, metric in metrics:
+        if not _TEXT_FIELDS & set(metric.required_columns):
+            continue
+        own = frozenset(metric.judge.languages) if isinstance(metric, JudgedMetric) else frozenset({"en"})
+        languages = own if languages is None else languages & own
+    return languages
+
+
 def score_chunk(chunk: list[Row], metrics: Sequence[tuple[str, Metric]]) -> list[ScoredRow]:
     valid = [r for r in chunk if r.sample is not None]
+    languages = metric_languages(metrics)
+    for row in valid:
+        row.warnings = language_warnings(row.sample, languages)
     per_metric = {name: _score_metric(metric, valid) for name, metric in metrics}
     return [
         (
@@ -259,8 +285,9 @@ def run_chunks(
 
 
 def add_to_summary(summary: SummaryBuilder, scored: Iterable[ScoredRow]) -> None:
-    for _, results in scored:
+    for row, results in scored:
         summary.rows += 1
+        summary.warn(row.warnings)
         for name, result in results.items():
             summary.add(name, result.score, result.reason)
 
@@ -268,6 +295,7 @@ def add_to_summary(summary: SummaryBuilder, scored: Iterable[ScoredRow]) -> None
 def add_record_to_summary(summary: SummaryBuilder, names: Iterable[str], obj: dict[str, Any]) -> None:
     """Count an output row read back from a file (for the summary of a resumed run)."""
     summary.rows += 1
+    summary.warn(obj.get("_warnings") or [])
     for name in names:
         summary.add(name, obj.get(name), obj.get(f"{name}_reason"))
 

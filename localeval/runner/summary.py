@@ -12,7 +12,12 @@ import statistics
 
 from pydantic import BaseModel
 
-__all__ = ["MetricSummary", "RunSummary", "SummaryBuilder", "reason_key"]
+__all__ = ["MetricSummary", "RunSummary", "SummaryBuilder", "plural", "reason_key"]
+
+
+def plural(n: int, word: str) -> str:
+    """``"1 row"``, ``"2 rows"``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 class MetricSummary(BaseModel):
@@ -31,12 +36,26 @@ class MetricSummary(BaseModel):
 class RunSummary(BaseModel):
     rows: int
     metrics: list[MetricSummary]
+    rows_with_warnings: int = 0
+    """Rows scored with a warning (a language the judge was not trained on): see each row's ``_warnings``."""
+    warnings: dict[str, int] = {}
+    """Warnings by kind (the text before the first colon), with counts."""
 
     def __getitem__(self, metric: str) -> MetricSummary:
         for m in self.metrics:
             if m.metric == metric:
                 return m
         raise KeyError(metric)
+
+    def __str__(self) -> str:
+        """The table `to_table` draws, as text: ``print(result.summary())`` reads like the CLI."""
+        import io
+
+        from rich.console import Console
+
+        console = Console(file=io.StringIO(), width=120, color_system=None, force_terminal=False)
+        console.print(self.to_table(title=f"{plural(self.rows, 'row')}"))
+        return "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())
 
     def to_table(self, title: str | None = None):
         """The summary as a Rich table (what the CLI prints)."""
@@ -53,6 +72,10 @@ class RunSummary(BaseModel):
         for m in self.metrics:
             why = "\n".join(f"{n} x {r}" for r, n in sorted(m.reasons.items(), key=lambda kv: (-kv[1], kv[0])))
             table.add_row(m.metric, fmt(m.mean), fmt(m.median), fmt(m.std), str(m.scored), str(m.unscored), why)
+        if self.rows_with_warnings:
+            kinds = "; ".join(f"{n} x {w}" for w, n in sorted(self.warnings.items(), key=lambda kv: (-kv[1], kv[0])))
+            table.caption = f"{plural(self.rows_with_warnings, 'row')} with warnings: {kinds}"
+            table.caption_justify = "left"
         return table
 
 
@@ -65,6 +88,8 @@ class SummaryBuilder:
 
     def __init__(self, metrics: list[str]) -> None:
         self.rows = 0
+        self.rows_with_warnings = 0
+        self._warnings: dict[str, int] = {}
         self._scores: dict[str, list[float]] = {m: [] for m in metrics}
         self._reasons: dict[str, dict[str, int]] = {m: {} for m in metrics}
 
@@ -74,6 +99,13 @@ class SummaryBuilder:
         else:
             key = reason_key(reason)
             self._reasons[metric][key] = self._reasons[metric].get(key, 0) + 1
+
+    def warn(self, warnings: list[str]) -> None:
+        if warnings:
+            self.rows_with_warnings += 1
+        for warning in warnings:
+            key = reason_key(warning)  # "language German (de)"
+            self._warnings[key] = self._warnings.get(key, 0) + 1
 
     def build(self) -> RunSummary:
         out = []
@@ -89,4 +121,4 @@ class SummaryBuilder:
                     reasons=dict(self._reasons[metric]),
                 )
             )
-        return RunSummary(rows=self.rows, metrics=out)
+        return RunSummary(rows=self.rows, metrics=out, rows_with_warnings=self.rows_with_warnings, warnings=dict(self._warnings))

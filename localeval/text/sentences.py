@@ -169,6 +169,25 @@ def _join_numeric(text: str, spans: list[tuple[int, int]], rule: re.Pattern[str]
     return joined
 
 
+# A CJK sentence end: 。！？ (and runs of them), with the closing quotes or brackets that
+# follow, before more text. Punkt never splits there: it wants whitespace after a period.
+_CJK_END = re.compile(r"[。！？]+[」』”’）)\]】〕》〉]*(?=\s*\S)")
+
+
+def _cjk_cuts(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """``(start, end)`` cut after each CJK sentence end inside it (itself when none)."""
+    cuts: list[tuple[int, int]] = []
+    for m in _CJK_END.finditer(text, start, end):
+        a, b = _strip(text, start, m.end())
+        if b > a:
+            cuts.append((a, b))
+        start = m.end()
+    a, b = _strip(text, start, end)
+    if b > a:
+        cuts.append((a, b))
+    return cuts
+
+
 def _strip(text: str, start: int, end: int) -> tuple[int, int]:
     while start < end and text[start].isspace():
         start += 1
@@ -177,17 +196,24 @@ def _strip(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def split_sentences(text: str, language: str = "english") -> list[Span]:
+def split_sentences(text: str, language: str | None = None) -> list[Span]:
     """Sentences of ``text`` as spans with exact offsets (``text[s.start:s.end] == s.text``).
 
     Spans never start or end with whitespace. Blank lines end sentences and every list item
     starts a new one; its span includes the marker ("1. Build the image"). Inside a block,
     NLTK Punkt with the pretrained parameters of ``language`` decides (so "Dr. Smith
-    arrived at 5 p.m. on Jan. 5. He left." is two sentences). An empty or whitespace-only
+    arrived at 5 p.m. on Jan. 5. He left." is two sentences); ``None`` (the default) uses the
+    text's detected language where Punkt has parameters for it, else English
+    (`localeval.text.language`). Chinese and Japanese full stops, exclamation and question
+    marks (。！？) end a sentence even with no space after them. An empty or whitespace-only
     text gives ``[]``. Raises ValueError for a language without pretrained parameters.
     """
-    name = _canonical(language)
     languages = available_languages()
+    if language is None:
+        from localeval.text.language import punkt_language
+
+        language = punkt_language(text, languages) if text and not text.isspace() else "english"
+    name = _canonical(language)
     if name not in languages:
         raise ValueError(
             f"no sentence splitter for language {language!r}; available: {', '.join(languages)}"
@@ -224,5 +250,6 @@ def _split(text: str, name: str) -> list[Span]:
             pieces[0] = (block.start, pieces[0][1])
         else:  # a bare marker line ("-")
             pieces = [_strip(text, block.start, block.end)]
+        pieces = [cut for a, b in pieces for cut in _cjk_cuts(text, a, b)]
         spans.extend(Span(text=text[a:b], start=a, end=b) for a, b in pieces if b > a)
     return spans

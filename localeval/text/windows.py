@@ -192,10 +192,11 @@ def window_text(
     text: str,
     max_tokens: int,
     count_tokens: Callable[[str], int],
-    language: str = "english",
+    language: str | None = None,
     overlap: int = 1,
     max_sentences: int | None = None,
 ) -> list[Window]:
-    """`make_windows` over the sentences of ``text`` (`split_sentences` in ``language``)."""
+    """`make_windows` over the sentences of ``text`` (`split_sentences` in ``language``;
+    ``None``: detected)."""
     return make_windows(text, split_sentences(text, language), count_tokens, max_tokens, overlap,
                         max_sentences)

@@ -1,0 +1,87 @@
+"""Which decision threshold a judged metric uses, and why.
+
+A judge stores generic thresholds (``entailment``, ``relevance``) and may store per-metric
+ones (``faithfulness``, ``context_recall``, ``chunk_recall_relevance`` ...), chosen on
+development data. A user gives thresholds the same way (``--threshold``, ``[thresholds]``,
+``evaluate(thresholds=...)``). The order, first match wins:
+
+1. the metric's own ``threshold=`` argument;
+2. a user-given per-metric key, then a user-given generic key: a value the user typed always
+   beats a value stored with the judge, so ``--threshold entailment=0.85`` moves every
+   entailment decision, faithfulness' and context recall's included;
+3. the judge's stored per-metric key, then its stored generic key;
+4. 0.5 (a judge that stores nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import NamedTuple
+
+__all__ = ["GENERIC_KINDS", "ThresholdChoice", "check_threshold_keys", "choose_threshold", "did_you_mean"]
+
+GENERIC_KINDS: tuple[str, ...] = ("entailment", "relevance")
+FALLBACK = 0.5
+
+
+class ThresholdChoice(NamedTuple):
+    value: float
+    key: str
+    """The key the value was read from (``"faithfulness"``, ``"entailment"``)."""
+    source: str
+    """``"given"`` (by the user), ``"stored"`` (with the judge) or ``"fallback"``."""
+
+
+def choose_threshold(stored: Mapping[str, float], given: Mapping[str, float], key: str, kind: str) -> ThresholdChoice:
+    """The threshold for a decision of ``kind`` whose per-metric key is ``key`` (see the module)."""
+    for table, source in ((given, "given"), (stored, "stored")):
+        for name in (key, kind):
+            if name in table:
+                return ThresholdChoice(float(table[name]), name, source)
+    return ThresholdChoice(FALLBACK, kind, "fallback")
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest of ``choices``, or ``""``."""
+    import difflib
+
+    close = difflib.get_close_matches(name.strip().lower(), list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def check_threshold_keys(thresholds: Mapping[str, float], known: Iterable[str]) -> None:
+    """Raise ValueError for a key no metric reads, or a value outside [0, 1]."""
+    known = sorted(set(known))
+    for name, value in thresholds.items():
+        if name not in known:
+            raise ValueError(
+                f"unknown threshold {name!r}{did_you_mean(name, known)}; known thresholds: {', '.join(known)}"
+            )
+        if not 0.0 <= float(value) <= 1.0:
+            raise ValueError(f"threshold {name!r} must be in [0, 1], got {value}")
+
+
+class ThresholdUse(NamedTuple):
+    """One decision of one metric: what `localeval config` lists."""
+
+    metric: str
+    kind: str
+    own_key: str
+    """The metric's per-metric key for this decision (read before the generic ``kind``)."""
+    choice: ThresholdChoice
+
+
+def thresholds_in_force(metrics: Iterable[str], stored: Mapping[str, float], given: Mapping[str, float]) -> list[ThresholdUse]:
+    """For each metric name (unknown names are skipped: the run reports them), each of its
+    decisions with the threshold it will use."""
+    from localeval.metrics.registry import resolve_name, threshold_uses
+
+    out: list[ThresholdUse] = []
+    for name in metrics:
+        try:
+            resolve_name(name)
+        except ValueError:
+            continue
+        for kind, key in threshold_uses(name):
+            out.append(ThresholdUse(name, kind, key, choose_threshold(stored, given, key, kind)))
+    return out
