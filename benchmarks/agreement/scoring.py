@@ -18,9 +18,11 @@ from localeval.metrics import (
     ContextPrecision,
     ContextRecall,
     ContextRelevance,
+    FactualCorrectness,
     Faithfulness,
     Metric,
     QuestionRecall,
+    RAGChecker,
 )
 
 __all__ = ["Harness", "build_metrics", "graded_figures", "rmse", "pearson", "spearman"]
@@ -34,6 +36,11 @@ _METRICS: dict[str, tuple[type[Metric], dict[str, Any]]] = {
     "context_relevance": (ContextRelevance, {"level": "sentence"}),
     "question_recall": (QuestionRecall, {}),
     "utilization": (ContextPrecision, {"mode": "response"}),
+    # Answer-side metrics (benchmarks.agreement.answers); each is scored in its own call, as
+    # two of them share the metric name.
+    "factual_recall": (FactualCorrectness, {"mode": "recall"}),
+    "factual_precision": (FactualCorrectness, {"mode": "precision"}),
+    "ragchecker": (RAGChecker, {}),
 }
 
 

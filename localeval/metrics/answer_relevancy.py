@@ -10,7 +10,11 @@ sentence:
     score = relevant statements / statements
 
 A statement is relevant when P(relevant) >= the threshold (the judge's ``answer_relevancy``
-threshold if it stores one, else its generic relevance threshold).
+threshold if it stores one, else its generic relevance threshold), where P(relevant) is the
+highest over the question and its sub-questions (`localeval.metrics.decomposed.sub_questions`,
+as question recall makes them): a statement answering one part of "Where is the Eiffel
+Tower and how tall is it?" addresses the question, but the judge, reading the whole compound
+question, gives "It is 330 metres tall." 0.40 and "How tall is it?" 0.89.
 
 Non-answers: a statement that declines to answer ("I don't know", "I cannot help with that",
 "the context does not mention it"; `localeval.text.answers.is_non_answer`) is flagged and
@@ -38,7 +42,7 @@ from localeval.backends.relevance import sentence_relevance
 from localeval.metrics.base import MetricResult
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.metrics.context_relevance import require_relevance_head
-from localeval.metrics.decomposed import DecompositionRecord, check_decomposer, claim_units
+from localeval.metrics.decomposed import DecompositionRecord, check_decomposer, claim_units, sub_questions
 from localeval.schema import Sample
 from localeval.text.answers import is_non_answer, non_english_note
 
@@ -104,13 +108,20 @@ class AnswerRelevancy(JudgedMetric):
         threshold = self.resolved_threshold()
         split = claim_units(self.decomposer, [samples[i].response or "" for i in todo],
                             split_coordination=self.split_coordination)
-        judged = [[c for c in units if not is_non_answer(c.text)] for units, _ in split]
-        probs = sentence_relevance(
+        judged = [[c.text for c in units if not is_non_answer(c.text)] for units, _ in split]
+        splitter = self.decomposer if callable(getattr(self.decomposer, "sub_questions", None)) else None
+        parts = sub_questions(splitter, [asked[i] for i in todo])
+        questions = [list(dict.fromkeys([asked[i], *subs])) for i, (subs, _) in zip(todo, parts)]
+        flat = sentence_relevance(
             self.judge,
-            [(asked[i], [c.text for c in units]) for i, units in zip(todo, judged)],
+            [(q, texts) for qs, texts in zip(questions, judged) for q in qs],
             batch_size=self.batch_size,
             show_progress_bar=show_progress_bar,
         )
+        probs, at = [], 0
+        for qs in questions:  # per row, per statement: the best over its questions
+            probs.append([max(col) for col in zip(*flat[at:at + len(qs)])])
+            at += len(qs)
         for i, (units, record), row_probs in zip(todo, split, probs):
             by_text = iter(row_probs)
             statements = []

@@ -34,17 +34,41 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from pydantic import BaseModel
+
 from localeval.metrics.base import MetricResult
 from localeval.metrics.claim_support import ClaimAttribution, JudgedMetric
 from localeval.metrics.decomposed import ClaimUnit, DecompositionRecord, check_decomposer, claim_units
 from localeval.metrics.precision_recall import f1
 from localeval.schema import Sample
+from localeval.text import Span
 from localeval.text.answers import is_non_answer, non_english_note
 
-__all__ = ["AnswerClaims", "AnswerClaimsMetric", "FactualCorrectness", "FactualCorrectnessResult", "Mode"]
+__all__ = ["AnswerClaims", "AnswerClaimsMetric", "CheckedClaim", "FactualCorrectness", "FactualCorrectnessResult", "Mode"]
 
 Mode = Literal["precision", "recall", "f1"]
 MODES: tuple[str, ...] = ("precision", "recall", "f1")
+
+
+class CheckedClaim(BaseModel):
+    """A claim of one text (response or reference) and the verdict of the other text on it."""
+
+    text: str
+    start: int | None
+    end: int | None
+    """Span of the claim in its own text (``None`` for a decomposer's claim not found verbatim)."""
+    attributed: bool
+    """The other text entails the claim."""
+    probability: float
+    evidence: Span | None = None
+    """The sentence of the other text that supports the claim best (given even when below
+    the threshold), with its span in that text."""
+
+    @classmethod
+    def of(cls, judged: ClaimAttribution) -> CheckedClaim:
+        ev = judged.evidence
+        evidence = Span(text=ev.text, start=ev.start, end=ev.end) if ev is not None else None
+        return cls(**judged.model_dump(exclude={"evidence"}), evidence=evidence)
 
 
 class FactualCorrectnessResult(MetricResult):
@@ -54,10 +78,10 @@ class FactualCorrectnessResult(MetricResult):
     precision: float | None = None
     recall: float | None = None
     f1: float | None = None
-    response_claims: list[ClaimAttribution] = []
+    response_claims: list[CheckedClaim] = []
     """Claims of the response; ``attributed`` = the reference entails it (evidence: a
-    sentence of the reference, ``context_index`` 0)."""
-    reference_claims: list[ClaimAttribution] = []
+    sentence of the reference)."""
+    reference_claims: list[CheckedClaim] = []
     """Claims of the reference; ``attributed`` = the response entails it."""
     non_answer: bool = False
     non_answer_statements: list[str] = []
@@ -138,7 +162,7 @@ class FactualCorrectness(AnswerClaimsMetric):
     def cross_judge(
         self, samples: list[Sample], rows: list[AnswerClaims], threshold: float, *,
         extra_groups: Sequence[tuple[Sequence[ClaimUnit], Sequence[str]]] = (), show_progress_bar: bool = False,
-    ) -> tuple[list[tuple[list[ClaimAttribution], list[ClaimAttribution]]], list[list[ClaimAttribution]]]:
+    ) -> tuple[list[tuple[list[CheckedClaim], list[CheckedClaim]]], list[list[ClaimAttribution]]]:
         """Per row, (response claims judged against the reference, reference claims judged
         against the response); then the verdicts of ``extra_groups``, judged in the same call
         so that a caller needing more verdicts (RAGChecker) keeps the judge's batches full."""
@@ -147,11 +171,12 @@ class FactualCorrectness(AnswerClaimsMetric):
             groups.append((row.response, [sample.reference or ""]))
             groups.append((row.reference, [sample.response or ""]))
         judged = self.judge_claims([*groups, *extra_groups], threshold, show_progress_bar=show_progress_bar)
-        pairs = [(judged[2 * i], judged[2 * i + 1]) for i in range(len(rows))]
+        pairs = [([CheckedClaim.of(c) for c in judged[2 * i]], [CheckedClaim.of(c) for c in judged[2 * i + 1]])
+                 for i in range(len(rows))]
         return pairs, judged[len(groups):]
 
-    def result(self, sample: Sample, row: AnswerClaims, response_claims: list[ClaimAttribution],
-                reference_claims: list[ClaimAttribution], threshold: float) -> FactualCorrectnessResult:
+    def result(self, sample: Sample, row: AnswerClaims, response_claims: list[CheckedClaim],
+                reference_claims: list[CheckedClaim], threshold: float) -> FactualCorrectnessResult:
         base = {"mode": self.mode, "threshold": threshold, "decomposition": row.record,
                 "non_answer_statements": row.non_answers}
         if not row.reference:

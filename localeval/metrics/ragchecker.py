@@ -53,6 +53,7 @@ from localeval.metrics.decomposed import DecompositionRecord
 from localeval.metrics.factual_correctness import (
     AnswerClaims,
     AnswerClaimsMetric,
+    CheckedClaim,
     FactualCorrectness,
     FactualCorrectnessResult,
 )
@@ -68,7 +69,7 @@ Figure = Literal[
 FIGURES: tuple[str, ...] = get_args(Figure)
 
 
-class RAGCheckerClaim(ClaimAttribution):
+class RAGCheckerClaim(CheckedClaim):
     """A claim with its verdict against the other text (``attributed``: a response claim is
     correct / a reference claim is in the response) and against each chunk."""
 
@@ -165,7 +166,7 @@ class RAGChecker(AnswerClaimsMetric):
         return results
 
     def _result(self, row: AnswerClaims, kept: list[int], overall: FactualCorrectnessResult,
-                response_claims: list[ClaimAttribution], reference_claims: list[ClaimAttribution],
+                response_claims: list[CheckedClaim], reference_claims: list[CheckedClaim],
                 response_in: list[list[ClaimAttribution]], reference_in: list[list[ClaimAttribution]],
                 threshold: float) -> RAGCheckerResult:
         base = {"figure": self.figure, "threshold": threshold, "decomposition": row.record,
@@ -208,7 +209,7 @@ class RAGChecker(AnswerClaimsMetric):
         return RAGCheckerResult(score=score, reason=reason, **details)
 
 
-def _with_chunks(claim: ClaimAttribution, per_chunk: list[ClaimAttribution], kept: list[int]) -> RAGCheckerClaim:
+def _with_chunks(claim: CheckedClaim, per_chunk: list[ClaimAttribution], kept: list[int]) -> RAGCheckerClaim:
     """``claim`` with the chunks that entail it and its best evidence among them (evidence
     indices point into the row's full ``retrieved_contexts``)."""
     best = max(range(len(per_chunk)), key=lambda i: per_chunk[i].probability, default=None)
