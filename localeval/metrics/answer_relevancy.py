@@ -38,12 +38,12 @@ from typing import ClassVar
 
 from pydantic import BaseModel
 
-from localeval.backends.relevance import sentence_relevance
 from localeval.metrics.base import MetricResult
 from localeval.metrics.claim_support import JudgedMetric
-from localeval.metrics.context_relevance import require_relevance_head
+from localeval.metrics.context_relevance import ContextSentence, judge_sentences, question_budget, require_relevance_head
 from localeval.metrics.decomposed import DecompositionRecord, check_decomposer, claim_units, sub_questions
 from localeval.schema import Sample
+from localeval.text import Span, make_windows
 from localeval.text.answers import is_non_answer, non_english_note
 
 __all__ = ["AnswerRelevancy", "AnswerRelevancyResult", "Statement"]
@@ -72,6 +72,10 @@ class AnswerRelevancyResult(MetricResult):
     @property
     def irrelevant_statements(self) -> list[str]:
         return [s.text for s in self.statements if not s.relevant]
+
+
+def _whole(text: str) -> Span:
+    return Span(text=text, start=0, end=len(text))
 
 
 class AnswerRelevancy(JudgedMetric):
@@ -112,15 +116,15 @@ class AnswerRelevancy(JudgedMetric):
         splitter = self.decomposer if callable(getattr(self.decomposer, "sub_questions", None)) else None
         parts = sub_questions(splitter, [asked[i] for i in todo])
         questions = [list(dict.fromkeys([asked[i], *subs])) for i, (subs, _) in zip(todo, parts)]
-        flat = sentence_relevance(
-            self.judge,
-            [(q, texts) for qs, texts in zip(questions, judged) for q in qs],
-            batch_size=self.batch_size,
-            show_progress_bar=show_progress_bar,
-        )
+        items = []
+        for qs, texts in zip(questions, judged):
+            budget = question_budget(self.judge, qs)
+            statements = [ContextSentence(0, _whole(t), self._pieces(t, budget)) for t in texts]
+            items.extend((q, statements) for q in qs)
+        flat = judge_sentences(self.judge, items, batch_size=self.batch_size, show_progress_bar=show_progress_bar)
         probs, at = [], 0
         for qs in questions:  # per row, per statement: the best over its questions
-            probs.append([max(col) for col in zip(*flat[at:at + len(qs)])])
+            probs.append([max(p for p, _ in col) for col in zip(*flat[at:at + len(qs)])])
             at += len(qs)
         for i, (units, record), row_probs in zip(todo, split, probs):
             by_text = iter(row_probs)
@@ -132,6 +136,14 @@ class AnswerRelevancy(JudgedMetric):
                                             relevant=not declined and p >= threshold, non_answer=declined))
             results[i] = self._result(samples[i], statements, threshold, record)
         return results
+
+    def _pieces(self, text: str, budget: int) -> tuple[Span, ...]:
+        """The statement whole, or word-aligned pieces of one longer than the judge reads
+        beside the question (its relevance is its best piece's, nothing is truncated)."""
+        if self.judge.count_tokens(text) <= budget:
+            return (_whole(text),)
+        return tuple(Span(text=w.text, start=w.start, end=w.end)
+                     for w in make_windows(text, [_whole(text)], self.judge.count_tokens, budget))
 
     @staticmethod
     def _result(sample: Sample, statements: list[Statement], threshold: float,
