@@ -57,6 +57,9 @@ ALIASES: dict[str, tuple[str, dict[str, Any]]] = {
     "noise_sensitivity_relevant": ("ragchecker", {"score": "noise_sensitivity_relevant"}),
     "noise_sensitivity_irrelevant": ("ragchecker", {"score": "noise_sensitivity_irrelevant"}),
     "rag_checker": ("ragchecker", {}),
+    # RAGAS FactualCorrectness(mode=...) as names, so the CLI can ask for each figure.
+    "factual_correctness_precision": ("factual_correctness", {"mode": "precision"}),
+    "factual_correctness_recall": ("factual_correctness", {"mode": "recall"}),
 }
 
 
