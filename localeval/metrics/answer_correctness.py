@@ -53,10 +53,11 @@ class AnswerCorrectness(AnswerClaimsMetric):
     threshold_kind = "entailment"
 
     def __init__(self, model=None, *, weights: tuple[float, float] | list[float] = DEFAULT_WEIGHTS,
-                 embedding_model: str | os.PathLike[str] | Embedder | None = None, **options) -> None:
+                 embedding_model: str | os.PathLike[str] | Embedder | None = None, decomposer=None,
+                 **options) -> None:
         if len(weights) != 2 or any(not isinstance(w, (int, float)) or w < 0 for w in weights) or sum(weights) <= 0:
             raise ValueError(f"weights must be two non-negative numbers, not both 0, got {weights!r}")
-        super().__init__(model, **options)
+        super().__init__(model, decomposer=decomposer, **options)
         total = float(sum(weights))
         self.weights = (weights[0] / total, weights[1] / total)
         self.embedding_model = embedding_model

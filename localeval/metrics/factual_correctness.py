@@ -144,10 +144,11 @@ class FactualCorrectness(AnswerClaimsMetric):
     name = "factual_correctness"
     required_columns = ("response", "reference")
 
-    def __init__(self, model=None, *, mode: Mode = "f1", **options) -> None:
+    def __init__(self, model=None, *, mode: Mode = "f1", decomposer=None, **options) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-        super().__init__(model, **options)
+        # ``decomposer`` named here: the runner gives its decomposer to metrics that name it.
+        super().__init__(model, decomposer=decomposer, **options)
         self.mode = mode
 
     def unscored(self, reason: str) -> FactualCorrectnessResult:

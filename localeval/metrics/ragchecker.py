@@ -129,10 +129,10 @@ class RAGChecker(AnswerClaimsMetric):
     name = "ragchecker"
     required_columns = ("response", "reference", "retrieved_contexts")
 
-    def __init__(self, model=None, *, score: Figure = "f1", **options) -> None:
+    def __init__(self, model=None, *, score: Figure = "f1", decomposer=None, **options) -> None:
         if score not in FIGURES:
             raise ValueError(f"score must be one of {', '.join(FIGURES)}, got {score!r}")
-        super().__init__(model, **options)
+        super().__init__(model, decomposer=decomposer, **options)
         self.figure = score
 
     def threshold_key(self, kind: str | None = None) -> str:
