@@ -308,3 +308,13 @@ def test_report_explanations_name_the_wrong_claim(default_judge, edge_results):
     relevancy = AnswerRelevancy(default_judge).score(_row("Bananas are rich in potassium."))
     html = explain("answer_relevancy", {"answer_relevancy": relevancy.score, "answer_relevancy_details": relevancy.details()})
     assert "not relevant" in html and "Bananas" in html
+
+
+def test_the_runs_decomposer_reaches_every_new_claim_metric(tiny_judge):
+    from localeval.runner.run import resolve_metrics
+    from localeval.text.questions import RuleBasedDecomposer
+
+    chosen = RuleBasedDecomposer()
+    names = ["factual_correctness", "answer_relevancy", "answer_correctness", "ragchecker"]
+    built = resolve_metrics(names, model=tiny_judge, decomposer=chosen)
+    assert [getattr(m, "decomposer", None) is chosen for _, m in built] == [True] * len(names)
