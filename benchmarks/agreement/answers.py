@@ -30,7 +30,7 @@ from benchmarks.agreement.scoring import Harness, graded_figures, pearson, spear
 from benchmarks.metrics import auroc, balanced_accuracy
 from benchmarks.overlap import overlap_score
 
-__all__ = ["relevant_reference", "score_answers", "markdown_lines"]
+__all__ = ["RAGBENCH_ROWS", "relevant_reference", "score_answers", "markdown_lines"]
 
 
 def relevant_reference(row: ragbench.RagbenchRow) -> str:
@@ -59,9 +59,18 @@ def _round(x) -> float | None:
     return None if x is None or not np.isfinite(x) else round(float(x), 4)
 
 
-def score_answers(harness: Harness, data: Path, rb: dict, caps: dict[str, int | None], frank_rows: list[dict]) -> dict:
+RAGBENCH_ROWS = 15
+"""RAGBench rows per subset for the answer-side metrics (a fresh stratified sample, at most the
+main table's cap): RAGChecker judges every claim of the response and of the reference against
+every document (hundreds of pairs per row), so the main table's 25-50 rows per subset would
+roughly double the run's time."""
+
+
+def score_answers(harness: Harness, data: Path, caps: dict[str, int | None], frank_rows: list[dict]) -> dict:
     """Every answer-side figure: RAGBench per subset, FRANK, SummaC per subset."""
     out: dict[str, list[dict]] = {"ragbench": [], "summaries": []}
+    rb = ragbench.load_ragbench(data, {s: min(c for c in (caps.get(f"ragbench/{s}"), RAGBENCH_ROWS) if c is not None)
+                                       for s in ragbench.SUBSETS})
     for subset, (rows, _) in rb.items():
         samples = [{**r.sample(), "reference": relevant_reference(r)} for r in rows]
         recall = harness.score(samples, ["factual_recall"])["factual_recall"]
@@ -108,7 +117,7 @@ def markdown_lines(section: dict) -> list[str]:
     lines = [
         "## Answer-side metrics (factual correctness, RAGChecker)",
         "",
-        "RAGBench: reference = the row's relevant sentences (GPT-4's keys). Completeness vs "
+        f"RAGBench (at most {RAGBENCH_ROWS} rows per subset): reference = the row's relevant sentences (GPT-4's keys). Completeness vs "
         "`factual_correctness` recall (reference claims the response states); adherence vs "
         "`ragchecker`'s faithfulness (AUROC; BA of \"faithfulness = 1\"). Floors: word overlap, "
         "always the mean (RMSE) / chance (AUROC 0.5). Unscored rows count as 0 and are listed.",

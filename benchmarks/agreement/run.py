@@ -36,6 +36,7 @@ CAPS: dict[str, int] = {
     "begin/dev": 400,
     "frank/valid": 120,
 }
+# (the answer-side metrics read at most answers.RAGBENCH_ROWS rows per RAGBench subset)
 
 # The per-metric keys written to the judge's config.json (localeval.thresholds) and the
 # generic key each falls back to.
@@ -90,7 +91,7 @@ def run_agreement(
     attr_limit = {name: _cap(name, limit) for name in CAPS}
     binary_sets = timed("attribution", lambda: attribution.score_attribution_sets(harness, data, attr_limit))
     frank_set, frank_rows = timed("frank", lambda: frank.score_frank(harness, data, _cap("frank/valid", limit)))
-    answer_side = timed("answers", lambda: answers.score_answers(harness, data, rb, attr_limit, frank_rows))
+    answer_side = timed("answers", lambda: answers.score_answers(harness, data, attr_limit, frank_rows))
     abl = {s: timed(f"ablation/{s}", lambda s=s: ablation.score_ablation(harness, s, rb[s][0])) for s in ("hotpotqa", "covidqa")}
 
     # ---------------------------------------------------------------- ragbench as binary sets
