@@ -123,8 +123,14 @@ def test_harness_writes_the_table_with_floors_and_leaves_the_judge_alone(meta_ev
         assert r["n"] == 1 and 0 <= r["accuracy"] <= 1  # the grounded row of the two sampled
     for key, value in saved["thresholds"]["final"].items():
         assert 0 <= value <= 1, key
+    answers = s["answers"]
+    assert [r["set"] for r in answers["ragbench"]] == [r["set"] for r in s["relevance"]]
+    for r in answers["ragbench"]:
+        assert r["n"] == 2 and r["adherence"]["n"] == 2 and r["unscored"] <= 2
+    assert {r["set"] for r in answers["summaries"]} >= {"frank/valid", "summac/factcc"}
     md = out.with_suffix(".md").read_text()
     assert "| ragbench/hotpotqa |" in md and "AlignScore 66.0" in md and "floor" in md
+    assert "## Answer-side metrics" in md and "| frank/valid |" in md
     assert report["limit_per_set"] == 2
 
 
@@ -235,7 +241,8 @@ def test_a_decomposer_reaches_every_metric_that_splits_text(tiny_nli_dir):
     chosen = RuleBasedDecomposer()
     metrics = build_metrics(judge, chosen)
     given = {name for name, m in metrics.items() if getattr(m, "decomposer", None) is chosen}
-    assert given == {"context_recall", "faithfulness", "question_recall", "utilization"}
+    assert given == {"context_recall", "faithfulness", "question_recall", "utilization",
+                     "factual_recall", "factual_precision", "ragchecker"}
     from localeval.metrics.decomposed import is_rule_based
 
     assert all(is_rule_based(getattr(m, "decomposer", None)) for m in build_metrics(judge).values())

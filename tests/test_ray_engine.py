@@ -26,7 +26,7 @@ from bulk_helpers import FIVE_LABELS, make_rows, same_up_to, sharp_tiny_model
 ray = pytest.importorskip("ray", reason="the Ray engine is an optional extra (it is in the test extra)")
 pd = pytest.importorskip("pandas")
 
-METRICS = ["context_recall", "chunk_recall", "context_relevance", "retrieval"]
+METRICS = ["context_recall", "chunk_recall", "context_relevance", "retrieval", "ragchecker"]
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.agreement import ablation, attribution, frank, ragbench
+from benchmarks.agreement import ablation, answers, attribution, frank, ragbench
 from benchmarks.agreement.scoring import Harness, build_metrics
 from benchmarks.agreement.thresholds import cv_binary, cv_graded
 
@@ -36,6 +36,7 @@ CAPS: dict[str, int] = {
     "begin/dev": 400,
     "frank/valid": 120,
 }
+# (the answer-side metrics read at most answers.RAGBENCH_ROWS rows per RAGBench subset)
 
 # The per-metric keys written to the judge's config.json (localeval.thresholds) and the
 # generic key each falls back to.
@@ -90,6 +91,7 @@ def run_agreement(
     attr_limit = {name: _cap(name, limit) for name in CAPS}
     binary_sets = timed("attribution", lambda: attribution.score_attribution_sets(harness, data, attr_limit))
     frank_set, frank_rows = timed("frank", lambda: frank.score_frank(harness, data, _cap("frank/valid", limit)))
+    answer_side = timed("answers", lambda: answers.score_answers(harness, data, attr_limit, frank_rows))
     abl = {s: timed(f"ablation/{s}", lambda s=s: ablation.score_ablation(harness, s, rb[s][0])) for s in ("hotpotqa", "covidqa")}
 
     # ---------------------------------------------------------------- ragbench as binary sets
@@ -127,6 +129,7 @@ def run_agreement(
         "frank_rows": frank_rows, "rb_binary": rb_binary, "ablation": abl, "choice": choice,
         "floor_rel": floor_rel, "floor_util": floor_util, "timings": timings,
         "judge": judge, "faith_sets": faith_sets, "recall_sets": recall_sets, "data": data,
+        "answers": answer_side,
     }
 
 

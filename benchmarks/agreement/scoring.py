@@ -18,9 +18,11 @@ from localeval.metrics import (
     ContextPrecision,
     ContextRecall,
     ContextRelevance,
+    FactualCorrectness,
     Faithfulness,
     Metric,
     QuestionRecall,
+    RAGChecker,
 )
 
 __all__ = ["Harness", "build_metrics", "graded_figures", "rmse", "pearson", "spearman"]
@@ -34,6 +36,13 @@ _METRICS: dict[str, tuple[type[Metric], dict[str, Any]]] = {
     "context_relevance": (ContextRelevance, {"level": "sentence"}),
     "question_recall": (QuestionRecall, {}),
     "utilization": (ContextPrecision, {"mode": "response"}),
+    # Answer-side metrics (benchmarks.agreement.answers); each is scored in its own call, as
+    # two of them share the metric name.
+    # Their scores are read at the stored threshold, not re-thresholded: early acceptance
+    # (exhaustive=False) gives the same verdicts for far fewer pairs.
+    "factual_recall": (FactualCorrectness, {"mode": "recall", "exhaustive": False}),
+    "factual_precision": (FactualCorrectness, {"mode": "precision", "exhaustive": False}),
+    "ragchecker": (RAGChecker, {"exhaustive": False}),
 }
 
 
@@ -47,7 +56,7 @@ def build_metrics(judge: NLIJudge, decomposer: Any = None) -> dict[str, Metric]:
     for name, (cls, options) in _METRICS.items():
         takes_decomposer = "decomposer" in inspect.signature(cls.__init__).parameters
         extra = {"decomposer": decomposer} if decomposer is not None and takes_decomposer else {}
-        if issubclass(cls, JudgedMetric):
+        if issubclass(cls, JudgedMetric) and "exhaustive" not in options:
             # Every claim's highest probability: the harness re-thresholds the results.
             extra["exhaustive"] = True
         metrics[name] = cls(judge, **options, **extra)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from benchmarks.metrics import auroc, balanced_accuracy
-from benchmarks.agreement import ablation, frank, ragbench
+from benchmarks.agreement import ablation, answers, frank, ragbench
 from benchmarks.agreement.run import PEERS
 from benchmarks.agreement.scoring import graded_figures, pearson, rmse, spearman
 from benchmarks.agreement.thresholds import share_at
@@ -142,6 +142,7 @@ def build_sections(state: dict, final: dict[str, float]) -> dict:
                 "set": f"ragbench/{subset}", "metric": metric, **ablation.pairwise(full, abl),
                 "floor_overlap_accuracy": ablation.pairwise(*ab.overlap[metric])["accuracy"],
             })
+    sections["answers"] = state["answers"]
     return sections
 
 
@@ -247,4 +248,6 @@ def markdown(report: dict) -> str:
     for r in s["ablation"]:
         lines.append(f"| {r['set']} | {r['metric']} | {r['n']} | {_pct(r['accuracy'])} | {_pct(r['above'])} | {_pct(r['ties'])} | {_pct(r['floor_overlap_accuracy'])} |")
     lines.append("")
+    if "answers" in s:  # results written before the answer-side metrics have none
+        lines += answers.markdown_lines(s["answers"])
     return "\n".join(lines)

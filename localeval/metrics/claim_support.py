@@ -8,6 +8,7 @@ supported claims. Subclasses only say which text the claims come from.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import ClassVar
 
 from pydantic import BaseModel
@@ -15,8 +16,8 @@ from pydantic import BaseModel
 from localeval.backends import NLIJudge, get_judge
 from localeval.backends.attribution import DEFAULT_MAX_UNITS, Evidence, attribute
 from localeval.metrics.base import Metric, MetricResult
+from localeval.metrics.decomposed import ClaimUnit, DecompositionRecord, check_decomposer, claim_units
 from localeval.metrics.thresholds import ThresholdChoice, choose_threshold
-from localeval.metrics.decomposed import DecompositionRecord, check_decomposer, claim_units
 from localeval.schema import Sample
 
 __all__ = ["ClaimAttribution", "ClaimSupportMetric", "ClaimSupportResult", "JudgedMetric", "SkippedClaim"]
@@ -152,6 +153,42 @@ class JudgedMetric(Metric):
         return self.threshold_choice(kind).value
 
 
+    def judge_claims(
+        self,
+        groups: Sequence[tuple[Sequence[ClaimUnit], Sequence[str]]],
+        threshold: float,
+        *,
+        show_progress_bar: bool = False,
+    ) -> list[list[ClaimAttribution]]:
+        """Per ``(claims, premises)`` group: each claim with the verdict of the premises on it
+        (`attribute`: best unit of any premise, evidence sentence). All groups go to the judge
+        in one call; a group without claims gives ``[]``."""
+        to_judge = [i for i, (claims, _) in enumerate(groups) if claims]
+        supports = attribute(
+            self.judge,
+            [([c.text for c in groups[i][0]], list(groups[i][1])) for i in to_judge],
+            batch_size=self.batch_size,
+            show_progress_bar=show_progress_bar,
+            max_units=self.max_units,
+            accept_at=self.accept_at(threshold),
+        )
+        by_group = dict(zip(to_judge, supports))
+        return [
+            [
+                ClaimAttribution(
+                    text=claim.text,
+                    start=claim.start,
+                    end=claim.end,
+                    attributed=support.evidence is not None and support.probability >= threshold,
+                    probability=round(support.probability, 6),
+                    evidence=support.evidence,
+                )
+                for claim, support in zip(claims, by_group.get(i, []))
+            ]
+            for i, (claims, _) in enumerate(groups)
+        ]
+
+
 class ClaimSupportMetric(JudgedMetric):
     """Share of the claims of ``claims_from`` that the retrieved contexts entail."""
 
@@ -177,20 +214,11 @@ class ClaimSupportMetric(JudgedMetric):
             [SkippedClaim(text=u.text, start=u.start, end=u.end, reason=u.skip_reason) for u in units if u.skip_reason]
             for units, _ in decomposed
         ]
-        groups = [
-            ([c.text for c in spans], list(s.retrieved_contexts or []))
-            for s, spans in zip(samples, claim_spans)
-        ]
-        to_judge = [i for i, (claims, _) in enumerate(groups) if claims]
-        supports = attribute(
-            self.judge,
-            [groups[i] for i in to_judge],
-            batch_size=self.batch_size,
+        judged = self.judge_claims(
+            [(spans, s.retrieved_contexts or []) for s, spans in zip(samples, claim_spans)],
+            threshold,
             show_progress_bar=show_progress_bar,
-            max_units=self.max_units,
-            accept_at=self.accept_at(threshold),
         )
-        by_row = dict(zip(to_judge, supports))
 
         results: list[MetricResult] = []
         for i, (sample, text, spans) in enumerate(zip(samples, texts, claim_spans)):
@@ -209,17 +237,7 @@ class ClaimSupportMetric(JudgedMetric):
                 result.skipped = skipped[i]
                 results.append(result)
                 continue
-            claims = [
-                ClaimAttribution(
-                    text=span.text,
-                    start=span.start,
-                    end=span.end,
-                    attributed=support.evidence is not None and support.probability >= threshold,
-                    probability=round(support.probability, 6),
-                    evidence=support.evidence,
-                )
-                for span, support in zip(spans, by_row[i])
-            ]
+            claims = judged[i]
             has_context = any(c and c.strip() for c in sample.retrieved_contexts or [])
             results.append(
                 self.result_type(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from localeval.metrics.answer_correctness import AnswerCorrectness
+from localeval.metrics.answer_relevancy import AnswerRelevancy
 from localeval.metrics.base import Metric
 from localeval.metrics.chunk_recall import ChunkRecall
 from localeval.metrics.claim_support import JudgedMetric
@@ -11,10 +13,13 @@ from localeval.metrics.context_precision import ContextPrecision
 from localeval.metrics.context_recall import ContextRecall
 from localeval.metrics.context_relevance import ContextRelevance
 from localeval.metrics.entity_recall import ContextEntityRecall
+from localeval.metrics.factual_correctness import FactualCorrectness
 from localeval.metrics.faithfulness import Faithfulness
 from localeval.metrics.precision_recall import PrecisionRecall
 from localeval.metrics.question_recall import QuestionRecall
+from localeval.metrics.ragchecker import RAGChecker
 from localeval.metrics.retrieval import RetrievalMetrics
+from localeval.metrics.semantic_similarity import SemanticSimilarity
 from localeval.metrics.thresholds import GENERIC_KINDS, did_you_mean
 
 METRICS: dict[str, type[Metric]] = {
@@ -27,6 +32,11 @@ METRICS: dict[str, type[Metric]] = {
     RetrievalMetrics.name: RetrievalMetrics,
     ContextRelevance.name: ContextRelevance,
     QuestionRecall.name: QuestionRecall,
+    FactualCorrectness.name: FactualCorrectness,
+    AnswerRelevancy.name: AnswerRelevancy,
+    SemanticSimilarity.name: SemanticSimilarity,
+    AnswerCorrectness.name: AnswerCorrectness,
+    RAGChecker.name: RAGChecker,
 }
 
 
@@ -40,6 +50,18 @@ ALIASES: dict[str, tuple[str, dict[str, Any]]] = {
     "llm_context_precision_without_reference": ("context_precision", {"mode": "response"}),
     "context_utilization": ("context_precision", {"mode": "response"}),
     "retrieval_metrics": ("retrieval", {}),
+    # RAGAS ResponseRelevancy (DeepEval's AnswerRelevancy is already our name).
+    "response_relevancy": ("answer_relevancy", {}),
+    "response_relevance": ("answer_relevancy", {}),
+    "answer_similarity": ("semantic_similarity", {}),
+    # RAGAS NoiseSensitivity (mode="relevant" is its default) is one of RAGChecker's figures.
+    "noise_sensitivity": ("ragchecker", {"score": "noise_sensitivity_relevant"}),
+    "noise_sensitivity_relevant": ("ragchecker", {"score": "noise_sensitivity_relevant"}),
+    "noise_sensitivity_irrelevant": ("ragchecker", {"score": "noise_sensitivity_irrelevant"}),
+    "rag_checker": ("ragchecker", {}),
+    # RAGAS FactualCorrectness(mode=...) as names, so the CLI can ask for each figure.
+    "factual_correctness_precision": ("factual_correctness", {"mode": "precision"}),
+    "factual_correctness_recall": ("factual_correctness", {"mode": "recall"}),
 }
 
 

@@ -93,23 +93,95 @@ def _evidence(ev: Any) -> str:
     return f'<span class="muted">{esc(where)}</span>{esc(ev["text"])}'
 
 
+def _claim_rows(claims: list[dict[str, Any]], yes: str, no: str) -> str:
+    """Claims as table rows, unsupported first: verdict, text, probability, best evidence."""
+    ordered = [c for c in claims if not c.get("attributed")] + [c for c in claims if c.get("attributed")]
+    return "".join(
+        f'<tr class="{"ok" if c.get("attributed") else "bad"}"><td>{yes if c.get("attributed") else no}</td>'
+        f"<td>{esc(c.get('text', ''))}</td><td class=num>{fmt(c.get('probability'))}</td>"
+        f"<td>{_evidence(c.get('evidence'))}</td></tr>"
+        for c in ordered
+    )
+
+
+def _claim_table(claims: list[dict[str, Any]], yes: str, no: str) -> str:
+    return ('<table class="claims"><tr><th></th><th>claim</th><th>prob.</th><th>best evidence</th></tr>'
+            + _claim_rows(claims, yes, no) + "</table>")
+
+
 def _claims(details: dict[str, Any]) -> str:
     claims = _dicts(details.get("claims"))
     if not claims:
         return '<p class="muted">no claim to check</p>'
-    missing = [c for c in claims if not c.get("attributed")]
-    rows = []
-    for c in missing + [c for c in claims if c.get("attributed")]:
-        ok = bool(c.get("attributed"))
-        rows.append(
-            f'<tr class="{"ok" if ok else "bad"}"><td>{"supported" if ok else "not supported"}</td>'
-            f"<td>{esc(c.get('text', ''))}</td><td class=num>{fmt(c.get('probability'))}</td>"
-            f"<td>{_evidence(c.get('evidence'))}</td></tr>"
-        )
-    head = (f'<p><b>{len(missing)} of {len(claims)} claims not supported</b> by any retrieved context '
+    missing = sum(1 for c in claims if not c.get("attributed"))
+    head = (f'<p><b>{missing} of {len(claims)} claims not supported</b> by any retrieved context '
             f'(threshold {fmt(details.get("threshold"))}); the best evidence found is shown.</p>')
-    return (head + '<table class="claims"><tr><th></th><th>claim</th><th>prob.</th><th>best evidence</th></tr>'
-            + "".join(rows) + "</table>")
+    return head + _claim_table(claims, "supported", "not supported")
+
+
+def _factual(details: dict[str, Any]) -> str:
+    """Response claims against the reference and back (factual correctness, RAGChecker)."""
+    response, reference = _dicts(details.get("response_claims")), _dicts(details.get("reference_claims"))
+    wrong = sum(1 for c in response if not c.get("attributed"))
+    missing = sum(1 for c in reference if not c.get("attributed"))
+    out = (f'<p>precision {fmt(details.get("precision"))}, recall {fmt(details.get("recall"))}, '
+           f'F1 {fmt(details.get("f1"))} (threshold {fmt(details.get("threshold"))})</p>')
+    declined = [t for t in _list(details.get("non_answer_statements")) if isinstance(t, str)]
+    if details.get("non_answer") or declined:
+        out += ('<p class="bad"><b>non-answer:</b> ' + esc(" / ".join(declined) or "empty response") + "</p>")
+    if response:
+        out += (f"<p><b>{wrong} of {len(response)} response claims not supported by the reference</b></p>"
+                + _claim_table(response, "correct", "not in the reference"))
+    if reference:
+        out += (f"<p><b>{missing} of {len(reference)} reference claims missing from the response</b></p>"
+                + _claim_table(reference, "stated", "missing"))
+    return out
+
+
+_RAGCHECKER_FIGURES = (
+    ("overall", ("precision", "recall", "f1")),
+    ("retriever", ("claim_recall", "context_precision")),
+    ("generator", ("context_utilization", "noise_sensitivity_relevant", "noise_sensitivity_irrelevant",
+                   "hallucination", "self_knowledge", "faithfulness")),
+)
+
+
+def _ragchecker(details: dict[str, Any]) -> str:
+    rows = "".join(
+        f"<tr><td>{group}</td><td>{esc(name.replace('_', ' '))}</td><td class=num>{fmt(details.get(name))}</td></tr>"
+        for group, names in _RAGCHECKER_FIGURES for name in names)
+    chunks = _dicts(details.get("chunks"))
+    relevant = ", ".join(str(c.get("context_index")) for c in chunks if c.get("relevant")) or "none"
+    return (f'<table class="claims"><tr><th></th><th>figure</th><th>value</th></tr>{rows}</table>'
+            f"<p>relevant chunks (entail a reference claim): {esc(relevant)}</p>" + _factual(details))
+
+
+def _answer_statements(details: dict[str, Any]) -> str:
+    statements = _dicts(details.get("statements"))
+    if not statements:
+        return '<p class="bad">empty response: it does not address the question</p>'
+    items = "".join(
+        f'<li class="{"ok" if s.get("relevant") else "bad"}">'
+        f'{"non-answer" if s.get("non_answer") else ("relevant" if s.get("relevant") else "not relevant")} '
+        f'({fmt(s.get("probability"))}): {esc(s.get("text", ""))}</li>' for s in statements)
+    irrelevant = sum(1 for s in statements if not s.get("relevant"))
+    return (f"<p><b>{irrelevant} of {len(statements)} statements do not address the question</b> "
+            f'(threshold {fmt(details.get("threshold"))})</p><ul>{items}</ul>')
+
+
+def _similarity(details: dict[str, Any]) -> str:
+    flag = ' <span class="bad">(non-answer)</span>' if details.get("non_answer") else ""
+    return (f'<p>cosine similarity of response and reference: {fmt(details.get("cosine"))}'
+            f' <span class="muted">({esc(details.get("model") or "embedding model")})</span>{flag}</p>')
+
+
+def _answer_correctness(details: dict[str, Any]) -> str:
+    weights = _list(details.get("weights"))
+    factual, similarity = details.get("factual"), details.get("similarity")
+    head = (f"<p>{fmt(weights[0] if weights else None)} x factual correctness F1 "
+            f"+ {fmt(weights[1] if len(weights) > 1 else None)} x semantic similarity</p>")
+    return (head + (_factual(factual) if isinstance(factual, dict) else "")
+            + (_similarity(similarity) if isinstance(similarity, dict) else ""))
 
 
 def _chunks_recall(details: dict[str, Any], contexts: list[str] | None) -> str:
@@ -229,7 +301,17 @@ def explain(metric: str, record: dict[str, Any]) -> str:
     if not isinstance(details, dict):
         return head + (_raw(details) if details not in (None, "", {}) else "")
     contexts = contexts_of(record)
-    if "claims" in details:
+    if "claim_recall" in details:
+        body = _ragchecker(details)
+    elif "response_claims" in details:
+        body = _factual(details)
+    elif "factual" in details and "weights" in details:
+        body = _answer_correctness(details)
+    elif "statements" in details:
+        body = _answer_statements(details)
+    elif "cosine" in details:
+        body = _similarity(details)
+    elif "claims" in details:
         body = _claims(details)
     elif "evaluated_chunks" in details:
         body = _chunks_recall(details, contexts)

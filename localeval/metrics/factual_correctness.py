@@ -1,0 +1,202 @@
+"""Factual correctness: how much of the response the reference supports, and of the reference
+the response states.
+
+RAGAS ``FactualCorrectness`` and RAGChecker's overall precision / recall / F1 (Ru et al., 2024),
+with the local judge in place of the LLM. Both texts are split into claims as for context
+recall (`localeval.text.split_claims`, or the metric's ``decomposer``) and judged with the
+same attribution as every claim metric (`localeval.backends.attribution`), the other text
+taking the place of the retrieved contexts:
+
+    precision = response claims the reference entails / response claims
+    recall    = reference claims the response entails / reference claims
+    f1        = 2 P R / (P + R)  (0.0 when both are 0)
+
+``mode`` picks the score (``"f1"`` by default, as RAGAS); all three are in the details, with
+each claim's verdict, probability and evidence sentence. A response claim the reference does
+not entail is listed in ``wrong_claims``: with a fluent answer holding one wrong number, that
+is the claim with the number.
+
+Edge cases (deterministic, documented in the README, tested):
+
+* reference empty (or no claim in it) -> ``score=None``: there is nothing to check against.
+* response empty -> recall 0.0 (it states none of the reference), precision undefined:
+  ``mode="precision"`` gives ``None``, ``"recall"`` / ``"f1"`` give 0.0, with the reason.
+* non-answer statements ("I don't know", "the context does not say"; `is_non_answer`) assert
+  nothing: they are left out of the response's claims and listed in ``non_answer_statements``.
+  A response made only of them is flagged ``non_answer=True`` and scores 0.0 in every mode.
+* text that does not look like English is scored, with a reason saying the score is less
+  reliable (the judge and splitters are English models).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel
+
+from localeval.metrics.base import MetricResult
+from localeval.metrics.claim_support import ClaimAttribution, JudgedMetric
+from localeval.metrics.decomposed import ClaimUnit, DecompositionRecord, check_decomposer, claim_units
+from localeval.metrics.precision_recall import f1
+from localeval.schema import Sample
+from localeval.text import Span
+from localeval.text.answers import is_non_answer, non_english_note
+
+__all__ = ["AnswerClaims", "AnswerClaimsMetric", "CheckedClaim", "FactualCorrectness", "FactualCorrectnessResult", "Mode"]
+
+Mode = Literal["precision", "recall", "f1"]
+MODES: tuple[str, ...] = ("precision", "recall", "f1")
+
+
+class CheckedClaim(BaseModel):
+    """A claim of one text (response or reference) and the verdict of the other text on it."""
+
+    text: str
+    start: int | None
+    end: int | None
+    """Span of the claim in its own text (``None`` for a decomposer's claim not found verbatim)."""
+    attributed: bool
+    """The other text entails the claim."""
+    probability: float
+    evidence: Span | None = None
+    """The sentence of the other text that supports the claim best (given even when below
+    the threshold), with its span in that text."""
+
+    @classmethod
+    def of(cls, judged: ClaimAttribution) -> CheckedClaim:
+        ev = judged.evidence
+        evidence = Span(text=ev.text, start=ev.start, end=ev.end) if ev is not None else None
+        return cls(**judged.model_dump(exclude={"evidence"}), evidence=evidence)
+
+
+class FactualCorrectnessResult(MetricResult):
+    metric: str = "factual_correctness"
+    mode: Mode | None = None
+    threshold: float | None = None
+    precision: float | None = None
+    recall: float | None = None
+    f1: float | None = None
+    response_claims: list[CheckedClaim] = []
+    """Claims of the response; ``attributed`` = the reference entails it (evidence: a
+    sentence of the reference)."""
+    reference_claims: list[CheckedClaim] = []
+    """Claims of the reference; ``attributed`` = the response entails it."""
+    non_answer: bool = False
+    non_answer_statements: list[str] = []
+    decomposition: DecompositionRecord | None = None
+
+    @property
+    def wrong_claims(self) -> list[str]:
+        """Response claims the reference does not support: wrong or unverifiable statements."""
+        return [c.text for c in self.response_claims if not c.attributed]
+
+    @property
+    def missing_claims(self) -> list[str]:
+        """Reference claims the response does not state."""
+        return [c.text for c in self.reference_claims if not c.attributed]
+
+
+@dataclass
+class AnswerClaims:
+    """One row's claims, before judging: the response's (non-answers set apart) and the
+    reference's."""
+
+    response: list[ClaimUnit]
+    reference: list[ClaimUnit]
+    non_answers: list[str]
+    record: DecompositionRecord | None
+
+
+class AnswerClaimsMetric(JudgedMetric):
+    """A judged metric over claims of the response and of the reference (claim options as
+    `ContextRecall`: ``split_coordination``, ``decomposer``)."""
+
+    def __init__(self, model=None, *, split_coordination: bool = True, decomposer=None, **options) -> None:
+        check_decomposer(decomposer, "claims")
+        super().__init__(model, **options)
+        self.split_coordination = split_coordination
+        self.decomposer = decomposer
+
+    def answer_claims(self, samples: list[Sample]) -> list[AnswerClaims]:
+        texts = [s.response or "" for s in samples] + [s.reference or "" for s in samples]
+        done = claim_units(self.decomposer, texts, split_coordination=self.split_coordination)
+        n = len(samples)
+        out = []
+        for (response, record), (reference, ref_record) in zip(done[:n], done[n:]):
+            kept = [c for c in response if not is_non_answer(c.text)]
+            declined = [c.text for c in response if is_non_answer(c.text)]
+            out.append(AnswerClaims(kept, reference, declined, record or ref_record))
+        return out
+
+
+class FactualCorrectness(AnswerClaimsMetric):
+    """Claims of the response checked against the reference and back (see module docstring).
+
+    Args:
+        mode: ``"f1"`` (default), ``"precision"`` or ``"recall"``: which figure is the score.
+        model, threshold, device, batch_size, max_units, exhaustive: the judge options of every
+            judged metric; ``threshold`` is an entailment probability.
+        split_coordination, decomposer: how claims are made, as for `ContextRecall`.
+    """
+
+    name = "factual_correctness"
+    required_columns = ("response", "reference")
+
+    def __init__(self, model=None, *, mode: Mode = "f1", decomposer=None, **options) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+        # ``decomposer`` named here: the runner gives its decomposer to metrics that name it.
+        super().__init__(model, decomposer=decomposer, **options)
+        self.mode = mode
+
+    def unscored(self, reason: str) -> FactualCorrectnessResult:
+        return FactualCorrectnessResult(score=None, reason=reason, mode=self.mode)
+
+    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
+        threshold = self.resolved_threshold()
+        rows = self.answer_claims(samples)
+        pairs, _ = self.cross_judge(samples, rows, threshold, show_progress_bar=show_progress_bar)
+        return [self.result(s, row, *judged, threshold) for s, row, judged in zip(samples, rows, pairs)]
+
+    def cross_judge(
+        self, samples: list[Sample], rows: list[AnswerClaims], threshold: float, *,
+        extra_groups: Sequence[tuple[Sequence[ClaimUnit], Sequence[str]]] = (), show_progress_bar: bool = False,
+    ) -> tuple[list[tuple[list[CheckedClaim], list[CheckedClaim]]], list[list[ClaimAttribution]]]:
+        """Per row, (response claims judged against the reference, reference claims judged
+        against the response); then the verdicts of ``extra_groups``, judged in the same call
+        so that a caller needing more verdicts (RAGChecker) keeps the judge's batches full."""
+        groups: list[tuple[Sequence[ClaimUnit], Sequence[str]]] = []
+        for sample, row in zip(samples, rows):
+            groups.append((row.response, [sample.reference or ""]))
+            groups.append((row.reference, [sample.response or ""]))
+        judged = self.judge_claims([*groups, *extra_groups], threshold, show_progress_bar=show_progress_bar)
+        pairs = [([CheckedClaim.of(c) for c in judged[2 * i]], [CheckedClaim.of(c) for c in judged[2 * i + 1]])
+                 for i in range(len(rows))]
+        return pairs, judged[len(groups):]
+
+    def result(self, sample: Sample, row: AnswerClaims, response_claims: list[CheckedClaim],
+                reference_claims: list[CheckedClaim], threshold: float) -> FactualCorrectnessResult:
+        base = {"mode": self.mode, "threshold": threshold, "decomposition": row.record,
+                "non_answer_statements": row.non_answers}
+        if not row.reference:
+            empty = not (sample.reference or "").strip()
+            why = "reference is empty" if empty else "reference has no claims (only punctuation or symbols)"
+            return FactualCorrectnessResult(score=None, reason=f"{why}: nothing to check the response against", **base)
+        recall = sum(c.attributed for c in reference_claims) / len(reference_claims)
+        precision = sum(c.attributed for c in response_claims) / len(response_claims) if response_claims else None
+        figures = {"precision": precision, "recall": recall, "f1": f1(precision or 0.0, recall)}
+        details = {**base, **figures, "response_claims": response_claims, "reference_claims": reference_claims}
+        if row.non_answers and not row.response:
+            return FactualCorrectnessResult(
+                score=0.0, reason="response is a non-answer (it declines to answer): it states nothing of the reference",
+                non_answer=True, **details)
+        if precision is None:
+            empty = not (sample.response or "").strip()
+            why = "response is empty" if empty else "response has no claims (only punctuation or symbols)"
+            if self.mode == "precision":
+                return FactualCorrectnessResult(score=None, reason=f"{why}: precision of no claim is undefined", **details)
+            return FactualCorrectnessResult(score=0.0, reason=f"{why}: it states none of the reference", **details)
+        note = non_english_note(response=sample.response, reference=sample.reference)
+        return FactualCorrectnessResult(score=figures[self.mode], reason=note, **details)
