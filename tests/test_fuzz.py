@@ -27,7 +27,7 @@ from localeval import Sample, evaluate
 from localeval.metrics import Metric, MetricResult, get_metric
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.metrics.registry import METRICS
-from localeval.runner.columns import ColumnMap
+from localeval.runner.columns import ColumnError, ColumnMap
 from localeval.runner.output import dumps
 
 from bulk_helpers import FIVE_LABELS, sharp_tiny_model
@@ -268,7 +268,7 @@ def _sample(raw: Any) -> Sample | None:
         return None
     try:
         return Sample.model_validate(ColumnMap().apply(raw))
-    except ValidationError:
+    except (ValidationError, ColumnError):  # ColumnError: a plain string where a list belongs
         return None
 
 

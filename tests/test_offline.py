@@ -65,7 +65,9 @@ def test_every_metric_scores_without_network_or_offline_switches(tmp_path):
     proc = subprocess.run(
         [*_no_network_namespace(), *command], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600
     )
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    # Exit 1 is the CI gate (localeval.runner.gates): the example has no column some metrics
+    # need (IDs, a response), so those score no row. Anything else would be a failure.
+    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-3000:]
     assert not (tmp_path / "network.log").exists(), (tmp_path / "network.log").read_text()
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").split("\n")[:-1]]
     assert len(rows) == len(EXAMPLE.read_text().strip().splitlines())

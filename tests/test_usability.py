@@ -64,7 +64,8 @@ def test_ragas_metric_objects_get_the_localeval_name():
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        from ragas.metrics import AnswerRelevancy, Faithfulness, LLMContextPrecisionWithReference, LLMContextRecall
+        from ragas.metrics import (AnswerRelevancy, Faithfulness, LLMContextPrecisionWithReference, LLMContextRecall,
+                                   SummarizationScore)
 
     with pytest.raises(TypeError, match="pass the name 'faithfulness'"):
         evaluate([IDS], [Faithfulness()], show_progress=False)
@@ -72,8 +73,10 @@ def test_ragas_metric_objects_get_the_localeval_name():
         evaluate([IDS], [LLMContextRecall()], show_progress=False)
     with pytest.raises(TypeError, match="pass the name 'llm_context_precision_with_reference'"):
         evaluate([IDS], [LLMContextPrecisionWithReference], show_progress=False)  # the class, too
-    with pytest.raises(TypeError, match="no localeval counterpart"):
+    with pytest.raises(TypeError, match="pass the name 'answer_relevancy'"):
         evaluate([IDS], [AnswerRelevancy()], show_progress=False)
+    with pytest.raises(TypeError, match="no localeval counterpart"):
+        evaluate([IDS], [SummarizationScore], show_progress=False)
 
 
 def test_output_format_is_never_guessed(tmp_path):

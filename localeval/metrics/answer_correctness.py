@@ -62,9 +62,10 @@ class AnswerCorrectness(AnswerClaimsMetric):
         self.weights = (weights[0] / total, weights[1] / total)
         self.embedding_model = embedding_model
 
-    def threshold_key(self, kind: str | None = None) -> str:
+    @classmethod
+    def threshold_key(cls, kind: str | None = None) -> str:
         # The factual part decides as factual_correctness does (same claims, same pairs).
-        return "factual_correctness" if (kind or self.threshold_kind) == "entailment" else super().threshold_key(kind)
+        return "factual_correctness" if (kind or cls.threshold_kind) == "entailment" else super().threshold_key(kind)
 
     def unscored(self, reason: str) -> AnswerCorrectnessResult:
         return AnswerCorrectnessResult(score=None, reason=reason, weights=self.weights)

@@ -135,9 +135,10 @@ class RAGChecker(AnswerClaimsMetric):
         super().__init__(model, decomposer=decomposer, **options)
         self.figure = score
 
-    def threshold_key(self, kind: str | None = None) -> str:
+    @classmethod
+    def threshold_key(cls, kind: str | None = None) -> str:
         # Correctness and chunk verdicts are the entailment decisions factual correctness makes.
-        return "factual_correctness" if (kind or self.threshold_kind) == "entailment" else super().threshold_key(kind)
+        return "factual_correctness" if (kind or cls.threshold_kind) == "entailment" else super().threshold_key(kind)
 
     def unscored(self, reason: str) -> RAGCheckerResult:
         return RAGCheckerResult(score=None, reason=reason, figure=self.figure)
