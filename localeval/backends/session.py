@@ -233,13 +233,14 @@ class PairBatch:
         self._added: dict[Hashable, tuple[Task, list[Pair]]] = {}
         self._results: dict[Hashable, np.ndarray] = {}
 
-    def add(self, key: Hashable, pairs: Sequence[Pair], task: Task = "nli") -> Hashable:
-        """Ask about ``pairs`` (evidence first) under ``key``; returns ``key``."""
+    def add(self, key: Hashable, pairs: Sequence[Pair], task: Task = "nli") -> PairBatch:
+        """Ask about ``pairs`` (evidence first) under ``key``; returns the batch (chainable)."""
         if key in self._added:
             raise KeyError(f"key {key!r} was added to this batch already")
         if task not in ("nli", "relevance"):
             raise ValueError(f"unknown task {task!r}; expected 'nli' or 'relevance'")
         self._added[key] = (task, list(pairs))
+        return self
         return key
 
     def __len__(self) -> int:

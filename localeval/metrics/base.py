@@ -11,8 +11,10 @@ passes to `score_many`; without one, `score_many` makes a short-lived session.
 from __future__ import annotations
 
 import asyncio
+import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel
@@ -35,6 +37,11 @@ class MetricResult(BaseModel):
     def details(self) -> dict[str, Any]:
         """The explanation fields (everything but metric, score and reason)."""
         return self.model_dump(exclude={"metric", "score", "reason"})
+
+
+@lru_cache(maxsize=None)
+def _takes_session(cls: type) -> bool:
+    return "session" in inspect.signature(cls._score_valid).parameters
 
 
 class Metric(ABC):
@@ -76,7 +83,10 @@ class Metric(ABC):
             from localeval.backends.session import session_scope
 
             with session_scope(session) as run:
-                scored = self._score_valid([rows[i] for i in valid], show_progress_bar=show_progress_bar, session=run)
+                # A metric written before sessions (``_score_valid(samples, *, show_progress_bar)``)
+                # keeps working: it just asks for no verdict through the run's session.
+                extra = {"session": run} if _takes_session(type(self)) else {}
+                scored = self._score_valid([rows[i] for i in valid], show_progress_bar=show_progress_bar, **extra)
             for i, result in zip(valid, scored):
                 results[i] = result
         return [r for r in results if r is not None]
