@@ -72,7 +72,8 @@ def make_rows(n: int, seed: int = 13) -> list[dict]:
 
 class JudgeMeter:
     """Counts what the judge's model actually scores (unique pairs after the cache), the
-    seconds spent scoring them and their FLOPs, by wrapping the judge's private scorer."""
+    seconds spent scoring them and their FLOPs, by wrapping the judge's public model call (`NLIJudge.score_distinct`: only pairs no
+    cache held reach it)."""
 
     def __init__(self, judge) -> None:
         from benchmarks.flops import encoder_flops
@@ -80,7 +81,7 @@ class JudgeMeter:
         self.judge, self.pairs, self.seconds, self.flops, self.overhead = judge, 0, 0.0, 0.0, 0.0
         cfg = judge.model.config
         shape = {"layers": cfg.num_hidden_layers, "hidden": cfg.hidden_size, "intermediate": cfg.intermediate_size}
-        original = judge._score_unique
+        original = judge.score_distinct
 
         def metered(pairs, *args, **kwargs):
             start = time.perf_counter()
@@ -100,7 +101,7 @@ class JudgeMeter:
             self.overhead += time.perf_counter() - counted
             return out
 
-        judge._score_unique = metered
+        judge.score_distinct = metered
 
     def reset(self) -> None:
         self.pairs, self.seconds, self.flops, self.overhead = 0, 0.0, 0.0, 0.0
@@ -138,7 +139,6 @@ def main(argv: list[str] | None = None) -> int:
 
     from localeval import evaluate
     from localeval.backends import get_judge
-    from localeval.backends.attribution import clear_memos
     from localeval.metrics import get_metric
 
     start = time.perf_counter()
@@ -194,7 +194,8 @@ def main(argv: list[str] | None = None) -> int:
         cache = Path(tmp) / "verdicts.sqlite"
         cached_run = lambda: evaluate(first, METRICS, model=judge, batch_size=batch, cache=cache, show_progress=False)  # noqa: E731
         first_cached_s = meter.timed(cached_run)
-        clear_memos(judge)  # a re-run is a new process: only the verdict file carries over
+        # Each evaluate() is a run with its own JudgeSession: a re-run keeps nothing but the
+        # verdict file, as a new process would.
         rerun_s = meter.timed(cached_run)
 
     naive_rps = args.naive_rows / naive_s

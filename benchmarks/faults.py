@@ -317,7 +317,6 @@ def _cases(b: Bench) -> list[Callable[[], Outcome]]:
         filler = ", ".join(["the committee reviewed the annual budget report of the regional office in detail"] * 30)
         fact = "the Eiffel Tower is 330 metres tall"  # shorter than the pieces' 8-word overlap
         metric = ChunkRecall(b.judge)
-        b.judge._truncation_warned = False
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             first, last, none = (

@@ -81,13 +81,13 @@ def measure(words: int, model: str | None, device: str) -> dict:
 
     judge = get_judge(model, device=device)
     pairs = [0]
-    original = judge._score_unique
+    original = judge.score_distinct  # the model call: pairs no cache held
 
     def counting(batch, *args, **kwargs):
         pairs[0] += len(batch)
         return original(batch, *args, **kwargs)
 
-    judge._score_unique = counting  # type: ignore[method-assign]
+    judge.score_distinct = counting  # type: ignore[method-assign]
     metric = ContextRecall(judge)
     evaluate([make_row(200, seed=1)], [metric], show_progress=False)  # warm-up: loads, kernels
 

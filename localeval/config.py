@@ -36,6 +36,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from localeval.options import RunOptions, parse_max_units
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
@@ -101,6 +103,12 @@ class LocalevalConfig(BaseModel):
             check_threshold_keys(value, known_threshold_keys())
         return value
 
+    def run_options(self) -> RunOptions:
+        """The run's `RunOptions`: this file's encodings (``max_units`` unset: the default, 0:
+        every unit; ``decomposer = "rule"``) parsed once, here."""
+        kwargs = self.score_kwargs()
+        return RunOptions(**{key: kwargs[key] for key in RunOptions.model_fields if key in kwargs})
+
     def score_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for `localeval.evaluate` / `score_dataset` (all but ``progress``)."""
         return {
@@ -110,7 +118,7 @@ class LocalevalConfig(BaseModel):
             "ray_address": self.ray_address, "ray_actors": self.ray_actors,
             "decomposer": None if self.decomposer == "rule" else self.decomposer,
             "precision": self.precision,
-            "max_units": "default" if self.max_units is None else (self.max_units or None),
+            "max_units": parse_max_units(self.max_units),
             "max_row_chars": self.max_row_chars or None, "max_contexts": self.max_contexts or None,
         }
 

@@ -88,3 +88,19 @@ def same_up_to(a, b, tol: float = 1e-6) -> bool:
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return len(a) == len(b) and all(same_up_to(x, y, tol) for x, y in zip(a, b))
     return a == b
+
+
+def spy_on_sessions(monkeypatch) -> list[list[tuple[str, str]]]:
+    """The pairs of every judge call made through any `JudgeSession` (the one path metrics
+    take to a judge), one list per call, as asked (before identical pairs are merged)."""
+    from localeval.backends.session import JudgeSession
+
+    calls: list[list[tuple[str, str]]] = []
+    original = JudgeSession.predict
+
+    def predict(self, judge, pairs, **kwargs):
+        calls.append(list(pairs))
+        return original(self, judge, pairs, **kwargs)
+
+    monkeypatch.setattr(JudgeSession, "predict", predict)
+    return calls

@@ -10,6 +10,7 @@ import pytest
 
 from localeval.backends import JudgeNotFoundError, NLIJudge, resolve_model
 from localeval.backends.labels import read_label_layout
+from localeval.backends.session import JudgeSession
 
 from conftest import build_tiny_model
 
@@ -83,26 +84,22 @@ def test_pairs_are_encoded_in_bounded_slices(tiny_judge, monkeypatch):
     assert sizes == [5, 5, 2]
 
 
-def test_identical_pairs_are_scored_once(tiny_judge, monkeypatch):
-    seen = []
-    original = tiny_judge._score_unique
-
-    def spy(pairs, *args, **kwargs):
-        seen.append(len(pairs))
-        return original(pairs, *args, **kwargs)
-
-    monkeypatch.setattr(tiny_judge, "_score_unique", spy)
+def test_identical_pairs_are_scored_once(tiny_judge):
     pair = ("the cat sat", "a cat")
-    probs = tiny_judge.predict([pair, pair, ("the dog", "a dog"), pair])
-    assert seen == [2]
+    with JudgeSession() as session:
+        probs = session.predict(tiny_judge, [pair, pair, ("the dog", "a dog"), pair])
+        again = session.predict(tiny_judge, [pair])
+    c = session.counters
+    assert (c.pairs_requested, c.pairs_unique, c.pairs_judged, c.cache_hits) == (5, 3, 2, 1)
     np.testing.assert_allclose(probs[0], probs[3])
+    np.testing.assert_allclose(again[0], probs[0])
+    np.testing.assert_allclose(probs, tiny_judge.predict([pair, pair, ("the dog", "a dog"), pair]), atol=1e-6)
 
 
 def test_long_pair_truncation_warns(tiny_judge):
     long_premise = " ".join(["the cat sat on the mat"] * 40)
     with pytest.warns(UserWarning, match="truncated"):
-        tiny_judge._truncation_warned = False
-        tiny_judge.predict([(long_premise, "a cat")])
+        tiny_judge.predict([(long_premise, "a cat")])  # a direct call: its own state, so it warns
 
 
 def test_token_counts_match_the_tokenizer_even_after_truncated_scoring(default_judge):
@@ -254,7 +251,6 @@ def test_registry_lists_models_from_env(tmp_path, monkeypatch, tiny_nli_dir):
 
 def test_claim_longer_than_the_input_is_truncated_not_a_crash(tiny_judge):
     long_claim = " ".join(["the cat sat on the mat"] * 30)
-    tiny_judge._truncation_warned = False
     with pytest.warns(UserWarning, match="truncated"):
         probs = tiny_judge.predict([("the cat sat", long_claim)])
     assert probs.shape == (1, 3) and np.isfinite(probs).all()
@@ -268,26 +264,20 @@ def test_max_units_judges_only_the_closest_units(tiny_judge):
         "Engineers repaired the bridge after a storm. The museum sold its paintings in 1920."
     )
     claim = "Engineers repaired the bridge."
-    asked: list[int] = []
-    original = tiny_judge.entailment_probability
 
-    def counting(pairs, **kwargs):
-        asked.append(len(pairs))
-        return original(pairs, **kwargs)
+    def judged(**kw):
+        with JudgeSession() as session:  # counted by the session, the judge is left alone
+            result = attribute(tiny_judge, [([claim], [context])], session=session, locate_sentence=False, **kw)
+        return result, session.counters.pairs_requested
 
-    tiny_judge.entailment_probability = counting
-    try:
-        full = attribute(tiny_judge, [([claim], [context])], locate_sentence=False)
-        everything = asked[-1]
-        pruned = attribute(tiny_judge, [([claim], [context])], locate_sentence=False, max_units=1)
-        assert asked[-1] == 1 < everything
-        # The one unit judged is the one sharing the claim's words.
-        assert "repaired the bridge" in pruned[0][0].evidence.text
-        # A bound at or above the number of units changes nothing.
-        same = attribute(tiny_judge, [([claim], [context])], locate_sentence=False, max_units=everything)
-        assert same[0][0].probability == full[0][0].probability
-    finally:
-        tiny_judge.entailment_probability = original
+    full, everything = judged()
+    pruned, asked = judged(max_units=1)
+    assert asked == 1 < everything
+    # The one unit judged is the one sharing the claim's words.
+    assert "repaired the bridge" in pruned[0][0].evidence.text
+    # A bound at or above the number of units changes nothing.
+    same, _ = judged(max_units=everything)
+    assert same[0][0].probability == full[0][0].probability
     with pytest.raises(ValueError, match="max_units"):
         attribute(tiny_judge, [([claim], [context])], max_units=0)
 

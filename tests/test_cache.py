@@ -12,6 +12,7 @@ import torch
 from localeval import evaluate
 from localeval.backends import NLIJudge
 from localeval.backends.cache import JudgementCache, model_identity
+from localeval.backends.session import JudgeSession
 from localeval.metrics import ContextRecall, PrecisionRecall
 
 from bulk_helpers import THREE_LABELS, make_rows, sharp_tiny_model
@@ -25,14 +26,18 @@ def model_dir(tmp_path_factory):
 
 
 def _count_model_calls(judge, monkeypatch) -> list[int]:
+    """Pairs sent to the model, per call, by any session (read from the public counters)."""
     calls: list[int] = []
-    original = judge._score_unique
+    original = JudgeSession.predict
 
-    def spy(pairs, *args, **kwargs):
-        calls.append(len(pairs))
-        return original(pairs, *args, **kwargs)
+    def predict(self, judge, pairs, **kwargs):
+        before = self.counters.pairs_judged
+        out = original(self, judge, pairs, **kwargs)
+        if self.counters.pairs_judged > before:
+            calls.append(self.counters.pairs_judged - before)
+        return out
 
-    monkeypatch.setattr(judge, "_score_unique", spy)
+    monkeypatch.setattr(JudgeSession, "predict", predict)
     return calls
 
 
@@ -64,19 +69,29 @@ def test_model_identity_follows_weights_and_dtype(model_dir, tmp_path):
     assert first != model_identity(model_dir, max_length=32, dtype="float32")
 
 
-def test_judge_with_cache_asks_the_model_once(model_dir, tmp_path, monkeypatch):
+def test_session_with_cache_asks_the_model_once(model_dir, tmp_path):
     path = tmp_path / "c.sqlite"
-    plain = NLIJudge(model_dir, device="cpu").predict(PAIRS)
-    judge = NLIJudge(model_dir, device="cpu", cache=path)
-    calls = _count_model_calls(judge, monkeypatch)
-    np.testing.assert_allclose(judge.predict(PAIRS), plain, atol=1e-6)
-    judge.cache.close()
-    fresh = NLIJudge(model_dir, device="cpu", cache=path)  # a new process, in effect
-    calls_again = _count_model_calls(fresh, monkeypatch)
-    np.testing.assert_allclose(fresh.predict(PAIRS[::-1]), plain[::-1], atol=1e-6)
-    assert calls == [3] and calls_again == []
-    fresh.predict(PAIRS + [("one two three", "red blue green")])
-    assert calls_again == [1]  # only the unseen pair
+    judge = NLIJudge(model_dir, device="cpu")
+    plain = judge.predict(PAIRS)
+    with JudgeSession(cache=path) as first:
+        np.testing.assert_allclose(first.predict(judge, PAIRS), plain, atol=1e-6)
+    with JudgeSession(cache=path) as fresh:  # a new process, in effect: only the file carries over
+        np.testing.assert_allclose(fresh.predict(judge, PAIRS[::-1]), plain[::-1], atol=1e-6)
+        assert first.counters.pairs_judged == 3 and fresh.counters.pairs_judged == 0
+        assert fresh.counters.cache_hits == 3
+        fresh.predict(judge, PAIRS + [("one two three", "red blue green")])
+        assert fresh.counters.pairs_judged == 1  # only the unseen pair
+    assert not hasattr(judge, "cache")  # the judge holds no run state
+
+
+def test_judge_cache_argument_is_deprecated_but_works(model_dir, tmp_path):
+    path = tmp_path / "c.sqlite"
+    with pytest.warns(DeprecationWarning, match="JudgeSession"):
+        judge = NLIJudge(model_dir, device="cpu", cache=path)
+    first = judge.predict(PAIRS)
+    with JudgeSession(cache=path) as session:  # the verdicts are in the file
+        np.testing.assert_allclose(session.predict(NLIJudge(model_dir, device="cpu"), PAIRS), first, atol=1e-6)
+        assert session.counters.pairs_judged == 0
 
 
 def test_second_evaluate_run_makes_no_model_call(model_dir, tmp_path, monkeypatch):
@@ -84,7 +99,6 @@ def test_second_evaluate_run_makes_no_model_call(model_dir, tmp_path, monkeypatc
     rows = make_rows(10)
     path = tmp_path / "verdicts.sqlite"
     first = evaluate(rows, [ContextRecall(judge)], cache=path, chunk_size=4, show_progress=False)
-    assert judge.cache is None  # the run's cache is detached afterwards
     calls = _count_model_calls(judge, monkeypatch)
     second = evaluate(rows, [ContextRecall(judge)], cache=path, chunk_size=4, show_progress=False)
     assert calls == []
@@ -126,12 +140,16 @@ def test_out_of_memory_halves_the_batch(model_dir, monkeypatch):
     pairs = _pairs(20)
     expected = judge.predict(pairs, batch_size=16)
     sizes = _oom_when(judge, monkeypatch, lambda n: n > 4)
-    np.testing.assert_allclose(judge.predict(pairs, batch_size=16), expected, atol=1e-5)
+    session = JudgeSession()
+    np.testing.assert_allclose(session.predict(judge, pairs, batch_size=16), expected, atol=1e-5)
     assert sizes[:3] == [16, 8, 4] and max(sizes[3:]) <= 4
-    assert judge._batch_cap == 4
+    assert session.state(judge).batch_cap == 4  # kept by the run, not by the judge
     sizes.clear()
-    judge.predict(pairs[:6], batch_size=16)
-    assert sizes[0] == 4  # later calls start at the size that fitted
+    session.predict(judge, [(p + " again", h) for p, h in pairs[:6]], batch_size=16)
+    assert sizes[0] == 4  # later calls of the run start at the size that fitted
+    sizes.clear()
+    JudgeSession().predict(judge, [(p + " new", h) for p, h in pairs[:6]], batch_size=16)
+    assert sizes[0] == 6  # another run starts afresh: all six pairs in one batch
 
 
 def test_out_of_memory_at_one_pair_falls_back_to_cpu(model_dir, monkeypatch):
@@ -139,18 +157,22 @@ def test_out_of_memory_at_one_pair_falls_back_to_cpu(model_dir, monkeypatch):
     pairs = _pairs(5)
     expected = judge.predict(pairs)
     judge.device = torch.device("cuda")  # pretend: the weights stay where they are
-    _oom_when(judge, monkeypatch, lambda n: judge.device.type == "cuda")
+    _oom_when(judge, monkeypatch, lambda n: True)  # every batch of this (shared) judge fails
+    session = JudgeSession()
     with pytest.warns(RuntimeWarning, match="continuing on the CPU"):
-        got = judge.predict(pairs, batch_size=4)
+        got = session.predict(judge, pairs, batch_size=4)
     np.testing.assert_allclose(got, expected, atol=1e-5)
-    assert judge.device.type == "cpu" and judge._batch_cap is None
+    fallback = session.scorer(judge)
+    assert fallback is not judge and fallback.device.type == "cpu" and session.state(judge).batch_cap is None
+    assert judge.device.type == "cuda"  # the shared judge did not move: the copy is the session's
+    np.testing.assert_allclose(session.predict(judge, pairs[:2]), expected[:2], atol=1e-5)  # stays on the copy
 
 
 def test_out_of_memory_on_cpu_is_raised(model_dir, monkeypatch):
     judge = NLIJudge(model_dir, device="cpu")
     _oom_when(judge, monkeypatch, lambda n: True)
     with pytest.raises(torch.cuda.OutOfMemoryError):
-        judge.predict(_pairs(3), batch_size=2)
+        JudgeSession().predict(judge, _pairs(3), batch_size=2)
 
 
 def test_other_errors_are_not_swallowed(model_dir, monkeypatch):

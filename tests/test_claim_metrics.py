@@ -12,6 +12,7 @@ from localeval.compat.rag_evals import ContextRecall as RagEvalsContextRecall
 from localeval.metrics import ChunkRecall, ContextPrecision, ContextRecall, Faithfulness, PrecisionRecall, get_metric
 from localeval.metrics.context_precision import average_precision
 from localeval.metrics.precision_recall import f1
+from localeval.backends.session import JudgeSession
 
 from conftest import build_tiny_model
 from seed_texts import AKS_CONTEXTS, AKS_REFERENCE, AKS_STEPS
@@ -194,28 +195,16 @@ _CURIE = (
 _BREAD = "Bread is made from flour, water, yeast and salt. It is baked in an oven."
 
 
-def _count_pairs(judge, monkeypatch) -> list[int]:
-    seen: list[int] = []
-    original = judge.predict
-
-    def counting(pairs, **kwargs):
-        seen.append(len(pairs))
-        return original(pairs, **kwargs)
-
-    monkeypatch.setattr(judge, "predict", counting)
-    return seen
-
-
 @pytest.mark.parametrize("metric_cls", [ContextRecall, Faithfulness])
 def test_early_acceptance_keeps_every_verdict_and_judges_fewer_pairs(default_judge, monkeypatch, metric_cls):
     text = ("Marie Curie was born in Warsaw. She won the Nobel Prize in Chemistry in 1911. "
             "She was the first woman to walk on the Moon.")
     sample = Sample(reference=text, response=text, retrieved_contexts=[_BREAD, _CURIE])
-    seen = _count_pairs(default_judge, monkeypatch)
-    early = metric_cls(default_judge).score(sample)
-    early_pairs = sum(seen)
-    seen.clear()
-    full = metric_cls(default_judge, exhaustive=True).score(sample)
+    with JudgeSession() as session:
+        early = metric_cls(default_judge).score_many([sample], session=session)[0]
+    early_pairs = session.counters.pairs_requested
+    with JudgeSession() as session:
+        full = metric_cls(default_judge, exhaustive=True).score_many([sample], session=session)[0]
     assert early.score == full.score == pytest.approx(2 / 3)
     assert [c.attributed for c in early.claims] == [c.attributed for c in full.claims] == [True, True, False]
     for e, f in zip(early.claims, full.claims):
@@ -224,7 +213,7 @@ def test_early_acceptance_keeps_every_verdict_and_judges_fewer_pairs(default_jud
             assert e.evidence is not None and e.evidence.context_index == 1
         else:  # not accepted early: judged against every chosen unit, as in the exhaustive run
             assert e.probability == pytest.approx(f.probability, abs=1e-6)
-    assert early_pairs < sum(seen)
+    assert early_pairs < session.counters.pairs_requested
 
 
 def test_early_acceptance_rejects_a_threshold_outside_0_1(tiny_judge):

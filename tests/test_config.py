@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from localeval.cli.main import app
 from localeval.config import ConfigError, LocalevalConfig, load_config
+from localeval.options import DEFAULT_MAX_UNITS
 
 from bulk_helpers import make_rows, write_jsonl
 
@@ -123,14 +124,14 @@ def test_thresholds_do_not_touch_the_shared_judge(tiny_judge):
 
     before = dict(tiny_judge.thresholds)
     [(_, metric)] = resolve_metrics(["context_recall"], model=tiny_judge, thresholds={"entailment": 0.9})
-    assert metric.judge.thresholds["entailment"] == 0.9 and metric.judge.model is tiny_judge.model
+    assert metric.resolved_threshold() == 0.9 and metric.judge is tiny_judge  # no copy of the judge
     assert tiny_judge.thresholds == before
 
 
 def test_max_units_key_maps_to_the_runner_option() -> None:
     from localeval.config import LocalevalConfig
 
-    assert LocalevalConfig().score_kwargs()["max_units"] == "default"
+    assert LocalevalConfig().score_kwargs()["max_units"] == DEFAULT_MAX_UNITS  # parsed once, here
     assert LocalevalConfig(max_units=0).score_kwargs()["max_units"] is None
     assert LocalevalConfig(max_units=3).score_kwargs()["max_units"] == 3
     with pytest.raises(ValueError):

@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from localeval import Sample
 from localeval.metrics import ContextRecall, get_metric
 
+from bulk_helpers import spy_on_sessions
 from seed_texts import AKS_CONTEXTS, AKS_REFERENCE, AKS_STEPS
 
 
@@ -110,19 +111,13 @@ def test_long_context_is_windowed_not_truncated(tiny_judge, monkeypatch, max_uni
 
     filler = "The dog was in the city and the sun was hot. " * 2000  # ~20k words
     context = filler + "The cat sat on the mat."
-    judged, calls = [], []
-    original = tiny_judge.entailment_probability
-
-    def spy(pairs, **kwargs):
-        judged.extend(pairs)
-        calls.append(len(pairs))
-        return original(pairs, **kwargs)
-
-    monkeypatch.setattr(tiny_judge, "entailment_probability", spy)
+    asked = spy_on_sessions(monkeypatch)  # every judge call goes through the run's session
     options = {} if max_units == "default" else {"max_units": max_units}
     result = ContextRecall(model=tiny_judge, **options).score(
         Sample(reference="The cat sat on the mat.", retrieved_contexts=[context])
     )
+    judged = [pair for call in asked for pair in call]
+    calls = [len(call) for call in asked]
     premises = [p for p, _ in judged]
     if max_units is None:
         assert len(premises) > 100  # many windows, each judged

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from bulk_helpers import spy_on_sessions
 from conftest import build_tiny_model
 
 from localeval import Sample
@@ -101,15 +102,9 @@ def test_bad_level_is_rejected(tiny_relevance_judge):
 
 def test_over_long_sentence_is_read_in_pieces_not_truncated(tiny_relevance_judge, tiny_sentences, monkeypatch):
     sentence = " ".join(["the dog was in the city and the sun was hot"] * 40) + " and the cat sat on the mat."
-    judged = []
-    original = tiny_relevance_judge.relevance_probability
-
-    def spy(pairs, **kwargs):
-        judged.extend(pairs)
-        return original(pairs, **kwargs)
-
-    monkeypatch.setattr(tiny_relevance_judge, "relevance_probability", spy)
+    calls = spy_on_sessions(monkeypatch)
     result = tiny_sentences.score(Sample(user_input="Where is the cat?", retrieved_contexts=[sentence]))
+    judged = [pair for call in calls for pair in call]
     assert len(result.sentences) == 1 and result.sentences[0].text == sentence  # one sentence, whole
     assert len(judged) > 1  # ... judged in several pieces
     assert any(p.endswith("sat on the mat.") for p, _ in judged)  # the end was read

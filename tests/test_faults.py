@@ -267,7 +267,6 @@ def test_chunk_recall_reads_a_fact_anywhere_in_an_over_long_sentence_without_tru
     fact = "the Eiffel Tower is 330 metres tall"  # shorter than the pieces' 8-word overlap
     assert default_judge.count_tokens(filler) > 2 * default_judge.max_length  # one sentence, far over the input
     metric = ChunkRecall(default_judge)
-    default_judge._truncation_warned = False  # the judge warns once: let it warn here if it must
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         first, last, none = (

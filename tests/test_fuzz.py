@@ -132,20 +132,11 @@ junk = st.one_of(st.none(), st.integers(), st.text(max_size=5), st.lists(st.inte
 
 @pytest.fixture(scope="module")
 def judge5(tmp_path_factory):
-    """A tiny judge with both heads (NLI and relevance); counts the model calls it makes."""
+    """A tiny judge with both heads (NLI and relevance)."""
     from localeval.backends import NLIJudge
 
     extra = {"tasks": {"nli": [0, 1, 2], "relevance": [3, 4]}, "max_length": 64}
-    judge = NLIJudge(sharp_tiny_model(tmp_path_factory.mktemp("fuzz5"), FIVE_LABELS, extra), device="cpu")
-    judge.model_calls = 0  # type: ignore[attr-defined]
-    original = judge._score_unique
-
-    def counting(*args, **kwargs):
-        judge.model_calls += 1  # type: ignore[attr-defined]
-        return original(*args, **kwargs)
-
-    judge._score_unique = counting  # type: ignore[method-assign]
-    return judge
+    return NLIJudge(sharp_tiny_model(tmp_path_factory.mktemp("fuzz5"), FIVE_LABELS, extra), device="cpu")
 
 
 @pytest.fixture(scope="module")
@@ -247,10 +238,11 @@ def test_every_metric_scores_or_explains(name, row, every_metric, judge5):
         sample = Sample.model_validate(row)
     except ValidationError as exc:
         check_invalid(exc, row)
-        calls = judge5.model_calls
-        with pytest.raises(ValidationError):
-            metric.score(row)
-        assert judge5.model_calls == calls, "a model ran before validation failed"
+        from localeval.backends.session import JudgeSession
+
+        with JudgeSession() as session, pytest.raises(ValidationError):
+            metric.score_many([row], session=session)
+        assert session.counters.pairs_requested == 0, "a judge was asked before validation failed"
         return
     check_result(metric, metric.score(row), sample)
 

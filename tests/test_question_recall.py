@@ -70,10 +70,17 @@ def test_best_sentence_over_all_contexts_is_the_evidence(tiny_relevance_judge, m
     """The sub-question's probability is the max over every sentence of every context."""
     contexts = ["The sun is hot. The cat sat on the mat.", "Berlin is big."]
     scores = {"The sun is hot.": 0.2, "The cat sat on the mat.": 0.9, "Berlin is big.": 0.4}
-    monkeypatch.setattr(
-        tiny_relevance_judge, "relevance_probability",
-        lambda pairs, **kw: __import__("numpy").array([scores[p] for p, _ in pairs]),
-    )
+    import numpy as np
+
+    layout = tiny_relevance_judge.layout
+
+    def predictor(pairs, task, **kw):  # the judge's model, replaced: P(relevant) from the table
+        out = np.zeros((len(pairs), 2), dtype=np.float32)
+        for i, (p, _) in enumerate(pairs):
+            out[i, layout.relevant], out[i, 1 - layout.relevant] = scores[p], 1 - scores[p]
+        return out
+
+    monkeypatch.setattr(tiny_relevance_judge, "score_distinct", predictor)
     metric = QuestionRecall(model=tiny_relevance_judge, decomposer=Fixed("Where is the cat?"), threshold=0.5)
     (verdict,) = metric.score(Sample(user_input="q", retrieved_contexts=contexts)).sub_questions
     assert verdict.answerable and verdict.probability == pytest.approx(0.9)

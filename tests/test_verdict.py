@@ -7,6 +7,7 @@ import pytest
 from pydantic import ValidationError
 
 from localeval.backends.attribution import attribute
+from localeval.backends.session import JudgeSession
 from localeval.backends.verdict import SIGNALS, JudgedUnit, VerdictModel, claim_signals, lexical_words
 from localeval.text.numbers import numbers_in
 
@@ -58,22 +59,11 @@ def test_a_claim_without_units_has_every_number_and_name_missing():
 
 def test_attribute_returns_signals_for_every_claim_at_no_extra_call(tiny_judge):
     groups = [(["alpha beta", "gamma"], ["alpha beta. delta gamma.", ""]), (["beta"], [])]
-    calls = []
-    original = tiny_judge.predict
-
-    def counting(pairs, **kw):
-        calls.append(len(pairs))
-        return original(pairs, **kw)
-
-    tiny_judge.predict = counting
-    try:
-        plain = attribute(tiny_judge, groups, locate_sentence=False)
-        n_plain = sum(calls)
-        calls.clear()
-        with_signals = attribute(tiny_judge, groups, locate_sentence=False, signals=True)
-    finally:
-        del tiny_judge.predict
-    assert sum(calls) == n_plain
+    with JudgeSession() as first:
+        plain = attribute(tiny_judge, groups, session=first, locate_sentence=False)
+    with JudgeSession() as second:
+        with_signals = attribute(tiny_judge, groups, session=second, locate_sentence=False, signals=True)
+    assert second.counters.snapshot() == first.counters.snapshot()
     for row_a, row_b in zip(plain, with_signals):
         for a, b in zip(row_a, row_b):
             assert a.probability == b.probability and a.signals is None

@@ -32,12 +32,14 @@ unit (at least the threshold), not the highest over all units. ``accept_at=None`
 default here) judges every chosen unit.
 
 Work is grouped: `attribute` takes many (claims, contexts) groups -- one per dataset row --
-and sends all their pairs to the judge in one call, so batches stay full across rows.
+and sends all their pairs to the judge in one call (a `PairBatch` of the run's
+`JudgeSession`), so batches stay full across rows. The units of a context and the token
+counts that size them are remembered by the session, not by the judge.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -46,16 +48,16 @@ import numpy as np
 from pydantic import BaseModel
 
 from localeval.backends.nli import NLIJudge
+from localeval.backends.session import JudgeSession, session_scope
 from localeval.backends.verdict import JudgedUnit, claim_signals
+from localeval.options import DEFAULT_MAX_UNITS
 from localeval.text import Window, make_windows, split_sentences
 from localeval.text.lexical import content_words, word_overlap
 
-__all__ = ["DEFAULT_MAX_UNITS", "DEFAULT_UNIT_SENTENCES", "Evidence", "Granularity", "Support", "attribute", "clear_memos"]
+__all__ = ["DEFAULT_MAX_UNITS", "DEFAULT_UNIT_SENTENCES", "Evidence", "Granularity", "Support", "attribute"]
 
 Granularity = Literal["both", "window", "sentence"]
 DEFAULT_UNIT_SENTENCES = 2
-DEFAULT_MAX_UNITS = 6
-"""Units judged per claim by default (see the module docstring)."""
 
 
 class Evidence(BaseModel):
@@ -88,56 +90,22 @@ class _Unit:
     sentence: bool
 
 
-def clear_memos(judge: NLIJudge) -> None:
-    """Forget what attribution remembers between calls (context units and token counts kept on
-    ``judge``, sentence splits): what a new process would not have, e.g. to time a re-run."""
-    from localeval.text.sentences import _split_memo
-
-    _split_memo.cache_clear()
-    for name in ("_unit_cache", "_cached_count_tokens"):
-        judge.__dict__.pop(name, None)
-
-
-def _token_counter(judge: NLIJudge):
-    cached = getattr(judge, "_cached_count_tokens", None)
-    if cached is None:
-        cached = lru_cache(maxsize=65536)(judge.count_tokens)
-        judge._cached_count_tokens = cached  # type: ignore[attr-defined]
-    return cached
-
-
-def _claim_budget(judge: NLIJudge, claims: Sequence[str]) -> int:
-    # Room left for the premise: the longest claim plus [CLS] [SEP] [SEP]. A claim longer than
-    # half the input is rare and is the one thing truncated (with the judge's warning).
-    # Counted one by one through the judge's memo: rows and metrics repeat claims (chunk recall
-    # asks about the same answer claims once per relevant sentence).
-    count = _token_counter(judge)
-    longest = max((count(c) for c in claims), default=0)
-    return judge.max_length - min(longest, judge.max_length // 2) - 3
-
-
-_UNIT_CACHE_SIZE = 4096
-
-
-def _units(judge: NLIJudge, text: str, budget: int, granularity: str,
+def _units(session: JudgeSession, judge: NLIJudge, text: str, budget: int, granularity: str,
            unit_sentences: int) -> tuple[list[Window], list[Window]]:
-    """(windows, short units) of one context, cached on the judge (its tokenizer sizes them)
-    because rows and metrics share contexts."""
-    cache: dict = judge.__dict__.setdefault("_unit_cache", {})
-    key = (text, budget, granularity, unit_sentences)
-    if key not in cache:
-        if len(cache) >= _UNIT_CACHE_SIZE:
-            cache.clear()
-        cache[key] = _build_units(judge, text, budget, granularity, unit_sentences)
-    return cache[key]
+    """(windows, short units) of one context, remembered by the session (the judge's tokenizer
+    sizes them) because rows and metrics share contexts."""
+    return session.remember(
+        "attribution-units",
+        (str(judge.path), text, budget, granularity, unit_sentences),
+        lambda: _build_units(session.token_counter(judge), text, budget, granularity, unit_sentences),
+    )
 
 
-def _build_units(judge: NLIJudge, text: str, budget: int, granularity: str,
+def _build_units(count: Callable[[str], int], text: str, budget: int, granularity: str,
                  unit_sentences: int) -> tuple[list[Window], list[Window]]:
     sentences = split_sentences(text)
     if not sentences:
         return [], []
-    count = _token_counter(judge)
     windows = make_windows(text, sentences, count, budget) if granularity != "sentence" else []
     short: list[Window] = []
     if granularity != "window":
@@ -186,6 +154,7 @@ def attribute(
     judge: NLIJudge,
     groups: Sequence[tuple[Sequence[str], Sequence[str]]],
     *,
+    session: JudgeSession | None = None,
     granularity: Granularity = "both",
     unit_sentences: int = DEFAULT_UNIT_SENTENCES,
     locate_sentence: bool = True,
@@ -200,6 +169,8 @@ def attribute(
     Args:
         groups: ``(claims, contexts)`` per row. Empty or whitespace-only contexts are skipped;
             a claim with no usable context gets probability 0.0 and no evidence.
+        session: the run's `JudgeSession` (verdict cache, memos, counters); ``None``: a
+            short-lived one for this call.
         granularity: which units are judged (see the module docstring).
         unit_sentences: sentences per short unit (1: each sentence alone; k: every run of k
             consecutive sentences). Not used with ``granularity="window"``.
@@ -225,16 +196,34 @@ def attribute(
         raise ValueError(f"max_units must be >= 1 or None, got {max_units}")
     if accept_at is not None and not 0.0 <= accept_at <= 1.0:
         raise ValueError(f"accept_at must be in [0, 1] or None, got {accept_at}")
+    with session_scope(session) as run:
+        return _attribute(run, judge, groups, granularity, unit_sentences, locate_sentence, batch_size,
+                          show_progress_bar, max_units, accept_at, signals)
+
+
+def _attribute(
+    session: JudgeSession,
+    judge: NLIJudge,
+    groups: Sequence[tuple[Sequence[str], Sequence[str]]],
+    granularity: Granularity,
+    unit_sentences: int,
+    locate_sentence: bool,
+    batch_size: int | None,
+    show_progress_bar: bool,
+    max_units: int | None,
+    accept_at: float | None,
+    signals: bool,
+) -> list[list[Support]]:
     pairs: list[tuple[str, str]] = []
     # per group, per claim: list of (pair index, unit)
     plan: list[list[list[tuple[int, _Unit]]]] = []
     for claims, contexts in groups:
-        budget = _claim_budget(judge, claims) if claims else judge.max_length
+        budget = session.premise_budget(judge, claims) if claims else judge.max_length
         units: list[_Unit] = []
         for ci, context in enumerate(contexts):
             if not context or not context.strip():
                 continue
-            windows, singles = _units(judge, context, budget, granularity, unit_sentences)
+            windows, singles = _units(session, judge, context, budget, granularity, unit_sentences)
             units.extend(_Unit(ci, w, False) for w in windows)
             units.extend(_Unit(ci, w, True) for w in singles)
         group_plan = []
@@ -244,10 +233,11 @@ def attribute(
             pairs.extend((unit.window.text, claim) for unit in chosen)
         plan.append(group_plan)
 
+    judge_pairs = _nli_judge(session, judge, batch_size, show_progress_bar, signals)
     if accept_at is None:
-        probs, contra = _nli(judge, pairs, batch_size, show_progress_bar, signals)
+        probs, contra = judge_pairs(pairs)
     else:
-        probs, contra = _judge_in_two_rounds(judge, pairs, plan, accept_at, batch_size, show_progress_bar, signals)
+        probs, contra = _judge_in_two_rounds(judge_pairs, pairs, plan, accept_at)
 
     refine_pairs: list[tuple[str, str]] = []
     refine: dict[tuple[int, int], list[tuple[int, Window]]] = {}
@@ -284,7 +274,7 @@ def attribute(
                 claim_signals_of[(g, k)] = claim_signals(claims[k], judged, contexts)
 
     if refine_pairs:
-        refine_probs = judge.entailment_probability(refine_pairs, batch_size=batch_size)
+        refine_probs = session.batch(judge, batch_size=batch_size).add("refine", refine_pairs).run().get("refine")
         for key, candidates in refine.items():
             probability, unit, _ = best[key]
             best[key] = (probability, unit, max(candidates, key=lambda c: refine_probs[c[0]])[1])
@@ -298,28 +288,26 @@ def attribute(
     return supports
 
 
-def _nli(judge: NLIJudge, pairs: list[tuple[str, str]], batch_size: int | None,
-         show_progress_bar: bool, contradiction_too: bool) -> tuple[np.ndarray, np.ndarray]:
-    """P(entailment) and, when asked, P(contradiction) of each pair, from one forward pass
-    (0 when not asked, and for a 2-way judge, which has no contradiction class)."""
-    if not contradiction_too:
-        probs = judge.entailment_probability(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
-        return probs, np.zeros(len(pairs), dtype=np.float32)
-    full = judge.predict(pairs, task="nli", batch_size=batch_size, show_progress_bar=show_progress_bar)
-    contradiction = judge.layout.contradiction
-    if contradiction is None:
-        return full[:, judge.layout.entailment], np.zeros(len(pairs), dtype=np.float32)
-    return full[:, judge.layout.entailment], full[:, contradiction]
+def _nli_judge(session: JudgeSession, judge: NLIJudge, batch_size: int | None, show_progress_bar: bool,
+              contradiction_too: bool) -> Callable[[list[tuple[str, str]]], tuple[np.ndarray, np.ndarray]]:
+    """A function from pairs to their P(entailment) and, when asked, P(contradiction), from one
+    forward pass (0 when not asked, and for a 2-way judge, which has no contradiction class)."""
+
+    def judge_pairs(pairs: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
+        batch = session.batch(judge, batch_size=batch_size, show_progress_bar=show_progress_bar)
+        batch.add("units", pairs).run()
+        if not contradiction_too:
+            return batch.get("units"), np.zeros(len(pairs), dtype=np.float32)
+        return batch.get("units"), batch.contradiction("units")
+
+    return judge_pairs
 
 
 def _judge_in_two_rounds(
-    judge: NLIJudge,
+    judge_pairs: Callable[[list[tuple[str, str]]], tuple[np.ndarray, np.ndarray]],
     pairs: list[tuple[str, str]],
     plan: list[list[list[tuple[int, _Unit]]]],
     accept_at: float,
-    batch_size: int | None,
-    show_progress_bar: bool,
-    contradiction_too: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
     """P(entailment) and P(contradiction) of ``pairs`` under early acceptance: round 1 judges each claim's first
     unit; round 2 the other units of the claims round 1 did not accept. The plan of an accepted
@@ -336,8 +324,7 @@ def _judge_in_two_rounds(
                 firsts.append((group_plan, k, claim_plan[_first_to_judge(claim, [u for _, u in claim_plan])]))
     if firsts:
         index = [first[0] for _, _, first in firsts]
-        probs[index], contra[index] = _nli(judge, [pairs[i] for i in index], batch_size, show_progress_bar,
-                                            contradiction_too)
+        probs[index], contra[index] = judge_pairs([pairs[i] for i in index])
     rest: list[int] = []
     for group_plan, k, first in firsts:
         # Compared as Python floats, as the metrics compare a probability with their threshold.
@@ -346,7 +333,7 @@ def _judge_in_two_rounds(
         else:
             rest.extend(i for i, _ in group_plan[k] if i != first[0])
     if rest:
-        probs[rest], contra[rest] = _nli(judge, [pairs[i] for i in rest], batch_size, show_progress_bar, contradiction_too)
+        probs[rest], contra[rest] = judge_pairs([pairs[i] for i in rest])
     return probs, contra
 
 

@@ -9,11 +9,15 @@ It feels like sentence-transformers' ``CrossEncoder``: build it once, call
   on real RAG data (short claims, long windows) is several times faster than fixed padding;
   they are encoded 2048 at a time, so memory does not grow with the number of pairs;
 * CUDA in fp16 when present, CPU in fp32 otherwise, always under ``torch.inference_mode``;
-  on CUDA out-of-memory the batch is halved and retried, and at one pair per batch the judge
-  moves to the CPU rather than fail a long run;
-* an optional verdict cache (`localeval.backends.cache`): ``cache=PATH`` persists verdicts in
-  SQLite so a re-run asks the model only about pairs it has never seen;
+  on CUDA out-of-memory the batch is halved and retried, and at one pair per batch the
+  scoring continues on a CPU copy of the judge rather than fail a long run;
 * safetensors only, never ``trust_remote_code``, never a download.
+
+Like ``CrossEncoder``, a judge holds no run state: the verdict cache, the memos, the counters,
+the out-of-memory batch cap and the CPU fallback of a run belong to its
+`localeval.backends.session.JudgeSession`, so one loaded judge can serve several runs (and
+threads) without one run's fallback or cache leaking into another's. ``predict`` called
+directly scores with a fresh, call-long `ScoringState`.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import logging
 import os
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -35,7 +40,7 @@ from localeval.backends.precision import resolve_dtype
 from localeval.backends.labels import LabelLayout, read_label_layout
 from localeval.backends.registry import resolve_model, stored_thresholds
 
-__all__ = ["NLIJudge", "Pair"]
+__all__ = ["NLIJudge", "Pair", "ScoringState", "Task", "distinct_pairs"]
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +50,39 @@ Pair = tuple[str, str]
 Task = Literal["nli", "relevance"]
 
 ENCODE_SLICE = 2048
-"""Pairs tokenized and scored together (see `NLIJudge._score_unique`)."""
+"""Pairs tokenized and scored together (see `NLIJudge.score_distinct`)."""
+
+
+@dataclass
+class ScoringState:
+    """What a scoring loop learns and keeps between calls to one judge.
+
+    A `JudgeSession` keeps one per judge for the whole run; ``NLIJudge.predict`` called
+    directly uses a fresh one per call. Nothing here lives on the (shared) judge."""
+
+    batch_cap: int | None = None
+    """Largest batch that fitted after a CUDA out-of-memory error (``None``: no cap)."""
+    truncation_warned: bool = False
+    fallback: NLIJudge | None = None
+    """The CPU copy scoring goes on with after a single pair did not fit on the GPU."""
+    batches: int = 0
+    """Forward passes run."""
+
+
+def distinct_pairs(pairs: Sequence[Pair]) -> tuple[list[Pair], np.ndarray]:
+    """The distinct pairs in first-seen order, and each pair's position among them (identical
+    pairs are scored once). Raises TypeError for a pair that is not two strings."""
+    unique: dict[Pair, int] = {}
+    index = np.empty(len(pairs), dtype=np.int64)
+    for i, (premise, hypothesis) in enumerate(pairs):
+        if not isinstance(premise, str) or not isinstance(hypothesis, str):
+            raise TypeError(f"pair {i} is not a (str, str) tuple: {(premise, hypothesis)!r}")
+        index[i] = unique.setdefault((premise, hypothesis), len(unique))
+    return list(unique), index
+
+
+class _MoveToCPU(Exception):
+    """Raised inside the scoring loop when one pair alone does not fit on the GPU."""
 
 
 def _is_out_of_memory(exc: BaseException) -> bool:
@@ -88,7 +125,8 @@ class NLIJudge:
         batch_size: default number of pairs per forward pass.
         max_length: input length in tokens; defaults to the length the judge was trained with
             (``config.json`` ``localeval.max_length``), else the tokenizer's limit capped at 512.
-        cache: a `JudgementCache`, or a path to its SQLite file, consulted before the model.
+        cache: deprecated: give the cache to the run (``evaluate(..., cache=)``, a
+            `JudgeSession`); here it still serves direct ``predict`` calls.
         precision: ``"auto"`` (fp32 on CPU, fp16 on CUDA), ``"fp32"``, ``"bf16"`` (2-3x as
             fast on CPUs with native bfloat16; probabilities within ~0.02 of fp32) or ``"fp16"`` (CUDA);
             see `localeval.backends.precision`.
@@ -135,15 +173,27 @@ class NLIJudge:
         limit = min(int(getattr(self.tokenizer, "model_max_length", 512) or 512), 512)
         self.max_length: int = int(max_length or extra.get("max_length") or limit)
         self.thresholds: dict[str, float] = stored_thresholds(self.config)
-        self.given_thresholds: dict[str, float] = {}
+        """The thresholds stored with the judge; a user's own go in the run's `RunOptions`."""
         # Languages the judge was trained on ("languages" in config.json's localeval table; a
         # multilingual judge lists its own): rows in others are marked with a warning.
         self.languages: tuple[str, ...] = tuple(extra.get("languages") or ("en",))
-        """Thresholds the user gave (`localeval.runner.run.with_thresholds`): they beat stored ones."""
-        self._truncation_warned = False
-        self.cache: JudgementCache | None = open_cache(cache)
         self._identity: str | None = None
-        self._batch_cap: int | None = None  # lowered after a CUDA out-of-memory error
+        self._legacy_cache: JudgementCache | None = None
+        if cache is not None:
+            warnings.warn(
+                "NLIJudge(cache=...) is deprecated: a verdict cache belongs to a run; pass it to "
+                "evaluate(..., cache=...) or localeval.backends.session.JudgeSession(cache=...)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            self._legacy_cache = open_cache(cache)
+
+    def cpu_copy(self) -> NLIJudge:
+        """The same judge loaded again on the CPU in fp32 (a session's out-of-memory
+        fallback): read from disk, so nothing more is allocated on a GPU that is full, and
+        this judge, which other runs may share, is left as it is."""
+        return NLIJudge(self.path, device="cpu", batch_size=self.batch_size, max_length=self.max_length,
+                        precision="fp32")
 
     # ------------------------------------------------------------------ info
     @property
@@ -205,24 +255,55 @@ class NLIJudge:
         columns = self._task_columns(task)
         if len(pairs) == 0:
             return np.zeros((0, len(columns)), dtype=np.float32)
-        unique: dict[Pair, int] = {}
-        index = np.empty(len(pairs), dtype=np.int64)
-        for i, (premise, hypothesis) in enumerate(pairs):
-            if not isinstance(premise, str) or not isinstance(hypothesis, str):
-                raise TypeError(f"pair {i} is not a (str, str) tuple: {(premise, hypothesis)!r}")
-            index[i] = unique.setdefault((premise, hypothesis), len(unique))
+        distinct, index = distinct_pairs(pairs)
         size = batch_size or self.batch_size
-        if self.cache is None:
-            probs = self._score_unique(list(unique), columns, size, show_progress_bar)
+        state = ScoringState()
+        if self._legacy_cache is None:
+            probs = self.score_distinct(distinct, task, batch_size=size, state=state,
+                                        show_progress_bar=show_progress_bar)
         else:
-            probs = self.cache.lookup_or_score(
+            probs = self._legacy_cache.lookup_or_score(
                 self.identity,
                 task,
-                list(unique),
-                lambda missing: self._score_unique(missing, columns, size, show_progress_bar),
+                distinct,
+                lambda missing: self.score_distinct(missing, task, batch_size=size, state=state,
+                                                    show_progress_bar=show_progress_bar),
                 width=len(columns),
             )
         return probs[index]
+
+    def score_distinct(
+        self,
+        pairs: list[Pair],
+        task: Task,
+        *,
+        batch_size: int,
+        state: ScoringState,
+        show_progress_bar: bool = False,
+    ) -> np.ndarray:
+        """Probabilities of distinct, validated pairs, in order: the model itself, no cache.
+
+        ``state`` carries what the loop learns across calls (batch cap, CPU fallback); it is
+        the caller's (`JudgeSession` keeps one per judge), never the judge's. After a single
+        pair does not fit on the GPU, this call and every later one with ``state`` go to a CPU
+        copy (`cpu_copy`); this judge is not changed."""
+        if state.fallback is not None and state.fallback is not self:
+            return state.fallback.score_distinct(pairs, task, batch_size=batch_size, state=state,
+                                                 show_progress_bar=show_progress_bar)
+        columns = self._task_columns(task)
+        try:
+            return self._score_unique(pairs, columns, batch_size, show_progress_bar, state)
+        except _MoveToCPU:
+            warnings.warn(
+                f"judge {self.name!r} ran out of memory on {self.device} with one pair per batch; "
+                "continuing on the CPU",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            state.fallback = self.cpu_copy()
+            state.batch_cap = None
+            return state.fallback.score_distinct(pairs, task, batch_size=batch_size, state=state,
+                                                 show_progress_bar=show_progress_bar)
 
     def entailment_probability(self, pairs: Sequence[Pair], **kwargs) -> np.ndarray:
         """P(entailment) for each (premise, hypothesis) pair."""
@@ -245,7 +326,8 @@ class NLIJudge:
         raise ValueError(f"unknown task {task!r}; expected 'nli' or 'relevance'")
 
     def _score_unique(
-        self, pairs: list[Pair], columns: list[int], batch_size: int, show_progress_bar: bool
+        self, pairs: list[Pair], columns: list[int], batch_size: int, show_progress_bar: bool,
+        state: ScoringState,
     ) -> np.ndarray:
         out = np.empty((len(pairs), len(columns)), dtype=np.float32)
         with torch.inference_mode(), tqdm(
@@ -257,10 +339,12 @@ class NLIJudge:
             # bounds that memory and is still large enough for sorting by length to pad well.
             for start in range(0, len(pairs), ENCODE_SLICE):
                 piece = pairs[start : start + ENCODE_SLICE]
-                out[start : start + len(piece)] = self._score_slice(piece, columns, batch_size, bar)
+                out[start : start + len(piece)] = self._score_slice(piece, columns, batch_size, bar, state)
         return out
 
-    def _score_slice(self, pairs: list[Pair], columns: list[int], batch_size: int, bar: tqdm) -> np.ndarray:
+    def _score_slice(
+        self, pairs: list[Pair], columns: list[int], batch_size: int, bar: tqdm, state: ScoringState
+    ) -> np.ndarray:
         encoded = self.tokenizer(
             [p for p, _ in pairs],
             [h for _, h in pairs],
@@ -271,12 +355,12 @@ class NLIJudge:
             return_overflowing_tokens=False,
         )
         input_ids = encoded["input_ids"]
-        if not self._truncation_warned and any(len(ids) >= self.max_length for ids in input_ids):
-            self._warn_if_truncated(pairs)
+        if not state.truncation_warned and any(len(ids) >= self.max_length for ids in input_ids):
+            state.truncation_warned = self._warn_if_truncated(pairs)
         # Longest first: the first batch allocates the most memory, so an OOM shows at once.
         order = sorted(range(len(pairs)), key=lambda i: -len(input_ids[i]))
         out = np.empty((len(pairs), len(columns)), dtype=np.float32)
-        size = min(batch_size, self._batch_cap or batch_size)
+        size = min(batch_size, state.batch_cap or batch_size)
         done = 0
         while done < len(order):
             batch_ids = order[done : done + size]
@@ -285,8 +369,9 @@ class NLIJudge:
             except Exception as exc:  # noqa: BLE001 - only out-of-memory is handled
                 if not _is_out_of_memory(exc):
                     raise
-                size = self._back_off(size, exc)
+                size = self._back_off(size, exc, state)
                 continue
+            state.batches += 1
             done += len(batch_ids)
             bar.update(len(batch_ids))
         return out
@@ -303,40 +388,33 @@ class NLIJudge:
         probs = torch.softmax(logits.index_select(1, column_index), dim=-1)
         return probs.cpu().numpy()
 
-    def _back_off(self, size: int, exc: BaseException) -> int:
+    def _back_off(self, size: int, exc: BaseException, state: ScoringState) -> int:
         """After an out-of-memory error: the next batch size to try (or move to the CPU).
 
-        Halving keeps a long run going on a busy or small GPU; the smaller size is kept for
-        the judge's later calls so it does not run out of memory on every call. Only when a
-        single pair does not fit does the judge fall back to the CPU (fp32, slower, same
-        verdicts up to fp16 rounding)."""
+        Halving keeps a long run going on a busy or small GPU; the smaller size is kept in
+        ``state`` for the run's later calls so it does not run out of memory on every call.
+        Only when a single pair does not fit does scoring go on on a CPU copy (fp32, slower,
+        same verdicts up to fp16 rounding; see `score_distinct`)."""
         if self.device.type == "cuda":
             torch.cuda.empty_cache()
         if size > 1:
-            self._batch_cap = size // 2
+            state.batch_cap = size // 2
             logger.warning("out of memory at batch size %d; retrying with %d", size, size // 2)
             return size // 2
         if self.device.type == "cpu":
             raise exc
-        warnings.warn(
-            f"judge {self.name!r} ran out of memory on {self.device} with one pair per batch; "
-            "continuing on the CPU",
-            RuntimeWarning,
-            stacklevel=6,
-        )
-        self.model = self.model.to(device="cpu", dtype=torch.float32)
-        self.device = torch.device("cpu")
-        self._identity = None  # fp32 verdicts are cached apart from fp16 ones
-        self._batch_cap = None
-        return self.batch_size
+        raise _MoveToCPU from exc
 
-    def _warn_if_truncated(self, pairs: list[Pair]) -> None:
+    def _warn_if_truncated(self, pairs: list[Pair]) -> bool:
+        """Warn when pairs exceed the input; whether it warned (once per state, so a run
+        warns once)."""
         full = self.tokenizer([p for p, _ in pairs], [h for _, h in pairs], truncation=False)
         n = sum(len(ids) > self.max_length for ids in full["input_ids"])
         if n:
-            self._truncation_warned = True
             warnings.warn(
                 f"{n} pair(s) exceed the judge's {self.max_length} tokens and were truncated; "
                 "window long premises first (localeval.text.make_windows)",
                 stacklevel=5,
             )
+            return True
+        return False

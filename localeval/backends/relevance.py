@@ -2,16 +2,16 @@
 
 Scored by the judge's relevance head with (passage, question) pairs, evidence first as in NLI.
 A chunk longer than the judge's input is windowed by sentence and its relevance is the best
-window's, so a long chunk with one answering sentence is still relevant.
+window's, so a long chunk with one answering sentence is still relevant. Pairs go through the
+run's `JudgeSession` (``session=None``: a short-lived one).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
 from localeval.backends.nli import NLIJudge
+from localeval.backends.session import JudgeSession, session_scope
 from localeval.text import Span, make_windows, split_sentences
 
 __all__ = ["sentence_relevance", "chunk_relevance"]
@@ -21,52 +21,52 @@ def sentence_relevance(
     judge: NLIJudge,
     items: Sequence[tuple[str, Sequence[str]]],
     *,
+    session: JudgeSession | None = None,
     batch_size: int | None = None,
     show_progress_bar: bool = False,
 ) -> list[list[float]]:
     """P(relevant) of each passage for its question: ``items`` = [(question, passages), ...]."""
-    pairs = [(passage, question) for question, passages in items for passage in passages]
-    probs = judge.relevance_probability(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
-    out, k = [], 0
-    for _, passages in items:
-        out.append([float(p) for p in probs[k : k + len(passages)]])
-        k += len(passages)
-    return out
+    with session_scope(session) as run:
+        batch = run.batch(judge, batch_size=batch_size, show_progress_bar=show_progress_bar)
+        for i, (question, passages) in enumerate(items):
+            batch.add(i, [(passage, question) for passage in passages], task="relevance")
+        batch.run()
+        return [[float(p) for p in batch.get(i)] for i in range(len(items))]
 
 
 def chunk_relevance(
     judge: NLIJudge,
     items: Sequence[tuple[str, Sequence[str]]],
     *,
+    session: JudgeSession | None = None,
     batch_size: int | None = None,
     show_progress_bar: bool = False,
 ) -> list[list[tuple[float, Span | None]]]:
     """Per question, per chunk: (P(relevant), best window). Empty chunks get (0.0, None)."""
-    pairs: list[tuple[str, str]] = []
-    plan: list[list[list[tuple[int, Span]]]] = []
-    for question, chunks in items:
-        budget = judge.max_length - min(judge.count_tokens(question), judge.max_length // 2) - 3
-        row = []
-        for chunk in chunks:
-            windows: list[Span] = []
-            if chunk and chunk.strip():
-                windows = list(make_windows(chunk, split_sentences(chunk), judge.count_tokens, budget))
-            row.append([(len(pairs) + i, w) for i, w in enumerate(windows)])
-            pairs.extend((w.text, question) for w in windows)
-        plan.append(row)
-    probs = (
-        judge.relevance_probability(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
-        if pairs
-        else np.zeros(0)
-    )
+    with session_scope(session) as run:
+        count = run.token_counter(judge)
+        batch = run.batch(judge, batch_size=batch_size, show_progress_bar=show_progress_bar)
+        plan: list[list[list[Span]]] = []
+        for q, (question, chunks) in enumerate(items):
+            budget = run.premise_budget(judge, [question])
+            row = []
+            for c, chunk in enumerate(chunks):
+                windows: list[Span] = []
+                if chunk and chunk.strip():
+                    windows = list(make_windows(chunk, split_sentences(chunk), count, budget))
+                row.append(windows)
+                batch.add((q, c), [(w.text, question) for w in windows], task="relevance")
+            plan.append(row)
+        batch.run()
     result = []
-    for row in plan:
+    for q, row in enumerate(plan):
         scored = []
-        for windows in row:
+        for c, windows in enumerate(row):
             if not windows:
                 scored.append((0.0, None))
                 continue
-            index, window = max(windows, key=lambda item: probs[item[0]])
-            scored.append((float(probs[index]), window))
+            probs = batch.get((q, c))
+            best = max(range(len(windows)), key=lambda i: probs[i])
+            scored.append((float(probs[best]), windows[best]))
         result.append(scored)
     return result

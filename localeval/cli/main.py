@@ -139,18 +139,18 @@ def score(
                 check_writable(path, flag)
         names = [name for name, _ in resolve_metrics(settings.metrics, load_judge=False)]
         gates_under = parse_fail_under(fail_under, names)
-        kwargs = settings.score_kwargs()
+        # The flags' and the file's encodings are parsed once, into the run's options.
+        options = settings.run_options()
         if settings.engine == "local":
             # Built here (not in score_dataset) to name the judge in the summary's title.
             with quiet_loading(not settings.progress):
-                built = resolve_metrics(settings.metrics, model=settings.model, device=settings.device,
-                                        batch_size=settings.batch_size, thresholds=settings.thresholds or None,
-                                        decomposer=kwargs["decomposer"], precision=settings.precision,
-                                        max_units=kwargs["max_units"])
+                built = resolve_metrics(settings.metrics, options)
         else:
             built = settings.metrics
-        column_map_ = kwargs.pop("column_map")
-        summary = score_dataset(input_path, built, output, column_map_, show_progress=settings.progress, resume=resume, **kwargs)
+        summary = score_dataset(input_path, built, output, settings.column_map or None, options=options,
+                                show_progress=settings.progress, resume=resume, engine=settings.engine,
+                                ray_address=settings.ray_address, ray_actors=settings.ray_actors,
+                                max_row_chars=settings.max_row_chars or None, max_contexts=settings.max_contexts or None)
     except (JudgeNotFoundError, OSError, ImportError, ValueError, TypeError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc

@@ -21,19 +21,23 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from localeval.llm.generator import Generator, TransformersGenerator
 from localeval.llm.prompts import CLAIMS_PROMPT, QUESTIONS_PROMPT, check_template, render
 from localeval.llm.validate import check_claim, check_sub_question, content_words, coverage, parse_items
-from localeval.text.decomposition import Decomposition, Kind, Rejected
+from localeval.text.decomposition import CachingDecomposer, Decomposition, Kind, Rejected
 from localeval.text.questions import RuleBasedDecomposer
+
+if TYPE_CHECKING:
+    from localeval.backends.session import JudgeSession
 
 __all__ = ["LLMDecomposer"]
 
 _VERSION = "1"  # bump when parsing or validation changes what a cached entry would hold
 
 
-class LLMDecomposer:
+class LLMDecomposer(CachingDecomposer):
     """A `Decomposer` backed by a local instruction model, with the rules as fallback.
 
     Args:
@@ -44,7 +48,8 @@ class LLMDecomposer:
         device, max_new_tokens, batch_size: generation options (see `TransformersGenerator`).
         min_coverage: share of the source's content words the kept items must contain.
         fallback: the decomposer used when the model's output is unusable (default rules).
-        cache: a `JudgementCache` for decompositions (the runner sets its own during a run).
+        cache: a `JudgementCache` for decompositions outside a run (during a run, the run's
+            session's cache is used: `CachingDecomposer`).
     """
 
     def __init__(
@@ -121,22 +126,26 @@ class LLMDecomposer:
         return self._identity
 
     # ------------------------------------------------------------------ batch
-    def decompose_batch(self, texts: Sequence[str], kind: Kind) -> list[Decomposition]:
-        """One `Decomposition` per text: the model's checked items, or the rules' with a reason."""
+    def decompose_batch(self, texts: Sequence[str], kind: Kind, *,
+                        session: JudgeSession | None = None) -> list[Decomposition]:
+        """One `Decomposition` per text: the model's checked items, or the rules' with a reason.
+        With the run's ``session``, decompositions are kept in its cache and claims checked
+        through it (its verdicts, its entailment threshold)."""
         if kind not in self.prompts:
             raise ValueError(f"kind must be 'claims' or 'sub_questions', got {kind!r}")
+        store = session.cache if session is not None else self._store()
         with self._lock:
             todo = list(dict.fromkeys(t for t in texts if t.strip()))
-            known = self._read_cache(kind, todo) if todo else {}
+            known = self._read_cache(store, kind, todo) if todo else {}
             fresh = [t for t in todo if t not in known]
             if fresh:
-                made = dict(zip(fresh, self._decompose_fresh(fresh, kind)))
-                self._write_cache(kind, made)
+                made = dict(zip(fresh, self._decompose_fresh(fresh, kind, session)))
+                self._write_cache(store, kind, made)
                 known.update(made)
             # nothing to decompose in a blank text: no model call, no fallback
             return [known[t].model_copy(deep=True) if t.strip() else Decomposition(items=[], decomposer=self.name) for t in texts]
 
-    def _decompose_fresh(self, texts: list[str], kind: Kind) -> list[Decomposition]:
+    def _decompose_fresh(self, texts: list[str], kind: Kind, session: JudgeSession | None) -> list[Decomposition]:
         try:
             outputs = self.generator.generate([render(self.prompts[kind], t) for t in texts])
             if len(outputs) != len(texts):
@@ -145,7 +154,7 @@ class LLMDecomposer:
             why = f"generation failed: {type(exc).__name__}: {exc}"
             return [self._fall_back(t, kind, why, []) for t in texts]
         if kind == "claims":
-            return self._check_claims(texts, outputs)
+            return self._check_claims(texts, outputs, session)
         return [self._check_questions(t, o) for t, o in zip(texts, outputs)]
 
     def _fall_back(self, text: str, kind: Kind, reason: str, rejected: list[Rejected]) -> Decomposition:
@@ -170,7 +179,7 @@ class LLMDecomposer:
             (rejected.append(problem) if problem else kept.append(item))
         return self._finish(question, "sub_questions", kept, rejected, words)
 
-    def _check_claims(self, texts: list[str], outputs: list[str]) -> list[Decomposition]:
+    def _check_claims(self, texts: list[str], outputs: list[str], session: JudgeSession | None) -> list[Decomposition]:
         plans = []  # per text: (source words, [(claim, missing words)], rejected)
         to_entail: list[tuple[int, str]] = []
         for i, (text, output) in enumerate(zip(texts, outputs)):
@@ -185,13 +194,16 @@ class LLMDecomposer:
                     if missing:
                         to_entail.append((i, item))
             plans.append((words, candidates, rejected))
-        entailed = self._entailment(texts, to_entail)
+        entailed = self._entailment(texts, to_entail, session)
+        # The run's own entailment threshold when it gave one, else the judge's stored one.
+        given = session.options.thresholds if session is not None else {}
+        threshold = given.get("entailment", self.judge.thresholds["entailment"])
         out = []
         for i, (text, (words, candidates, rejected)) in enumerate(zip(texts, plans)):
             kept = []
             for item, missing in candidates:
                 p = entailed.get((i, item))
-                if missing and (p is None or p < self.judge.thresholds["entailment"]):
+                if missing and (p is None or p < threshold):
                     rejected.append(Rejected(
                         text=item,
                         reason=f"words not in the text ({', '.join(sorted(missing))}) and not entailed by it (p={p or 0.0:.2f})",
@@ -201,7 +213,8 @@ class LLMDecomposer:
             out.append(self._finish(text, "claims", kept, rejected, words))
         return out
 
-    def _entailment(self, texts: list[str], items: list[tuple[int, str]]) -> dict[tuple[int, str], float]:
+    def _entailment(self, texts: list[str], items: list[tuple[int, str]],
+                    session: JudgeSession | None) -> dict[tuple[int, str], float]:
         """P(source entails claim) for claims with new words, best over the source's windows."""
         if not items:
             return {}
@@ -211,17 +224,17 @@ class LLMDecomposer:
         for i, claim in items:
             by_text.setdefault(i, []).append(claim)
         order = list(by_text)
-        supports = attribute(self.judge, [(by_text[i], [texts[i]]) for i in order])
+        supports = attribute(self.judge, [(by_text[i], [texts[i]]) for i in order], session=session)
         return {(i, c): s.probability for i in order for c, s in zip(by_text[i], supports[order.index(i)])}
 
     # ------------------------------------------------------------------ cache
     def _store(self):
         return self.cache if self.cache is not None else self._own_cache
 
-    def _read_cache(self, kind: str, texts: list[str]) -> dict[str, Decomposition]:
-        found = self._store().get_records(self.identity, kind, texts)
+    def _read_cache(self, store, kind: str, texts: list[str]) -> dict[str, Decomposition]:
+        found = store.get_records(self.identity, kind, texts)
         return {t: Decomposition.model_validate(json.loads(v)) for t, v in zip(texts, found) if v is not None}
 
-    def _write_cache(self, kind: str, made: dict[str, Decomposition]) -> None:
+    def _write_cache(self, store, kind: str, made: dict[str, Decomposition]) -> None:
         if made:
-            self._store().put_records(self.identity, kind, {t: d.model_dump_json() for t, d in made.items()})
+            store.put_records(self.identity, kind, {t: d.model_dump_json() for t, d in made.items()})

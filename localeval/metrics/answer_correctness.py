@@ -23,6 +23,7 @@ from localeval.metrics.base import MetricResult
 from localeval.metrics.factual_correctness import AnswerClaimsMetric, FactualCorrectness, FactualCorrectnessResult
 from localeval.metrics.semantic_similarity import SemanticSimilarity, SemanticSimilarityResult
 from localeval.schema import Sample
+from localeval.backends.session import JudgeSession
 
 __all__ = ["AnswerCorrectness", "AnswerCorrectnessResult", "DEFAULT_WEIGHTS"]
 
@@ -70,12 +71,11 @@ class AnswerCorrectness(AnswerClaimsMetric):
     def unscored(self, reason: str) -> AnswerCorrectnessResult:
         return AnswerCorrectnessResult(score=None, reason=reason, weights=self.weights)
 
-    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
+    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         factual = FactualCorrectness(
-            self.judge, mode="f1", threshold=self.resolved_threshold(), batch_size=self.batch_size,
-            max_units=self.max_units, exhaustive=self.exhaustive, split_coordination=self.split_coordination,
-            decomposer=self.decomposer,
-        ).score_many(samples, show_progress_bar=show_progress_bar)
+            self.judge, mode="f1", **{**self.judge_options(), "threshold": self.resolved_threshold()},
+            split_coordination=self.split_coordination, decomposer=self.decomposer,
+        ).score_many(samples, session=session, show_progress_bar=show_progress_bar)
         similar = SemanticSimilarity(self.embedding_model, device=self._device,
                                      batch_size=self.batch_size).similarities(samples)
         results: list[MetricResult] = []

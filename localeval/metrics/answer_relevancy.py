@@ -45,6 +45,7 @@ from localeval.metrics.decomposed import DecompositionRecord, check_decomposer, 
 from localeval.schema import Sample
 from localeval.text import Span, make_windows
 from localeval.text.answers import is_non_answer, non_english_note
+from localeval.backends.session import JudgeSession
 
 __all__ = ["AnswerRelevancy", "AnswerRelevancyResult", "Statement"]
 
@@ -100,7 +101,7 @@ class AnswerRelevancy(JudgedMetric):
     def unscored(self, reason: str) -> AnswerRelevancyResult:
         return AnswerRelevancyResult(score=None, reason=reason)
 
-    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
+    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         asked = [(s.user_input or "").strip() for s in samples]
         todo = [i for i, q in enumerate(asked) if q]
         results: list[MetricResult] = [
@@ -111,17 +112,18 @@ class AnswerRelevancy(JudgedMetric):
         require_relevance_head(self.judge)
         threshold = self.resolved_threshold()
         split = claim_units(self.decomposer, [samples[i].response or "" for i in todo],
-                            split_coordination=self.split_coordination)
+                            split_coordination=self.split_coordination, session=session)
         judged = [[c.text for c in units if not is_non_answer(c.text)] for units, _ in split]
         splitter = self.decomposer if callable(getattr(self.decomposer, "sub_questions", None)) else None
-        parts = sub_questions(splitter, [asked[i] for i in todo])
+        parts = sub_questions(splitter, [asked[i] for i in todo], session=session)
         questions = [list(dict.fromkeys([asked[i], *subs])) for i, (subs, _) in zip(todo, parts)]
         items = []
         for qs, texts in zip(questions, judged):
-            budget = question_budget(self.judge, qs)
-            statements = [ContextSentence(0, _whole(t), self._pieces(t, budget)) for t in texts]
+            budget = question_budget(self.judge, qs, session=session)
+            statements = [ContextSentence(0, _whole(t), self._pieces(t, budget, session)) for t in texts]
             items.extend((q, statements) for q in qs)
-        flat = judge_sentences(self.judge, items, batch_size=self.batch_size, show_progress_bar=show_progress_bar)
+        flat = judge_sentences(self.judge, items, session=session, batch_size=self.batch_size,
+                               show_progress_bar=show_progress_bar)
         probs, at = [], 0
         for qs in questions:  # per row, per statement: the best over its questions
             probs.append([max(p for p, _ in col) for col in zip(*flat[at:at + len(qs)])])
@@ -137,13 +139,14 @@ class AnswerRelevancy(JudgedMetric):
             results[i] = self._result(samples[i], statements, threshold, record)
         return results
 
-    def _pieces(self, text: str, budget: int) -> tuple[Span, ...]:
+    def _pieces(self, text: str, budget: int, session: JudgeSession) -> tuple[Span, ...]:
         """The statement whole, or word-aligned pieces of one longer than the judge reads
         beside the question (its relevance is its best piece's, nothing is truncated)."""
-        if self.judge.count_tokens(text) <= budget:
+        count = session.token_counter(self.judge)
+        if count(text) <= budget:
             return (_whole(text),)
         return tuple(Span(text=w.text, start=w.start, end=w.end)
-                     for w in make_windows(text, [_whole(text)], self.judge.count_tokens, budget))
+                     for w in make_windows(text, [_whole(text)], count, budget))
 
     @staticmethod
     def _result(sample: Sample, statements: list[Statement], threshold: float,

@@ -3,19 +3,26 @@
 A metric is a small object with one job (torchmetrics / scikit-learn style): it is built with
 its options, turns judgements into a score, and explains the score. Judging itself belongs to
 the backends. `score_many` is the primitive, so a dataset run batches judge calls across rows;
-`score` and `ascore` are one-row conveniences on top of it.
+`score` and `ascore` are one-row conveniences on top of it. Verdicts are asked through the
+run's `localeval.backends.session.JudgeSession` (cache, memos, counters), which the runner
+passes to `score_many`; without one, `score_many` makes a short-lived session.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel
 
 from localeval.schema import Sample
+
+if TYPE_CHECKING:
+    from localeval.backends.session import JudgeSession
 
 __all__ = ["Metric", "MetricResult"]
 
@@ -30,6 +37,11 @@ class MetricResult(BaseModel):
     def details(self) -> dict[str, Any]:
         """The explanation fields (everything but metric, score and reason)."""
         return self.model_dump(exclude={"metric", "score", "reason"})
+
+
+@lru_cache(maxsize=None)
+def _takes_session(cls: type) -> bool:
+    return "session" in inspect.signature(cls._score_valid).parameters
 
 
 class Metric(ABC):
@@ -47,9 +59,16 @@ class Metric(ABC):
         return await asyncio.to_thread(self.score, sample)
 
     def score_many(
-        self, samples: Sequence[Sample | Mapping[str, Any]], *, show_progress_bar: bool = False
+        self,
+        samples: Sequence[Sample | Mapping[str, Any]],
+        *,
+        session: JudgeSession | None = None,
+        show_progress_bar: bool = False,
     ) -> list[MetricResult]:
-        """Score many rows at once, batching judge calls across them. Order is kept."""
+        """Score many rows at once, batching judge calls across them. Order is kept.
+
+        ``session``: the run's `JudgeSession`; ``None``: a short-lived one for this call (its
+        memory cache and memos end with it)."""
         rows = [s if isinstance(s, Sample) else Sample.model_validate(s) for s in samples]
         results: list[MetricResult | None] = [None] * len(rows)
         valid: list[int] = []
@@ -60,7 +79,14 @@ class Metric(ABC):
             else:
                 valid.append(i)
         if valid:
-            scored = self._score_valid([rows[i] for i in valid], show_progress_bar=show_progress_bar)
+            # Imported here: metrics that ask no judge keep `import localeval` free of torch.
+            from localeval.backends.session import session_scope
+
+            with session_scope(session) as run:
+                # A metric written before sessions (``_score_valid(samples, *, show_progress_bar)``)
+                # keeps working: it just asks for no verdict through the run's session.
+                extra = {"session": run} if _takes_session(type(self)) else {}
+                scored = self._score_valid([rows[i] for i in valid], show_progress_bar=show_progress_bar, **extra)
             for i, result in zip(valid, scored):
                 results[i] = result
         return [r for r in results if r is not None]
@@ -76,5 +102,7 @@ class Metric(ABC):
         """The result for a row that cannot be scored."""
 
     @abstractmethod
-    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
-        """Score rows that have every required column."""
+    def _score_valid(
+        self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession
+    ) -> list[MetricResult]:
+        """Score rows that have every required column, asking ``session`` for verdicts."""

@@ -32,6 +32,7 @@ from localeval.metrics.thresholds import ThresholdChoice
 from localeval.schema import Sample
 from localeval.text import Span, split_claims
 from localeval.text.hygiene import non_claim_reason
+from localeval.backends.session import JudgeSession
 
 __all__ = ["ChunkEvaluation", "ChunkRecall", "ChunkRecallEvaluation", "ChunkRecallResult", "missing_information"]
 
@@ -114,7 +115,7 @@ class ChunkRecall(JudgedMetric):
     def unscored(self, reason: str) -> ChunkRecallResult:
         return ChunkRecallResult(score=None, reason=reason)
 
-    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
+    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         rel_t = self.resolved_threshold("relevance")
         ent_t = self.resolved_threshold("entailment")
         # 1. relevance of every sentence of every chunk. A sentence longer than the judge's
@@ -124,13 +125,14 @@ class ChunkRecall(JudgedMetric):
         # Pieces fit beside the question and beside the answer (step 2 reads them with it).
         found = [
             context_sentences(
-                self.judge, s.retrieved_contexts or [], question_budget(self.judge, [s.user_input or "", s.response or ""])
+                self.judge, s.retrieved_contexts or [],
+                question_budget(self.judge, [s.user_input or "", s.response or ""], session=session), session=session,
             )
             for s in samples
         ]
         judged = judge_sentences(
             self.judge, [(s.user_input or "", cs) for s, cs in zip(samples, found)],
-            batch_size=self.batch_size, show_progress_bar=show_progress_bar,
+            session=session, batch_size=self.batch_size, show_progress_bar=show_progress_bar,
         )
         chunk_sentences: list[list[list[Span]]] = []
         relevance: list[list[float]] = []
@@ -162,9 +164,9 @@ class ChunkRecall(JudgedMetric):
                     backward_groups.append((answer_claims, [text]))
         reflected: dict[tuple[int, int, int], bool] = {}
         if keys:
-            forward = attribute(self.judge, forward_groups, locate_sentence=False, batch_size=self.batch_size,
+            forward = attribute(self.judge, forward_groups, session=session, locate_sentence=False, batch_size=self.batch_size,
                                 max_units=self.max_units, accept_at=self.accept_at(ent_t))
-            backward = attribute(self.judge, backward_groups, locate_sentence=False, batch_size=self.batch_size,
+            backward = attribute(self.judge, backward_groups, session=session, locate_sentence=False, batch_size=self.batch_size,
                                  max_units=self.max_units, accept_at=self.accept_at(ent_t))
             for key, f, b in zip(keys, forward, backward):
                 best = max([f[0].probability, *(x.probability for x in b)])

@@ -8,7 +8,7 @@ supported claims. Subclasses only say which text the claims come from.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from pydantic import BaseModel
@@ -19,6 +19,7 @@ from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.decomposed import ClaimUnit, DecompositionRecord, check_decomposer, claim_units
 from localeval.metrics.thresholds import ThresholdChoice, choose_threshold
 from localeval.schema import Sample
+from localeval.backends.session import JudgeSession
 
 __all__ = ["ClaimAttribution", "ClaimSupportMetric", "ClaimSupportResult", "JudgedMetric", "SkippedClaim"]
 
@@ -78,6 +79,9 @@ class JudgedMetric(Metric):
             accepted it (at least the threshold) rather than its highest one, for far fewer
             judge calls. Set it when you need each claim's highest probability, e.g. to
             re-threshold results afterwards.
+        thresholds: the run's threshold table (``{"entailment": 0.7, "faithfulness": 0.6}``,
+            `localeval.options.RunOptions.thresholds`): a key here beats the one stored with
+            the judge (`localeval.metrics.thresholds`); ``threshold=`` beats both.
     """
 
     threshold_kind: ClassVar[str] = "entailment"
@@ -93,6 +97,7 @@ class JudgedMetric(Metric):
         batch_size: int | None = None,
         max_units: int | None = DEFAULT_MAX_UNITS,
         exhaustive: bool = False,
+        thresholds: Mapping[str, float] | None = None,
     ) -> None:
         if max_units is not None and max_units < 1:
             raise ValueError(f"max_units must be >= 1 or None, got {max_units}")
@@ -105,6 +110,13 @@ class JudgedMetric(Metric):
         self.batch_size = batch_size
         self.max_units = max_units
         self.exhaustive = exhaustive
+        self.given_thresholds: dict[str, float] = {k: float(v) for k, v in (thresholds or {}).items()}
+
+    def judge_options(self) -> dict[str, object]:
+        """The judge options of this metric, for a metric it builds from parts (precision_recall,
+        ragchecker, answer_correctness), so the parts judge exactly as it was asked to."""
+        return {"threshold": self.threshold, "batch_size": self.batch_size, "max_units": self.max_units,
+                "exhaustive": self.exhaustive, "thresholds": self.given_thresholds}
 
     def accept_at(self, threshold: float) -> float | None:
         """What `attribute` gets as ``accept_at`` for decisions at ``threshold``."""
@@ -141,8 +153,7 @@ class JudgedMetric(Metric):
 
     def _judge_threshold(self, kind: str, key: str | None = None) -> ThresholdChoice:
         """The judge's side of the order: given, then stored (see `threshold_choice`)."""
-        judge = self.judge
-        return choose_threshold(judge.thresholds, getattr(judge, "given_thresholds", {}), key or self.threshold_key(kind), kind)
+        return choose_threshold(self.judge.thresholds, self.given_thresholds, key or self.threshold_key(kind), kind)
 
     def thresholds_in_force(self) -> list[tuple[str, str, ThresholdChoice]]:
         """``(kind, per-metric key, choice)`` of each decision (what a run's metadata records)."""
@@ -158,6 +169,7 @@ class JudgedMetric(Metric):
         groups: Sequence[tuple[Sequence[ClaimUnit], Sequence[str]]],
         threshold: float,
         *,
+        session: JudgeSession | None = None,
         show_progress_bar: bool = False,
     ) -> list[list[ClaimAttribution]]:
         """Per ``(claims, premises)`` group: each claim with the verdict of the premises on it
@@ -167,6 +179,7 @@ class JudgedMetric(Metric):
         supports = attribute(
             self.judge,
             [([c.text for c in groups[i][0]], list(groups[i][1])) for i in to_judge],
+            session=session,
             batch_size=self.batch_size,
             show_progress_bar=show_progress_bar,
             max_units=self.max_units,
@@ -205,10 +218,10 @@ class ClaimSupportMetric(JudgedMetric):
     def unscored(self, reason: str) -> ClaimSupportResult:
         return self.result_type(score=None, reason=reason)
 
-    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
+    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         threshold = self.resolved_threshold()
         texts = [getattr(s, self.claims_from) or "" for s in samples]
-        decomposed = claim_units(self.decomposer, texts, split_coordination=self.split_coordination)
+        decomposed = claim_units(self.decomposer, texts, split_coordination=self.split_coordination, session=session)
         claim_spans = [[u for u in units if u.skip_reason is None] for units, _ in decomposed]
         skipped = [
             [SkippedClaim(text=u.text, start=u.start, end=u.end, reason=u.skip_reason) for u in units if u.skip_reason]
@@ -217,6 +230,7 @@ class ClaimSupportMetric(JudgedMetric):
         judged = self.judge_claims(
             [(spans, s.retrieved_contexts or []) for s, spans in zip(samples, claim_spans)],
             threshold,
+            session=session,
             show_progress_bar=show_progress_bar,
         )
 

@@ -32,6 +32,7 @@ from localeval.metrics.base import MetricResult
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.metrics.decomposed import check_decomposer, claim_units
 from localeval.schema import Sample
+from localeval.backends.session import JudgeSession
 
 __all__ = ["ChunkVerdict", "ContextPrecision", "ContextPrecisionResult", "average_precision"]
 
@@ -93,7 +94,7 @@ class ContextPrecision(JudgedMetric):
             return "reference" if sample.reference is not None else None
         return "question" if sample.user_input is not None else None
 
-    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
+    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         modes = [self._row_mode(s) for s in samples]
         by_claims = [i for i, m in enumerate(modes) if m in _CLAIM_MODES]
         by_question = [i for i, m in enumerate(modes) if m == "question"]
@@ -104,7 +105,7 @@ class ContextPrecision(JudgedMetric):
         flat: list[tuple[int, int, list[str]]] = []
         groups = []
         texts = [(samples[i].reference if modes[i] == "reference" else samples[i].response) or "" for i in by_claims]
-        units = dict(zip(by_claims, claim_units(self.decomposer, texts)))
+        units = dict(zip(by_claims, claim_units(self.decomposer, texts, session=session)))
         for i in by_claims:
             source = modes[i]
             claims = [c.text for c in units[i][0] if c.skip_reason is None]
@@ -116,7 +117,7 @@ class ContextPrecision(JudgedMetric):
                 groups.append((claims, [chunk]))
         if groups:
             threshold = self.resolved_threshold("entailment")
-            supports = attribute(self.judge, groups, batch_size=self.batch_size, show_progress_bar=show_progress_bar,
+            supports = attribute(self.judge, groups, session=session, batch_size=self.batch_size, show_progress_bar=show_progress_bar,
                                  max_units=self.max_units, accept_at=self.accept_at(threshold))
             for (i, rank, claims), per_claim in zip(flat, supports):
                 best = max(range(len(claims)), key=lambda k: per_claim[k].probability)
@@ -140,6 +141,7 @@ class ContextPrecision(JudgedMetric):
             scored = chunk_relevance(
                 self.judge,
                 [(samples[i].user_input or "", samples[i].retrieved_contexts or []) for i in by_question],
+                session=session,
                 batch_size=self.batch_size,
                 show_progress_bar=show_progress_bar,
             )

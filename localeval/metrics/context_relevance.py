@@ -49,6 +49,7 @@ from localeval.metrics.base import MetricResult
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.schema import Sample
 from localeval.text import Span, make_windows, split_sentences
+from localeval.backends.session import JudgeSession
 
 __all__ = [
     "ChunkRelevance",
@@ -86,22 +87,22 @@ def require_relevance_head(judge: NLIJudge) -> None:
         )
 
 
-def question_budget(judge: NLIJudge, questions: Sequence[str]) -> int:
-    """Tokens left for a passage beside the longest question ([CLS] [SEP] [SEP] included).
-    A question longer than half the input is the one thing the judge truncates (it warns)."""
-    longest = max(judge.count_tokens_batch(list(questions)), default=0)
-    return judge.max_length - min(longest, judge.max_length // 2) - 3
+def question_budget(judge: NLIJudge, questions: Sequence[str], *, session: JudgeSession) -> int:
+    """Tokens left for a passage beside the longest question ([CLS] [SEP] [SEP] included):
+    the session's one token budget (`JudgeSession.premise_budget`)."""
+    return session.premise_budget(judge, questions)
 
 
-def context_sentences(judge: NLIJudge, contexts: Sequence[str], budget: int) -> list[ContextSentence]:
+def context_sentences(judge: NLIJudge, contexts: Sequence[str], budget: int, *,
+                      session: JudgeSession) -> list[ContextSentence]:
     """Every sentence of every non-empty context, in order, with the pieces to judge."""
+    count = session.token_counter(judge)
     found = [(ci, s) for ci, c in enumerate(contexts) if c and c.strip() for s in split_sentences(c)]
-    counts = judge.count_tokens_batch([s.text for _, s in found])
     out = []
-    for (ci, sentence), n in zip(found, counts):
+    for ci, sentence in found:
         pieces: tuple[Span, ...] = (sentence,)
-        if n > budget:  # only over-long sentences pay for windowing
-            windows = make_windows(contexts[ci], [sentence], judge.count_tokens, budget)
+        if count(sentence.text) > budget:  # only over-long sentences pay for windowing
+            windows = make_windows(contexts[ci], [sentence], count, budget)
             pieces = tuple(Span(text=w.text, start=w.start, end=w.end) for w in windows)
         out.append(ContextSentence(ci, sentence, pieces))
     return out
@@ -111,6 +112,7 @@ def judge_sentences(
     judge: NLIJudge,
     items: Sequence[tuple[str, Sequence[ContextSentence]]],
     *,
+    session: JudgeSession | None = None,
     batch_size: int | None = None,
     show_progress_bar: bool = False,
 ) -> list[list[tuple[float, Span]]]:
@@ -122,6 +124,7 @@ def judge_sentences(
     probs = sentence_relevance(
         judge,
         [(question, texts) for (question, _), texts in zip(items, passages)],
+        session=session,
         batch_size=batch_size,
         show_progress_bar=show_progress_bar,
     )
@@ -199,7 +202,7 @@ class ContextRelevance(JudgedMetric):
     def unscored(self, reason: str) -> ContextRelevanceResult:
         return ContextRelevanceResult(score=None, reason=reason)
 
-    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
+    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         reasons = [self._why_unscored(s) for s in samples]
         todo = [i for i, r in enumerate(reasons) if r is None]
         results: list[MetricResult] = [self.unscored(r) if r else None for r in reasons]  # type: ignore[misc]
@@ -209,7 +212,7 @@ class ContextRelevance(JudgedMetric):
         threshold = self.resolved_threshold()
         rows = [(samples[i].user_input.strip(), samples[i].retrieved_contexts) for i in todo]  # type: ignore[union-attr]
         score_rows = self._sentence_level if self.level == "sentence" else self._chunk_level
-        for i, result in zip(todo, score_rows(rows, threshold, show_progress_bar)):
+        for i, result in zip(todo, score_rows(rows, threshold, show_progress_bar, session)):
             results[i] = result
         return results
 
@@ -224,9 +227,12 @@ class ContextRelevance(JudgedMetric):
             )
         return None
 
-    def _sentence_level(self, rows, threshold: float, show_progress_bar: bool) -> list[ContextRelevanceResult]:
-        items = [(q, context_sentences(self.judge, contexts, question_budget(self.judge, [q]))) for q, contexts in rows]
-        scored = judge_sentences(self.judge, items, batch_size=self.batch_size, show_progress_bar=show_progress_bar)
+    def _sentence_level(self, rows, threshold: float, show_progress_bar: bool,
+                        session: JudgeSession) -> list[ContextRelevanceResult]:
+        items = [(q, context_sentences(self.judge, contexts, question_budget(self.judge, [q], session=session),
+                                       session=session)) for q, contexts in rows]
+        scored = judge_sentences(self.judge, items, session=session, batch_size=self.batch_size,
+                                 show_progress_bar=show_progress_bar)
         results = []
         for (_, sentences), per_sentence in zip(items, scored):
             details = [
@@ -244,8 +250,10 @@ class ContextRelevance(JudgedMetric):
             results.append(ContextRelevanceResult(score=score, level="sentence", threshold=threshold, sentences=details))
         return results
 
-    def _chunk_level(self, rows, threshold: float, show_progress_bar: bool) -> list[ContextRelevanceResult]:
-        scored = chunk_relevance(self.judge, rows, batch_size=self.batch_size, show_progress_bar=show_progress_bar)
+    def _chunk_level(self, rows, threshold: float, show_progress_bar: bool,
+                     session: JudgeSession) -> list[ContextRelevanceResult]:
+        scored = chunk_relevance(self.judge, rows, session=session, batch_size=self.batch_size,
+                                 show_progress_bar=show_progress_bar)
         results = []
         for (_, contexts), per_chunk in zip(rows, scored):
             details = [

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
@@ -18,6 +19,9 @@ from localeval.text import split_claims
 from localeval.text.decomposition import Decomposition, Kind, Rejected, decompose_many
 from localeval.text.hygiene import non_claim_reason
 from localeval.text.questions import RuleBasedDecomposer
+
+if TYPE_CHECKING:
+    from localeval.backends.session import JudgeSession
 
 __all__ = ["ClaimUnit", "DecompositionRecord", "check_decomposer", "claim_units", "is_rule_based", "sub_questions"]
 
@@ -71,7 +75,7 @@ def _locate(text: str, items: list[str]) -> list[ClaimUnit]:
 
 
 def claim_units(
-    decomposer: object, texts: Sequence[str], *, split_coordination: bool = True
+    decomposer: object, texts: Sequence[str], *, split_coordination: bool = True, session: JudgeSession | None = None
 ) -> list[tuple[list[ClaimUnit], DecompositionRecord | None]]:
     """Per text: its claims (with spans where known) and the record of how they were made.
     Pieces that are no claims ("Yes.", "I hope this helps!") are kept, marked with their
@@ -82,7 +86,7 @@ def claim_units(
             for t in texts
         ]
     else:
-        done = decompose_many(decomposer, texts, "claims")
+        done = decompose_many(decomposer, texts, "claims", session=session)
         out = [(_locate(t, d.items), _record(d)) for t, d in zip(texts, done)]
     for units, _ in out:
         for unit in units:
@@ -90,8 +94,10 @@ def claim_units(
     return out
 
 
-def sub_questions(decomposer: object, questions: Sequence[str]) -> list[tuple[list[str], DecompositionRecord | None]]:
+def sub_questions(
+    decomposer: object, questions: Sequence[str], *, session: JudgeSession | None = None
+) -> list[tuple[list[str], DecompositionRecord | None]]:
     """Per question: its sub-questions and, for a non-default decomposer, the record."""
     chosen = decomposer if decomposer is not None else RuleBasedDecomposer()
-    done = decompose_many(chosen, questions, "sub_questions")
+    done = decompose_many(chosen, questions, "sub_questions", session=session)
     return [(d.items, None if is_rule_based(decomposer) else _record(d)) for d in done]

@@ -76,6 +76,7 @@ from localeval.text.entities import (
     strip_articles,
 )
 from localeval.text.spans import Span
+from localeval.backends.session import JudgeSession
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -343,7 +344,7 @@ class ContextEntityRecall(Metric):
     def unscored(self, reason: str) -> ContextEntityRecallResult:
         return ContextEntityRecallResult(score=None, reason=reason)
 
-    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
+    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         # One nlp.pipe over every reference and context of every row: spaCy batches best.
         texts: list[str] = []
         for s in samples:

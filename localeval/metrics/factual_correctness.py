@@ -43,6 +43,7 @@ from localeval.metrics.precision_recall import f1
 from localeval.schema import Sample
 from localeval.text import Span
 from localeval.text.answers import is_non_answer, non_english_note
+from localeval.backends.session import JudgeSession
 
 __all__ = ["AnswerClaims", "AnswerClaimsMetric", "CheckedClaim", "FactualCorrectness", "FactualCorrectnessResult", "Mode"]
 
@@ -119,9 +120,9 @@ class AnswerClaimsMetric(JudgedMetric):
         self.split_coordination = split_coordination
         self.decomposer = decomposer
 
-    def answer_claims(self, samples: list[Sample]) -> list[AnswerClaims]:
+    def answer_claims(self, samples: list[Sample], session: JudgeSession | None = None) -> list[AnswerClaims]:
         texts = [s.response or "" for s in samples] + [s.reference or "" for s in samples]
-        done = claim_units(self.decomposer, texts, split_coordination=self.split_coordination)
+        done = claim_units(self.decomposer, texts, split_coordination=self.split_coordination, session=session)
         n = len(samples)
         out = []
         for (response, record), (reference, ref_record) in zip(done[:n], done[n:]):
@@ -154,15 +155,16 @@ class FactualCorrectness(AnswerClaimsMetric):
     def unscored(self, reason: str) -> FactualCorrectnessResult:
         return FactualCorrectnessResult(score=None, reason=reason, mode=self.mode)
 
-    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
+    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         threshold = self.resolved_threshold()
-        rows = self.answer_claims(samples)
-        pairs, _ = self.cross_judge(samples, rows, threshold, show_progress_bar=show_progress_bar)
+        rows = self.answer_claims(samples, session)
+        pairs, _ = self.cross_judge(samples, rows, threshold, session=session, show_progress_bar=show_progress_bar)
         return [self.result(s, row, *judged, threshold) for s, row, judged in zip(samples, rows, pairs)]
 
     def cross_judge(
         self, samples: list[Sample], rows: list[AnswerClaims], threshold: float, *,
-        extra_groups: Sequence[tuple[Sequence[ClaimUnit], Sequence[str]]] = (), show_progress_bar: bool = False,
+        extra_groups: Sequence[tuple[Sequence[ClaimUnit], Sequence[str]]] = (), session: JudgeSession | None = None,
+        show_progress_bar: bool = False,
     ) -> tuple[list[tuple[list[CheckedClaim], list[CheckedClaim]]], list[list[ClaimAttribution]]]:
         """Per row, (response claims judged against the reference, reference claims judged
         against the response); then the verdicts of ``extra_groups``, judged in the same call
@@ -171,7 +173,8 @@ class FactualCorrectness(AnswerClaimsMetric):
         for sample, row in zip(samples, rows):
             groups.append((row.response, [sample.reference or ""]))
             groups.append((row.reference, [sample.response or ""]))
-        judged = self.judge_claims([*groups, *extra_groups], threshold, show_progress_bar=show_progress_bar)
+        judged = self.judge_claims([*groups, *extra_groups], threshold, session=session,
+                                   show_progress_bar=show_progress_bar)
         pairs = [([CheckedClaim.of(c) for c in judged[2 * i]], [CheckedClaim.of(c) for c in judged[2 * i + 1]])
                  for i in range(len(rows))]
         return pairs, judged[len(groups):]

@@ -19,6 +19,7 @@ from localeval.metrics.context_precision import ContextPrecision, ContextPrecisi
 from localeval.metrics.context_recall import ContextRecall, ContextRecallResult
 from localeval.metrics.decomposed import DecompositionRecord, check_decomposer
 from localeval.schema import Sample
+from localeval.backends.session import JudgeSession
 
 __all__ = ["PrecisionRecall", "PrecisionRecallResult"]
 
@@ -59,10 +60,11 @@ class PrecisionRecall(JudgedMetric):
     def unscored(self, reason: str) -> PrecisionRecallResult:
         return PrecisionRecallResult(score=None, reason=reason)
 
-    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
-        options = {"threshold": self.threshold, "batch_size": self.batch_size, "decomposer": self.decomposer}
-        precision = ContextPrecision(self.judge, mode="reference", **options).score_many(samples)
-        recall = ContextRecall(self.judge, **options).score_many(samples)
+    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
+        # The parts get every option of this metric (max_units, exhaustive, the run's thresholds...).
+        options = {**self.judge_options(), "decomposer": self.decomposer}
+        precision = ContextPrecision(self.judge, mode="reference", **options).score_many(samples, session=session)
+        recall = ContextRecall(self.judge, **options).score_many(samples, session=session)
         results: list[MetricResult] = []
         for p, r in zip(precision, recall):
             assert isinstance(p, ContextPrecisionResult) and isinstance(r, ContextRecallResult)

@@ -49,6 +49,7 @@ from localeval.metrics.context_relevance import (
 from localeval.metrics.decomposed import DecompositionRecord, check_decomposer, sub_questions
 from localeval.schema import Sample
 from localeval.text.questions import RuleBasedDecomposer
+from localeval.backends.session import JudgeSession
 
 __all__ = ["QuestionRecall", "QuestionRecallResult", "SubQuestionVerdict"]
 
@@ -117,12 +118,12 @@ class QuestionRecall(JudgedMetric):
     def unscored(self, reason: str) -> QuestionRecallResult:
         return QuestionRecallResult(score=None, reason=reason)
 
-    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
+    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         results: list[MetricResult | None] = [None] * len(samples)
         subs: dict[int, list[str]] = {}
         questions = [(s.user_input or "").strip() for s in samples]
         asked = [i for i, q in enumerate(questions) if q]
-        decomposed = dict(zip(asked, sub_questions(self.decomposer, [questions[i] for i in asked])))
+        decomposed = dict(zip(asked, sub_questions(self.decomposer, [questions[i] for i in asked], session=session)))
         records = {i: record for i, (_, record) in decomposed.items()}
         for i in range(len(samples)):
             found = decomposed[i][0] if i in decomposed else []
@@ -143,7 +144,7 @@ class QuestionRecall(JudgedMetric):
             require_relevance_head(self.judge)
             threshold = self.resolved_threshold()
             judge = self._by_sentence if self.unit == "sentence" else self._by_window
-            best = judge([(subs[i], samples[i].retrieved_contexts or []) for i in to_judge], show_progress_bar)
+            best = judge([(subs[i], samples[i].retrieved_contexts or []) for i in to_judge], show_progress_bar, session)
             by_row = dict(zip(to_judge, best))
 
         for i, questions in subs.items():
@@ -171,16 +172,18 @@ class QuestionRecall(JudgedMetric):
             )
         return [r for r in results if r is not None]
 
-    def _by_sentence(self, rows: list[tuple[list[str], list[str]]], show_progress_bar: bool):
+    def _by_sentence(self, rows: list[tuple[list[str], list[str]]], show_progress_bar: bool, session: JudgeSession):
         """Per row, per sub-question: (best P over all sentences, evidence)."""
         items: list[tuple[str, list[ContextSentence]]] = []
         plan: list[list[ContextSentence]] = []
         for questions, contexts in rows:
             # One budget per row (its longest sub-question) so its sentences are cut once.
-            sentences = context_sentences(self.judge, contexts, question_budget(self.judge, questions))
+            sentences = context_sentences(self.judge, contexts, question_budget(self.judge, questions, session=session),
+                                          session=session)
             plan.append(sentences)
             items.extend((q, sentences) for q in questions)
-        scored = iter(judge_sentences(self.judge, items, batch_size=self.batch_size, show_progress_bar=show_progress_bar))
+        scored = iter(judge_sentences(self.judge, items, session=session, batch_size=self.batch_size,
+                                      show_progress_bar=show_progress_bar))
         out = []
         for (questions, _), sentences in zip(rows, plan):
             row = []
@@ -196,10 +199,11 @@ class QuestionRecall(JudgedMetric):
             out.append(row)
         return out
 
-    def _by_window(self, rows: list[tuple[list[str], list[str]]], show_progress_bar: bool):
+    def _by_window(self, rows: list[tuple[list[str], list[str]]], show_progress_bar: bool, session: JudgeSession):
         """Per row, per sub-question: (best P over all windows of all chunks, evidence)."""
         items = [(q, contexts) for questions, contexts in rows for q in questions]
-        scored = iter(chunk_relevance(self.judge, items, batch_size=self.batch_size, show_progress_bar=show_progress_bar))
+        scored = iter(chunk_relevance(self.judge, items, session=session, batch_size=self.batch_size,
+                                      show_progress_bar=show_progress_bar))
         out = []
         for questions, _ in rows:
             row = []

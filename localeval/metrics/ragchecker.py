@@ -58,6 +58,7 @@ from localeval.metrics.factual_correctness import (
     FactualCorrectnessResult,
 )
 from localeval.schema import Sample
+from localeval.backends.session import JudgeSession
 
 __all__ = ["RAGChecker", "RAGCheckerClaim", "RAGCheckerResult", "Figure"]
 
@@ -143,17 +144,16 @@ class RAGChecker(AnswerClaimsMetric):
     def unscored(self, reason: str) -> RAGCheckerResult:
         return RAGCheckerResult(score=None, reason=reason, figure=self.figure)
 
-    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
+    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         threshold = self.resolved_threshold()
-        rows = self.answer_claims(samples)
+        rows = self.answer_claims(samples, session)
         chunks = [[k for k, c in enumerate(s.retrieved_contexts or []) if c and c.strip()] for s in samples]
         extra = []
         for sample, row, kept in zip(samples, rows, chunks):
             contexts = sample.retrieved_contexts or []
             extra.extend((claims, [contexts[k]]) for claims in (row.response, row.reference) for k in kept)
-        factual = FactualCorrectness(self.judge, mode="f1", threshold=threshold, batch_size=self.batch_size,
-                                     max_units=self.max_units, exhaustive=self.exhaustive)
-        pairs, verdicts = factual.cross_judge(samples, rows, threshold, extra_groups=extra,
+        factual = FactualCorrectness(self.judge, mode="f1", **{**self.judge_options(), "threshold": threshold})
+        pairs, verdicts = factual.cross_judge(samples, rows, threshold, extra_groups=extra, session=session,
                                               show_progress_bar=show_progress_bar)
         results: list[MetricResult] = []
         at = 0

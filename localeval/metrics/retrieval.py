@@ -40,6 +40,7 @@ from collections.abc import Iterable, Sequence
 
 from localeval.metrics.base import Metric, MetricResult
 from localeval.schema import Sample
+from localeval.backends.session import JudgeSession
 
 __all__ = ["DEFAULT_KS", "RetrievalMetrics", "RetrievalResult", "dcg", "ndcg_at_k"]
 
@@ -109,7 +110,7 @@ class RetrievalMetrics(Metric):
     def unscored(self, reason: str) -> RetrievalResult:
         return RetrievalResult(score=None, reason=reason)
 
-    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
+    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         # Pure arithmetic: no batching to do, no progress bar worth showing.
         return [self.evaluate(s.retrieved_context_ids or [], s.reference_context_ids or [])
                 for s in samples]

@@ -28,6 +28,7 @@ from localeval.backends.embeddings import Embedder, get_embedder
 from localeval.metrics.base import Metric, MetricResult
 from localeval.schema import Sample
 from localeval.text.answers import declines, non_english_note
+from localeval.backends.session import JudgeSession
 
 __all__ = ["SemanticSimilarity", "SemanticSimilarityResult"]
 
@@ -75,7 +76,7 @@ class SemanticSimilarity(Metric):
     def unscored(self, reason: str) -> SemanticSimilarityResult:
         return SemanticSimilarityResult(score=None, reason=reason)
 
-    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
+    def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         return list(self.similarities(samples))
 
     def similarities(self, samples: list[Sample]) -> list[SemanticSimilarityResult]:

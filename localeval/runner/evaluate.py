@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import Any, Literal, overload
 
 from localeval.backends.cache import JudgementCache
+from localeval.backends.session import JudgeSession
 from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.thresholds import did_you_mean
+from localeval.options import RunOptions, parse_max_units
 from localeval.runner.columns import ColumnMap, ColumnSource, clean_value
 from localeval.runner.budget import DEFAULT_MAX_CONTEXTS, DEFAULT_MAX_ROW_CHARS, RowBudget, within_budget
 from localeval.runner.guard import OutputLock, check_output_path, check_run_record, is_regular_target, run_record, write_run_record
@@ -35,7 +37,6 @@ from localeval.runner.run import (
     ScoredRow,
     add_record_to_summary,
     add_to_summary,
-    attach_caches,
     resolve_metrics,
     run_chunks,
 )
@@ -166,58 +167,58 @@ def _chunks(
     rows: Iterable[Row],
     metrics: str | Sequence[str | Metric],
     named: list[tuple[str, Metric]],
+    options: RunOptions,
     *,
-    chunk_size: int,
-    cache: Any,
     skip: set[int],
     progress: Progress,
-    model: Any,
-    device: str | None,
-    batch_size: int | None,
-    thresholds: Mapping[str, float] | None,
     ray_address: str | None,
     ray_actors: int | None,
-    decomposer: Any = None,
-    precision: str | None = None,
-    max_units: int | None | Literal["default"] = "default",
 ) -> Iterator[Iterator[list[ScoredRow]]]:
     """Scored chunks from the chosen engine (both yield the same chunks in input order)."""
     if engine == "ray":
         from localeval.runner.ray_engine import ray_chunks
 
         items = [m.strip() for m in metrics.split(",") if m.strip()] if isinstance(metrics, str) else list(metrics)
-        yield ray_chunks(
-            rows, items, chunk_size=chunk_size, skip=skip, progress=progress, model=model, device=device,
-            batch_size=batch_size, thresholds=thresholds, cache=cache, address=ray_address, actors=ray_actors,
-            decomposer=decomposer, precision=precision, max_units=max_units,
-        )
+        yield ray_chunks(rows, items, options, skip=skip, progress=progress, address=ray_address, actors=ray_actors)
         return
-    with attach_caches(named, cache) as caches:
-        yield run_chunks(rows, named, chunk_size=chunk_size, caches=caches, skip=skip, progress=progress)
+    with JudgeSession(options) as session:
+        yield run_chunks(rows, named, session=session, chunk_size=options.chunk_size, skip=skip, progress=progress)
+
+
+def run_options(
+    *,
+    model: Any = None,
+    device: str | None = None,
+    batch_size: int | None = None,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    cache: str | os.PathLike[str] | JudgementCache | None = None,
+    thresholds: Mapping[str, float] | None = None,
+    decomposer: Any = None,
+    precision: str | None = None,
+    max_units: int | None | Literal["default"] = "default",
+) -> RunOptions:
+    """The `RunOptions` of `evaluate`'s keywords (``max_units="default"``: the metrics' default)."""
+    return RunOptions(
+        model=model, device=device, batch_size=batch_size, chunk_size=chunk_size, cache=cache,
+        thresholds=thresholds or {}, decomposer=decomposer, precision=precision,
+        max_units=parse_max_units(max_units, zero_means_all=False),
+    )
 
 
 def _run(
     data: Any,
     metrics: str | Sequence[str | Metric],
     column_map: Mapping[str, ColumnSource] | None,
+    options: RunOptions,
     *,
-    model: Any,
-    device: str | None,
-    batch_size: int | None,
-    chunk_size: int,
-    cache: str | os.PathLike[str] | JudgementCache | None,
     show_progress: bool,
     output: str | os.PathLike[str] | None,
     resume: bool,
     on_rows: Callable[[list[ScoredRow]], None] | None,
     on_old: Callable[[dict[str, Any], list[tuple[str, Metric]]], None] | None,
-    thresholds: Mapping[str, float] | None = None,
     engine: str = "local",
     ray_address: str | None = None,
     ray_actors: int | None = None,
-    decomposer: Any = None,
-    precision: str | None = None,
-    max_units: int | None | Literal["default"] = "default",
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
 ) -> RunSummary:
@@ -232,10 +233,7 @@ def _run(
     columns = ColumnMap(column_map)
     # The Ray engine loads judges (and decomposers) in its actors; here only the output names are needed.
     with quiet_loading(not show_progress):
-        named = resolve_metrics(
-            metrics, model=model, device=device, batch_size=batch_size, thresholds=thresholds,
-            load_judge=engine == "local", decomposer=decomposer, precision=precision, max_units=max_units,
-        )
+        named = resolve_metrics(metrics, options, load_judge=engine == "local")
     names = [name for name, _ in named]
     source = open_source(data, columns)
     budget = RowBudget(max_row_chars=max_row_chars or None, max_contexts=max_contexts or None)
@@ -251,9 +249,8 @@ def _run(
         run_id = None
         if regular and not tabular:
             run_id = run_record(
-                data, source.total, named, column_map=column_map, model=model,
-                options={"thresholds": thresholds, "max_units": max_units, "precision": precision, "decomposer": decomposer,
-                         **budget.model_dump()},
+                data, source.total, named, column_map=column_map, model=options.model,
+                options={**options.record(), **budget.model_dump()},
             )
         if resume and Path(output).exists() and Path(output).stat().st_size > 0:  # type: ignore[arg-type]
             if run_id is not None:
@@ -271,9 +268,8 @@ def _run(
         writer = open_writer(output, names, append=append) if output is not None or on_rows is None else None
         try:
             with make_progress(source.total, enabled=show_progress) as progress, _chunks(
-                engine, warn_reserved(within_budget(source.rows, budget), names), metrics, named, chunk_size=chunk_size, cache=cache, skip=done, progress=progress,
-                model=model, device=device, batch_size=batch_size, thresholds=thresholds,
-                ray_address=ray_address, ray_actors=ray_actors, decomposer=decomposer, precision=precision, max_units=max_units,
+                engine, warn_reserved(within_budget(source.rows, budget), names), metrics, named, options, skip=done,
+                progress=progress, ray_address=ray_address, ray_actors=ray_actors,
             ) as chunks:
                 for chunk in chunks:
                     if writer is not None:
@@ -355,6 +351,9 @@ def evaluate(
         max_units: for metrics given by name that attribute claims: judge each claim against
             at most this many units of the contexts (those sharing most of its words);
             ``None``: every unit; ``"default"``: the metrics' default (6).
+
+    The keywords that change how rows are scored make one `localeval.options.RunOptions`
+    (`run_options`), the object the CLI, the config file and the Ray engine use too.
         max_row_chars, max_contexts: per-row budgets; a row over one is unscored with the
             reason (never truncated); ``None`` or 0: no limit (see `localeval.runner.budget`).
 
@@ -370,11 +369,11 @@ def evaluate(
         rows.append(_from_record(obj, named))
 
     summary = _run(
-        data, metrics, column_map, model=model, device=device, batch_size=batch_size,
-        chunk_size=chunk_size, cache=cache, show_progress=show_progress, output=output,
-        resume=resume, on_rows=keep, on_old=keep_old, thresholds=thresholds, engine=engine,
-        ray_address=ray_address, ray_actors=ray_actors, decomposer=decomposer, precision=precision, max_units=max_units,
-        max_row_chars=max_row_chars, max_contexts=max_contexts,
+        data, metrics, column_map,
+        run_options(model=model, device=device, batch_size=batch_size, chunk_size=chunk_size, cache=cache,
+                    thresholds=thresholds, decomposer=decomposer, precision=precision, max_units=max_units),
+        show_progress=show_progress, output=output, resume=resume, on_rows=keep, on_old=keep_old, engine=engine,
+        ray_address=ray_address, ray_actors=ray_actors, max_row_chars=max_row_chars, max_contexts=max_contexts,
     )
     rows.sort(key=lambda r: r.line)
     return EvaluationResult(rows, [m.metric for m in summary.metrics], summary)
@@ -412,13 +411,16 @@ def score_dataset(
     max_units: int | None | Literal["default"] = "default",
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
+    options: RunOptions | None = None,
 ) -> RunSummary:
     """Like `evaluate`, but rows only go to ``output`` (``None``: stdout) and are not kept in
-    memory: what the ``localeval score`` command runs, for datasets of any size."""
+    memory: what the ``localeval score`` command runs, for datasets of any size.
+    ``options``: a ready `RunOptions` (the CLI's), in place of the option keywords."""
+    if options is None:
+        options = run_options(model=model, device=device, batch_size=batch_size, chunk_size=chunk_size, cache=cache,
+                              thresholds=thresholds, decomposer=decomposer, precision=precision, max_units=max_units)
     return _run(
-        data, metrics, column_map, model=model, device=device, batch_size=batch_size,
-        chunk_size=chunk_size, cache=cache, show_progress=show_progress, output=output,
-        resume=resume, on_rows=None, on_old=None, thresholds=thresholds, engine=engine,
-        ray_address=ray_address, ray_actors=ray_actors, decomposer=decomposer, precision=precision, max_units=max_units,
-        max_row_chars=max_row_chars, max_contexts=max_contexts,
+        data, metrics, column_map, options,
+        show_progress=show_progress, output=output, resume=resume, on_rows=None, on_old=None, engine=engine,
+        ray_address=ray_address, ray_actors=ray_actors, max_row_chars=max_row_chars, max_contexts=max_contexts,
     )

@@ -34,12 +34,14 @@ def run_metadata(metrics: Iterable[tuple[str, Metric]], *, extra: Mapping[str, A
     from localeval import __version__
 
     judges: dict[int, Any] = {}
+    given: dict[int, dict[str, float]] = {}  # the run's thresholds (RunOptions), by judge
     described: dict[str, Any] = {}
     for name, metric in metrics:
         entry: dict[str, Any] = {"metric": metric.name, "options": metric_options(metric)}
         if isinstance(metric, JudgedMetric):
             judge = metric.judge
             judges.setdefault(id(judge), judge)
+            given.setdefault(id(judge), {}).update(metric.given_thresholds)
             entry["thresholds"] = [
                 {"decision": kind, "key": choice.key, "value": choice.value, "source": choice.source}
                 for kind, _, choice in metric.thresholds_in_force()
@@ -50,8 +52,8 @@ def run_metadata(metrics: Iterable[tuple[str, Metric]], *, extra: Mapping[str, A
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "judges": [
             {"name": j.name, "weights_hash": j.identity, "device": str(j.device), "precision": j.precision,
-             "given_thresholds": dict(getattr(j, "given_thresholds", {}))}
-            for j in judges.values()
+             "given_thresholds": given.get(key, {})}
+            for key, j in judges.items()
         ],
         "metrics": described,
         **dict(extra or {}),

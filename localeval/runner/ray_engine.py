@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from localeval.options import RunOptions
 from localeval.runner.progress import Progress
 from localeval.runner.rows import Row
 from localeval.runner.run import ScoredRow, iter_chunks
@@ -47,19 +48,18 @@ def _import_ray():
 class _Scorer:
     """A Ray Data actor: metrics and judge built once, then one chunk per call."""
 
-    def __init__(self, metrics: list[str], options: dict[str, Any], threads: int | None) -> None:
+    def __init__(self, metrics: list[str], options: RunOptions, threads: int | None) -> None:
         import torch
 
-        from localeval.runner.run import attach_caches, resolve_metrics
+        from localeval.backends.session import JudgeSession
+        from localeval.runner.run import resolve_metrics
 
         if threads:
             torch.set_num_threads(threads)
-        cache = options.pop("cache", None)
-        self.named = resolve_metrics(metrics, **options)
-        # Entered for the actor's lifetime: each judge keeps a verdict memo (and the shared
-        # SQLite file, when given; WAL mode lets several processes use it).
-        self._attached = attach_caches(self.named, cache)
-        self.caches = self._attached.__enter__()
+        self.named = resolve_metrics(metrics, options)
+        # The actor's session, for its lifetime: a verdict memo in front of the shared SQLite
+        # file when given (WAL mode lets several processes use it).
+        self.session = JudgeSession(options)
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
         import numpy as np
@@ -70,9 +70,8 @@ class _Scorer:
 
         scored = np.empty(len(batch["chunk"]), dtype=object)
         for i, rows in enumerate(ray.get(list(batch["chunk"]))):
-            for cache in self.caches:
-                cache.clear_memory()  # as the local engine does: each chunk on its own
-            scored[i] = score_chunk(list(rows), self.named)
+            self.session.clear_memory()  # as the local engine does: each chunk on its own
+            scored[i] = score_chunk(list(rows), self.named, self.session)
         return {"position": batch["position"], "scored": scored}
 
 
@@ -91,22 +90,17 @@ def _connect(ray: Any, address: str | None) -> None:
 def ray_chunks(
     rows: Iterable[Row],
     metrics: Sequence[Any],
+    options: RunOptions,
     *,
-    chunk_size: int,
     skip: set[int] | None = None,
     progress: Progress | None = None,
-    model: Any = None,
-    device: str | None = None,
-    batch_size: int | None = None,
-    thresholds: Mapping[str, float] | None = None,
-    cache: Any = None,
     address: str | None = None,
     actors: int | None = None,
-    decomposer: Any = None,
-    precision: str | None = None,
-    max_units: int | None | str = "default",
 ) -> Iterator[list[ScoredRow]]:
-    """Scored chunks in input order, as `localeval.runner.run.run_chunks` yields them."""
+    """Scored chunks in input order, as `localeval.runner.run.run_chunks` yields them; each
+    actor builds its metrics and its `JudgeSession` from ``options``."""
+    model, cache, decomposer, device = options.model, options.cache, options.decomposer, options.device
+    chunk_size = options.chunk_size
     if any(not isinstance(m, str) for m in metrics):
         raise TypeError('engine "ray" takes metric names: each actor builds its own metrics and loads its judge once')
     if model is not None and not isinstance(model, (str, os.PathLike)):
@@ -139,16 +133,12 @@ def ray_chunks(
     if gpus:
         pool, per_actor, threads = min(actors or gpus, len(items)), {"num_gpus": 1}, None
         if device is not None and device.startswith("cuda"):
-            device = "cuda"  # each actor sees only its own GPU, as cuda:0
+            options = options.model_copy(update={"device": "cuda"})  # each actor sees only its own GPU, as cuda:0
     else:
         cpus = max(1, int(resources.get("CPU", 1)))
         pool = min(actors or cpus, len(items))
         threads = max(1, cpus // pool)  # fewer actors than CPUs: each gets more torch threads
         per_actor = {"num_cpus": threads}
-    options = {"model": None if model is None else str(model), "device": device, "batch_size": batch_size,
-               "thresholds": dict(thresholds or {}) or None, "cache": None if cache is None else str(cache),
-               "decomposer": None if decomposer is None else str(decomposer), "precision": precision,
-               "max_units": max_units}
 
     # Rows are Python objects, not Arrow values: Ray Data keeps them pickled, and says so
     # once per block at WARNING; that is the intended path, so its note is kept quiet.

@@ -7,14 +7,16 @@ Design (the simplest one that keeps the judge's batches full and never judges a 
    by a chunk and a resumed run cuts the same chunks as an uninterrupted one.
 2. **Batching across rows.** Each metric scores the chunk's valid rows with one
    `Metric.score_many` call; metrics already gather every judge pair of those rows into one
-   `NLIJudge.predict` call, which drops duplicate pairs, sorts them by length and pads per
+   judge call (a `PairBatch`), which drops duplicate pairs, sorts them by length and pads per
    batch. Nothing is reordered across metrics: they stay independent and simple.
-3. **Judge memo.** While a run is on, every judge it uses gets a `JudgementCache`: an
-   in-memory LRU in front of the optional SQLite file. A (premise, hypothesis, task) verdict
-   asked by a second metric, or by another row of the chunk, is read, not recomputed (context
-   recall and context precision, for instance, ask the same claim-window pairs). The LRU is
-   emptied at each chunk so memory stays bounded and every chunk's numbers depend on that
-   chunk alone; the SQLite file, when given, keeps verdicts across chunks and runs.
+3. **One session per run.** The run makes one `JudgeSession`
+   (`localeval.backends.session`) from its `RunOptions` and passes it to every
+   ``score_many``: its verdict cache is an in-memory LRU in front of the optional SQLite file.
+   A (premise, hypothesis, task) verdict asked by a second metric, or by another row of the
+   chunk, is read, not recomputed (context recall and context precision, for instance, ask
+   the same claim-window pairs). The LRU is emptied at each chunk so memory stays bounded and
+   every chunk's numbers depend on that chunk alone; the SQLite file, when given, keeps
+   verdicts across chunks and runs. Judges are never changed by a run.
 4. **Failures stay local.** If a metric fails on a chunk, its rows are retried one by one so
    one bad row costs only itself, and its error becomes that row's reason. Rows that fail to
    read or validate are kept, unscored, with the reason.
@@ -22,18 +24,17 @@ Design (the simplest one that keeps the judge's batches full and never judges a 
 
 from __future__ import annotations
 
-import copy
 import inspect
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import groupby
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import Any, TextIO
 
-from localeval.backends.cache import JudgementCache, open_cache
 from localeval.backends.nli import NLIJudge
+from localeval.backends.session import JudgeSession
 from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.claim_support import JudgedMetric
+from localeval.options import DEFAULT_CHUNK_SIZE, RunOptions, parse_max_units
 from localeval.runner.output import dumps, record
 from localeval.runner.progress import Progress
 from localeval.runner.rows import Row, count_lines, read_jsonl
@@ -44,7 +45,6 @@ __all__ = [
     "MetricSummary",
     "RunSummary",
     "ScoredRow",
-    "attach_caches",
     "iter_chunks",
     "resolve_metrics",
     "run_chunks",
@@ -53,37 +53,37 @@ __all__ = [
 ]
 
 ScoredRow = tuple[Row, dict[str, MetricResult]]
-DEFAULT_CHUNK_SIZE = 256
 
 
 # ---------------------------------------------------------------------- metrics and judges
 def resolve_metrics(
     metrics: str | Sequence[str | Metric | tuple[str, Metric]],
+    options: RunOptions | None = None,
     *,
-    model: Any = None,
-    device: str | None = None,
-    batch_size: int | None = None,
-    thresholds: Mapping[str, float] | None = None,
     load_judge: bool = True,
-    decomposer: Any = None,
-    precision: str | None = None,
-    max_units: int | None | Literal["default"] = "default",
+    **keywords: Any,
 ) -> list[tuple[str, Metric]]:
     """``(output name, metric)`` for names (ours or RAGAS aliases) and `Metric` objects.
 
-    Judged metrics built from names share one judge; ``batch_size=None`` picks 32 pairs per
-    forward pass on CPU and 128 on CUDA (fp16 leaves room for larger batches).
-    ``thresholds`` (``{"entailment": 0.7}``) replace the judge's stored ones for these metrics
-    only: they get a copy of the judge that shares its weights. ``load_judge=False`` builds
-    them without loading the judge (to learn the output names).
-    Metrics built from names that split claims or questions share ``decomposer``
-    (``None``/``"rule"``: the rules; a model directory or ``.gguf`` file: an `LLMDecomposer`;
-    or a decomposer object). ``precision`` is the judge's number format
-    (`localeval.backends.precision`). ``max_units`` (unless ``"default"``) goes to every judged
-    metric built from a name (`JudgedMetric`).
+    Metrics built from names are built from ``options`` (a `RunOptions`; keywords such as
+    ``model=``, ``thresholds=``, ``max_units=`` build one, for callers that have none): they
+    share one judge, with ``options.judge_batch_size`` pairs per forward pass, the run's
+    ``thresholds`` (a user key beats the judge's stored one, `localeval.metrics.thresholds`;
+    the judge itself is never copied or changed), ``max_units`` and ``exhaustive``; those
+    that split claims or questions share the decomposer (``None``/``"rule"``: the rules; a
+    model directory or ``.gguf`` file: an `LLMDecomposer`; or a decomposer object).
+    ``load_judge=False`` builds them without loading the judge (to learn the output names).
     """
     from localeval.backends import get_judge
     from localeval.metrics.registry import resolve_name
+
+    if keywords:
+        if options is not None:
+            raise TypeError("give resolve_metrics either a RunOptions or option keywords, not both")
+        if "max_units" in keywords:
+            keywords["max_units"] = parse_max_units(keywords["max_units"], zero_means_all=False)
+        options = RunOptions(**keywords)
+    options = options or RunOptions()
 
     items = [m.strip() for m in metrics.split(",") if m.strip()] if isinstance(metrics, str) else list(metrics)
     if not items:
@@ -101,21 +101,20 @@ def resolve_metrics(
         if isinstance(item, Metric):
             metric, requested = item, item.name
         elif isinstance(item, str):
-            cls, options = resolve_name(item)
+            cls, kwargs = resolve_name(item)
             if issubclass(cls, JudgedMetric) and load_judge:
-                judge = judge or with_thresholds(get_judge(model, device=device, precision=precision), thresholds)
-                size = batch_size or (128 if judge.device.type == "cuda" else 32)
-                options.update(model=judge, batch_size=size)
-                if max_units != "default":
-                    options["max_units"] = max_units
-            if decomposer is not None and load_judge and "decomposer" in inspect.signature(cls.__init__).parameters:
+                judge = judge or get_judge(options.model, device=options.device, precision=options.precision)
+                kwargs.update(model=judge, batch_size=options.judge_batch_size(judge.device.type),
+                              max_units=options.max_units, exhaustive=options.exhaustive,
+                              thresholds=dict(options.thresholds))
+            if options.decomposer is not None and load_judge and "decomposer" in inspect.signature(cls.__init__).parameters:
                 if chosen is None:
                     from localeval.llm import resolve_decomposer
 
-                    chosen = resolve_decomposer(decomposer, judge=judge, device=device)
+                    chosen = resolve_decomposer(options.decomposer, judge=judge, device=options.device)
                 if chosen is not None:
-                    options["decomposer"] = chosen
-            metric, requested = cls(**options), item.strip().lower()
+                    kwargs["decomposer"] = chosen
+            metric, requested = cls(**kwargs), item.strip().lower()
         else:
             from localeval.compat.ragas_metrics import is_ragas_metric, ragas_metric_hint
 
@@ -132,25 +131,6 @@ def resolve_metrics(
     return out
 
 
-def with_thresholds(judge: NLIJudge, thresholds: Mapping[str, float] | None) -> NLIJudge:
-    """``judge`` with other decision thresholds. A shallow copy: weights, tokenizer and cache
-    are shared (a verdict does not depend on the threshold), and the shared judge that other
-    code holds keeps its own thresholds."""
-    if not thresholds:
-        return judge
-    from localeval.metrics.registry import known_threshold_keys
-    from localeval.metrics.thresholds import check_threshold_keys
-
-    check_threshold_keys(thresholds, known_threshold_keys())
-    copied = copy.copy(judge)
-    given = {k: float(v) for k, v in thresholds.items()}
-    # Kept apart from the stored ones: a given generic key must beat a stored per-metric one
-    # (`localeval.metrics.thresholds`); the merged table serves code that reads it directly.
-    copied.given_thresholds = {**getattr(judge, "given_thresholds", {}), **given}
-    copied.thresholds = {**judge.thresholds, **given}
-    return copied
-
-
 def judges_of(metrics: Iterable[tuple[str, Metric]]) -> list[NLIJudge]:
     judges: dict[int, NLIJudge] = {}
     for _, metric in metrics:
@@ -158,45 +138,6 @@ def judges_of(metrics: Iterable[tuple[str, Metric]]) -> list[NLIJudge]:
             judge = metric.judge
             judges.setdefault(id(judge), judge)
     return list(judges.values())
-
-
-def decomposers_of(metrics: Iterable[tuple[str, Metric]]) -> list[Any]:
-    """The metrics' decomposers that keep a cache (have a ``cache`` attribute)."""
-    return [d for _, m in metrics if hasattr(d := getattr(m, "decomposer", None), "cache")]
-
-
-@contextmanager
-def attach_caches(
-    metrics: Sequence[tuple[str, Metric]], cache: str | Path | JudgementCache | None = None
-) -> Iterator[list[JudgementCache]]:
-    """Give every judge of ``metrics`` a verdict memo for the run, then restore its own.
-
-    ``cache`` (a SQLite path or a `JudgementCache`) is shared by all judges (keys hold the
-    model identity); without one, a judge keeps the cache it was built with, or gets a
-    memory-only memo.
-    """
-    opened = open_cache(cache)
-    # Decomposers that cache (the LLM one) share the run's file with the judges: decompositions
-    # are keyed by the decomposer's identity, verdicts by the judge's, in separate tables.
-    decomposers = list({id(d): d for d in decomposers_of(metrics)}.values())
-    holders = [*decomposers, *judges_of(metrics)]
-    saved = [h.cache for h in holders]
-    caches: list[JudgementCache] = []
-    try:
-        for holder in holders:
-            # Explicit None tests: an empty cache has len() 0, so it is falsy.
-            if opened is not None:
-                holder.cache = opened
-            elif holder.cache is None:
-                holder.cache = JudgementCache(None)
-            if all(holder.cache is not c for c in caches):
-                caches.append(holder.cache)
-        yield caches
-    finally:
-        for holder, previous in zip(holders, saved):
-            holder.cache = previous
-        if opened is not None and opened is not cache:  # we opened it from a path
-            opened.close()
 
 
 # ---------------------------------------------------------------------- the loop
@@ -208,19 +149,19 @@ def iter_chunks(rows: Iterable[Row], chunk_size: int) -> Iterator[list[Row]]:
         yield list(chunk)
 
 
-def _score_metric(metric: Metric, rows: list[Row]) -> dict[int, MetricResult]:
+def _score_metric(metric: Metric, rows: list[Row], session: JudgeSession) -> dict[int, MetricResult]:
     """Results keyed by ``id(row)``. If the batched call fails, rows are retried one by one so
     that one bad row costs only itself, and its failure is reported as its reason."""
     if not rows:
         return {}
     try:
-        return {id(r): res for r, res in zip(rows, metric.score_many([r.sample for r in rows]))}
+        return {id(r): res for r, res in zip(rows, metric.score_many([r.sample for r in rows], session=session))}
     except Exception:  # noqa: BLE001 - isolate the failing row below
         pass
     out: dict[int, MetricResult] = {}
     for row in rows:
         try:
-            out[id(row)] = metric.score_many([row.sample])[0]
+            out[id(row)] = metric.score_many([row.sample], session=session)[0]
         except Exception as exc:  # noqa: BLE001 - a row's failure must not end the run
             out[id(row)] = metric.unscored(f"error: {type(exc).__name__}: {exc}")
     return out
@@ -242,12 +183,12 @@ def metric_languages(metrics: Sequence[tuple[str, Metric]]) -> frozenset[str] | 
     return languages
 
 
-def score_chunk(chunk: list[Row], metrics: Sequence[tuple[str, Metric]]) -> list[ScoredRow]:
+def score_chunk(chunk: list[Row], metrics: Sequence[tuple[str, Metric]], session: JudgeSession) -> list[ScoredRow]:
     valid = [r for r in chunk if r.sample is not None]
     languages = metric_languages(metrics)
     for row in valid:
         row.warnings = language_warnings(row.sample, languages)
-    per_metric = {name: _score_metric(metric, valid) for name, metric in metrics}
+    per_metric = {name: _score_metric(metric, valid, session) for name, metric in metrics}
     return [
         (
             row,
@@ -264,21 +205,21 @@ def run_chunks(
     rows: Iterable[Row],
     metrics: Sequence[tuple[str, Metric]],
     *,
+    session: JudgeSession,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
-    caches: Sequence[JudgementCache] = (),
     skip: set[int] | None = None,
     progress: Progress | None = None,
 ) -> Iterator[list[ScoredRow]]:
-    """Scored chunks in input order; rows whose ``line`` is in ``skip`` are not scored."""
+    """Scored chunks in input order; rows whose ``line`` is in ``skip`` are not scored. The
+    session's in-memory verdicts are forgotten at each chunk."""
     for chunk in iter_chunks(rows, chunk_size):
         if progress is not None and skip:
             progress.advance(sum(r.line in skip for r in chunk))
         todo = [r for r in chunk if not skip or r.line not in skip]
         if not todo:
             continue
-        for cache in caches:
-            cache.clear_memory()
-        scored = score_chunk(todo, metrics)
+        session.clear_memory()
+        scored = score_chunk(todo, metrics, session)
         if progress is not None:
             progress.advance(len(todo))
         yield scored
@@ -307,8 +248,8 @@ def score_rows(
     """Each row with its result per metric; a row with an error gets unscored results."""
     named = [(m.name, m) for m in metrics]
     indexed = (r if r.index >= 0 else _with_index(r, i) for i, r in enumerate(rows))
-    with attach_caches(named) as caches:
-        for chunk in run_chunks(indexed, named, chunk_size=chunk_size, caches=caches):
+    with JudgeSession() as session:
+        for chunk in run_chunks(indexed, named, session=session, chunk_size=chunk_size):
             yield from chunk
 
 
@@ -331,8 +272,8 @@ def score_file(
     summary = SummaryBuilder([m.name for m in metrics])
     with make_progress(count_lines(input_path), enabled=show_progress_bar) as progress:
         named = [(m.name, m) for m in metrics]
-        with attach_caches(named) as caches:
-            for chunk in run_chunks(read_jsonl(input_path), named, chunk_size=chunk_size, caches=caches, progress=progress):
+        with JudgeSession() as session:
+            for chunk in run_chunks(read_jsonl(input_path), named, session=session, chunk_size=chunk_size, progress=progress):
                 output.write("".join(dumps(record(row, results)) + "\n" for row, results in chunk))
                 add_to_summary(summary, chunk)
     return summary.build()

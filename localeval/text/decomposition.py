@@ -14,12 +14,16 @@ pass validation. Metrics call `decompose_many`, which uses a decomposer's batche
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
-__all__ = ["Decomposer", "Decomposition", "Kind", "Rejected", "decompose_many", "decomposer_name"]
+if TYPE_CHECKING:
+    from localeval.backends.session import JudgeSession
+
+__all__ = ["CachingDecomposer", "Decomposer", "Decomposition", "Kind", "Rejected", "decompose_many", "decomposer_name"]
 
 Kind = Literal["claims", "sub_questions"]
 
@@ -61,14 +65,29 @@ def decomposer_name(decomposer: object) -> str:
     return name if isinstance(name, str) else type(decomposer).__name__
 
 
-def decompose_many(decomposer: object, texts: Sequence[str], kind: Kind) -> list[Decomposition]:
+class CachingDecomposer(ABC):
+    """A decomposer that works through the run's session: it keeps what it made in the
+    session's cache (beside the verdicts) and asks the session's judge. The runner's session
+    is handed to it explicitly (`decompose_many`), never set on it."""
+
+    @abstractmethod
+    def decompose_batch(self, texts: Sequence[str], kind: Kind, *,
+                        session: JudgeSession | None = None) -> list[Decomposition]:
+        """One `Decomposition` per text; ``session=None``: the decomposer's own memory."""
+
+
+def decompose_many(decomposer: object, texts: Sequence[str], kind: Kind, *,
+                   session: JudgeSession | None = None) -> list[Decomposition]:
     """One `Decomposition` per text, in order (batched when the decomposer can batch).
 
     ``decomposer`` is a `Decomposer`, or, for ``kind="sub_questions"``, any object with the
-    older ``decompose(question)`` method. Blank items are dropped.
+    older ``decompose(question)`` method. A `CachingDecomposer` gets ``session``. Blank items
+    are dropped.
     """
     batch = getattr(decomposer, "decompose_batch", None)
-    if callable(batch):
+    if isinstance(decomposer, CachingDecomposer):
+        out = list(decomposer.decompose_batch(list(texts), kind, session=session))
+    elif callable(batch):
         out = list(batch(list(texts), kind))
     else:
         method = getattr(decomposer, kind, None)

@@ -22,7 +22,11 @@ splits. Other languages get their own number-only list where the package has one
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -31,7 +35,7 @@ from localeval.text.spans import Span
 if TYPE_CHECKING:
     from nltk.tokenize.punkt import PunktSentenceTokenizer
 
-__all__ = ["available_languages", "list_item_body", "split_sentences"]
+__all__ = ["SplitMemo", "available_languages", "list_item_body", "remembering_splits", "split_sentences"]
 
 # A list marker at the start of a line, followed by whitespace or the line end (so "1.5 kg"
 # and "-5 °C" are not items). Upper-case "A." is left out on purpose: it is far more often
@@ -220,21 +224,64 @@ def split_sentences(text: str, language: str | None = None) -> list[Span]:
         )
     if not text or text.isspace():
         return []
-    if len(text) <= _MEMO_MAX_CHARS:
-        return list(_split_memo(text, name))
+    memo = _active_memo.get()
+    if memo is not None and len(text) <= _MEMO_MAX_CHARS:
+        return list(memo.get(text, name))
     return _split(text, name)
 
 
 _MEMO_MAX_CHARS = 10_000
-"""Texts up to this size are remembered (`_split_memo`): several metrics split the same
-contexts of a row, and Punkt was most of a cached re-run's time. Longer texts are split each
-time, so the memo holds at most about 4096 x 10k characters."""
+"""Texts up to this size are remembered while a `SplitMemo` is active: several metrics split
+the same contexts of a row, and Punkt was most of a cached re-run's time. Longer texts are
+split each time, so a memo holds at most about 4096 x 10k characters."""
 
 
-@lru_cache(maxsize=4096)
-def _split_memo(text: str, name: str) -> tuple[Span, ...]:
-    # Spans are frozen, so sharing them between callers is safe.
-    return tuple(_split(text, name))
+class SplitMemo:
+    """Sentence splits remembered for one run.
+
+    Owned by the run's `localeval.backends.session.JudgeSession`, which makes it active
+    (`remembering_splits`) while its metrics score; outside a run nothing is remembered, so
+    no split outlives the run that asked for it."""
+
+    def __init__(self, maxsize: int = 4096) -> None:
+        self.maxsize = maxsize
+        self._entries: OrderedDict[tuple[str, str], tuple[Span, ...]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, text: str, name: str) -> tuple[Span, ...]:
+        key = (text, name)
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+                return found
+        # Spans are frozen, so sharing them between callers is safe.
+        spans = tuple(_split(text, name))
+        with self._lock:
+            self._entries[key] = spans
+            while len(self._entries) > self.maxsize:
+                self._entries.popitem(last=False)
+        return spans
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+_active_memo: ContextVar[SplitMemo | None] = ContextVar("localeval_split_memo", default=None)
+
+
+@contextmanager
+def remembering_splits(memo: SplitMemo | None) -> Iterator[None]:
+    """Within the block (this thread or task), `split_sentences` reads and fills ``memo``."""
+    token = _active_memo.set(memo)
+    try:
+        yield
+    finally:
+        _active_memo.reset(token)
 
 
 def _split(text: str, name: str) -> list[Span]:

@@ -1,0 +1,298 @@
+"""`JudgeSession`: everything one run keeps while it asks judges for verdicts.
+
+Design. A judge (`NLIJudge`) is a pure predictor, like sentence-transformers' ``CrossEncoder``:
+weights, tokenizer, label layout, device, input length, the thresholds stored with it, and
+``predict``. It holds no run state, so one loaded judge can serve several runs, threads and
+metrics at once. What a run learns and remembers belongs to one object the runner creates
+and passes down (``Metric.score_many(samples, session=...)``):
+
+* the run's options (`localeval.options.RunOptions`, frozen);
+* the verdict cache (`JudgementCache`: an in-memory LRU, emptied per chunk by the runner,
+  in front of the optional SQLite file that carries verdicts across runs);
+* memos of derived text: token counts per judge, the units a context is cut into, sentence
+  splits (a `SplitMemo`, active while the session's metrics score);
+* public counters (`Counters`): pairs asked for, distinct, read from the cache, sent to the
+  model, forward passes -- what benchmarks and tests read instead of patching a judge;
+* per judge, the scoring state (`ScoringState`): the CUDA out-of-memory batch cap, the
+  truncation warning given once, and the CPU copy scoring goes on with when a single pair
+  does not fit on the GPU. The copy is the session's own, so a shared judge never moves.
+
+Metrics ask for verdicts through one pair-batching helper, `PairBatch` (``session.batch(judge)``:
+``add(key, pairs, task)`` for every row, one ``run()``, then ``get(key)``), which sends all the
+pairs of a task to the judge in one call (identical pairs once, cached ones not at all), and
+size premises with one token-budget function (`JudgeSession.premise_budget`) over one
+memoised token counter. A caller without a session (``metric.score(row)``) gets a short-lived
+one (`session_scope`), so one-row use keeps working unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy as np
+
+from localeval.backends.cache import JudgementCache, open_cache
+from localeval.options import RunOptions
+from localeval.text.sentences import SplitMemo, remembering_splits
+
+if TYPE_CHECKING:  # the judge module imports torch: only loaded when a judge is asked
+    from localeval.backends.nli import NLIJudge, Pair, ScoringState, Task
+
+__all__ = ["Counters", "JudgeSession", "PairBatch", "session_scope"]
+
+T = TypeVar("T")
+
+_TOKEN_MEMO_SIZE = 65536
+_DERIVED_MEMO_SIZE = 4096
+"""Entries of each kind of derived value (e.g. a context's units) a session remembers."""
+
+
+@dataclass
+class Counters:
+    """What a session asked its judges, cumulative over the session (plain ints: read them,
+    subtract two `snapshot`s to measure a stretch)."""
+
+    pairs_requested: int = 0
+    """Pairs metrics asked about (a pair asked twice counts twice)."""
+    pairs_unique: int = 0
+    """Distinct pairs per judge call (what a call would judge without a cache)."""
+    cache_hits: int = 0
+    """Distinct pairs read from the verdict cache (memory or file)."""
+    pairs_judged: int = 0
+    """Pairs sent to a model."""
+    batches: int = 0
+    """Forward passes run."""
+    calls: int = 0
+    """Judge calls (one per task per `PairBatch.run`)."""
+
+    def snapshot(self) -> dict[str, int]:
+        return asdict(self)
+
+
+class JudgeSession:
+    """The state of one run (see the module docstring).
+
+    Args:
+        options: the run's options; default ``RunOptions()``.
+        cache: a `JudgementCache` or a SQLite path; default ``options.cache``; neither: a
+            memory-only cache. A cache passed in as an object is not closed by the session.
+    """
+
+    def __init__(
+        self,
+        options: RunOptions | None = None,
+        *,
+        cache: str | os.PathLike[str] | JudgementCache | None = None,
+    ) -> None:
+        self.options = options or RunOptions()
+        given = cache if cache is not None else self.options.cache
+        opened = open_cache(given)
+        self._owns_cache = opened is not None and opened is not given
+        # Explicit None test: an empty cache is still a cache.
+        self.cache: JudgementCache = opened if opened is not None else JudgementCache(None)
+        self.counters = Counters()
+        self.splits = SplitMemo()
+        self._states: dict[int, tuple[NLIJudge, ScoringState]] = {}
+        self._counters: dict[str, Callable[[str], int]] = {}
+        self._derived: dict[str, OrderedDict[Hashable, Any]] = {}
+
+    def __repr__(self) -> str:
+        return f"JudgeSession(cache={self.cache!r}, counters={self.counters})"
+
+    # ------------------------------------------------------------------ lifetime
+    @contextmanager
+    def active(self) -> Iterator[JudgeSession]:
+        """Within the block, sentence splits (`localeval.text.split_sentences`) are
+        remembered in this session."""
+        with remembering_splits(self.splits):
+            yield self
+
+    def clear_memory(self) -> None:
+        """Forget the in-memory verdicts (the file keeps them): the runner calls it per chunk,
+        so memory stays bounded and a chunk's numbers depend on that chunk alone."""
+        self.cache.clear_memory()
+
+    def close(self) -> None:
+        """Close the cache file if the session opened it."""
+        if self._owns_cache:
+            self.cache.close()
+
+    def __enter__(self) -> JudgeSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ judging
+    def state(self, judge: NLIJudge) -> ScoringState:
+        """The session's scoring state for ``judge`` (batch cap, CPU fallback)."""
+        from localeval.backends.nli import ScoringState
+
+        found = self._states.get(id(judge))
+        if found is None or found[0] is not judge:
+            found = self._states[id(judge)] = (judge, ScoringState())
+        return found[1]
+
+    def scorer(self, judge: NLIJudge) -> NLIJudge:
+        """The judge that scores for ``judge`` in this session: itself, or its CPU copy after
+        an out-of-memory fallback."""
+        return self.state(judge).fallback or judge
+
+    def predict(
+        self,
+        judge: NLIJudge,
+        pairs: Sequence[Pair],
+        *,
+        task: Task = "nli",
+        batch_size: int | None = None,
+        show_progress_bar: bool = False,
+    ) -> np.ndarray:
+        """``judge.predict`` through the session: identical pairs once, cached verdicts read,
+        the rest judged in one call and stored; counters updated."""
+        from localeval.backends.nli import distinct_pairs
+
+        width = len(judge._task_columns(task))
+        if len(pairs) == 0:
+            return np.zeros((0, width), dtype=np.float32)
+        distinct, index = distinct_pairs(pairs)
+        counters = self.counters
+        counters.pairs_requested += len(pairs)
+        counters.pairs_unique += len(distinct)
+        counters.calls += 1
+        state = self.state(judge)
+        found = self.cache.get_many(self.scorer(judge).identity, task, distinct, width)
+        missing = [i for i, value in enumerate(found) if value is None]
+        counters.cache_hits += len(distinct) - len(missing)
+        if missing:
+            todo = [distinct[i] for i in missing]
+            before = state.batches
+            fresh = judge.score_distinct(
+                todo, task, batch_size=batch_size or judge.batch_size, state=state, show_progress_bar=show_progress_bar
+            )
+            counters.batches += state.batches - before
+            counters.pairs_judged += len(todo)
+            # Stored under the identity of the judge that actually scored (a CPU fallback's
+            # fp32 verdicts are kept apart from fp16 ones).
+            self.cache.put_many(self.scorer(judge).identity, task, todo, fresh)
+            for i, row in zip(missing, fresh):
+                found[i] = row
+        return np.stack(found).astype(np.float32, copy=False)[index]
+
+    def batch(self, judge: NLIJudge, *, batch_size: int | None = None, show_progress_bar: bool = False) -> PairBatch:
+        """A `PairBatch` for ``judge``: add pairs under keys, run once, read by key."""
+        return PairBatch(self, judge, batch_size=batch_size, show_progress_bar=show_progress_bar)
+
+    # ------------------------------------------------------------------ tokens and memos
+    def token_counter(self, judge: NLIJudge) -> Callable[[str], int]:
+        """``judge.count_tokens``, remembered for the session: rows and metrics repeat claims,
+        questions and sentences, and windowing counts tens of thousands of times."""
+        key = f"{judge.path}\0{judge.max_length}"
+        counter = self._counters.get(key)
+        if counter is None:
+            counter = self._counters[key] = lru_cache(maxsize=_TOKEN_MEMO_SIZE)(judge.count_tokens)
+        return counter
+
+    def premise_budget(self, judge: NLIJudge, hypotheses: Sequence[str]) -> int:
+        """Tokens left for the premise beside the longest of ``hypotheses`` (claims or
+        questions) and the three special tokens ([CLS] [SEP] [SEP]). A hypothesis longer than
+        half the input is rare and is the one thing truncated (with the judge's warning):
+        the premise always keeps at least half. The one token budget of every metric."""
+        count = self.token_counter(judge)
+        longest = max((count(h) for h in hypotheses), default=0)
+        return judge.max_length - min(longest, judge.max_length // 2) - 3
+
+    def remember(self, kind: str, key: Hashable, build: Callable[[], T]) -> T:
+        """``build()``, remembered under ``(kind, key)`` for the session (a bounded memo per
+        kind; e.g. the units a context is cut into, shared by rows and metrics)."""
+        memo = self._derived.setdefault(kind, OrderedDict())
+        if key in memo:
+            memo.move_to_end(key)
+            return memo[key]
+        value = memo[key] = build()
+        while len(memo) > _DERIVED_MEMO_SIZE:
+            memo.popitem(last=False)
+        return value
+
+
+class PairBatch:
+    """Pairs gathered from many rows (and metrics' sub-steps) under keys, judged in one call
+    per task, read back by key: the one flatten -> judge -> unflatten step of the metrics."""
+
+    def __init__(self, session: JudgeSession, judge: NLIJudge, *, batch_size: int | None = None,
+                 show_progress_bar: bool = False) -> None:
+        self.session = session
+        self.judge = judge
+        self.batch_size = batch_size
+        self.show_progress_bar = show_progress_bar
+        self._added: dict[Hashable, tuple[Task, list[Pair]]] = {}
+        self._results: dict[Hashable, np.ndarray] = {}
+
+    def add(self, key: Hashable, pairs: Sequence[Pair], task: Task = "nli") -> PairBatch:
+        """Ask about ``pairs`` (evidence first) under ``key``; returns the batch (chainable)."""
+        if key in self._added:
+            raise KeyError(f"key {key!r} was added to this batch already")
+        if task not in ("nli", "relevance"):
+            raise ValueError(f"unknown task {task!r}; expected 'nli' or 'relevance'")
+        self._added[key] = (task, list(pairs))
+        return self
+        return key
+
+    def __len__(self) -> int:
+        return sum(len(pairs) for _, pairs in self._added.values())
+
+    def run(self) -> PairBatch:
+        """Judge every pair added since the last run: one judge call per task."""
+        todo = [key for key in self._added if key not in self._results]
+        for task in dict.fromkeys(self._added[key][0] for key in todo):
+            keys = [key for key in todo if self._added[key][0] == task]
+            flat = [pair for key in keys for pair in self._added[key][1]]
+            if not flat:  # nothing to ask: no judge call (and no error from a missing head)
+                for key in keys:
+                    self._results[key] = np.zeros((0, len(self.judge.layout.nli)), dtype=np.float32)
+                continue
+            probs = self.session.predict(self.judge, flat, task=task, batch_size=self.batch_size,
+                                         show_progress_bar=self.show_progress_bar)
+            start = 0
+            for key in keys:
+                n = len(self._added[key][1])
+                self._results[key] = probs[start : start + n]
+                start += n
+        return self
+
+    def rows(self, key: Hashable) -> np.ndarray:
+        """Every probability of the task's head for each pair of ``key``: ``(n, labels)``."""
+        if key not in self._results:
+            raise KeyError(f"key {key!r} has not been judged; call run() after add()")
+        return self._results[key]
+
+    def get(self, key: Hashable) -> np.ndarray:
+        """P(entailment) (task ``"nli"``) or P(relevant) (``"relevance"``) of each pair of ``key``."""
+        task = self._added[key][0]
+        layout = self.judge.layout
+        return self.rows(key)[:, layout.entailment if task == "nli" else layout.relevant]
+
+    def contradiction(self, key: Hashable) -> np.ndarray:
+        """P(contradiction) of each pair of an ``"nli"`` key (0 for a 2-way judge)."""
+        column = self.judge.layout.contradiction
+        rows = self.rows(key)
+        if column is None:
+            return np.zeros(len(rows), dtype=np.float32)
+        return rows[:, column]
+
+
+@contextmanager
+def session_scope(session: JudgeSession | None, options: RunOptions | None = None) -> Iterator[JudgeSession]:
+    """``session`` as it is (made active), or a short-lived one for a caller that gave none
+    (closed at the end of the block)."""
+    if session is not None:
+        with session.active():
+            yield session
+        return
+    with JudgeSession(options) as own, own.active():
+        yield own

@@ -1,0 +1,108 @@
+"""`RunOptions`: the one set of options a run is made with, from the CLI to the Ray actors.
+
+The command line, the configuration file, `localeval.evaluate` and the Ray engine all build
+this object once, at their boundary (where the CLI's and the config file's encodings are
+parsed), and pass it down unchanged: `localeval.runner.run.resolve_metrics` builds the metrics
+from it and `localeval.backends.session.JudgeSession` keeps it for the run. It is frozen (no
+layer can change what another one sees) and picklable (a Ray actor receives it as it is).
+
+Only options that change how rows are scored live here; where rows come from and go to
+(input, output, resume, progress, gates) stay with the caller.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = ["DEFAULT_CHUNK_SIZE", "DEFAULT_MAX_UNITS", "RunOptions", "parse_max_units"]
+
+DEFAULT_MAX_UNITS = 6
+"""Units of the contexts each claim is judged against by default (`localeval.backends.attribution`)."""
+DEFAULT_CHUNK_SIZE = 256
+"""Rows scored together by default (`localeval.runner.run`)."""
+
+
+def parse_max_units(value: int | str | None, *, zero_means_all: bool = True) -> int | None:
+    """``max_units`` as every layer below the boundary reads it: a positive int, or ``None``
+    for every unit.
+
+    What the boundaries accept: ``"default"`` (the `evaluate` keyword's historical default)
+    -> `DEFAULT_MAX_UNITS`; from the CLI and the config file, where a missing value means the
+    default, ``None`` -> `DEFAULT_MAX_UNITS` and ``0`` -> ``None`` (every unit)."""
+    if isinstance(value, str):
+        if value.strip().lower() == "default":
+            return DEFAULT_MAX_UNITS
+        value = int(value)
+    if value is None:
+        return None if not zero_means_all else DEFAULT_MAX_UNITS
+    if value == 0 and zero_means_all:
+        return None
+    if value < 1:
+        raise ValueError(f"max_units must be >= 1 or None, got {value}")
+    return int(value)
+
+
+class RunOptions(BaseModel):
+    """How a run scores: the judge, its number format and batches, thresholds, the claim
+    attribution budget, the decomposer, the chunking and the verdict cache.
+
+    ``model`` and ``decomposer`` are names or paths (what a Ray actor can load on its own);
+    the local engine also takes a loaded `NLIJudge` or decomposer object there.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    model: Any = Field(default=None, description="judge name, local model folder or loaded NLIJudge; None: the shipped judge")
+    device: str | None = Field(default=None, description="cpu, cuda, cuda:1 ...; None: CUDA when present")
+    precision: str | None = Field(default=None, description="auto, fp32, bf16, fp16 (localeval.backends.precision)")
+    batch_size: int | None = Field(default=None, ge=1, description="pairs per forward pass; None: 32 on CPU, 128 on CUDA")
+    thresholds: Mapping[str, float] = Field(default_factory=dict, description="user thresholds; a key here beats a stored one")
+    max_units: int | None = Field(default=DEFAULT_MAX_UNITS, ge=1, description="units per claim; None: every unit")
+    exhaustive: bool = Field(default=False, description="judge every chosen unit even after one accepts the claim")
+    decomposer: Any = Field(default=None, description="None/'rule', an instruction model path, or a decomposer object")
+    chunk_size: int = Field(default=DEFAULT_CHUNK_SIZE, ge=1, description="rows scored together")
+    cache: Any = Field(default=None, description="SQLite file of verdicts (a path, or a JudgementCache locally)")
+
+    @field_validator("model", "cache", "decomposer")
+    @classmethod
+    def _plain_paths(cls, value: Any) -> Any:
+        # One spelling for a path, so two equal option sets compare (and hash a run) equal.
+        return os.fspath(value) if isinstance(value, os.PathLike) else value
+
+    @field_validator("thresholds", mode="before")
+    @classmethod
+    def _checked_thresholds(cls, value: Any) -> dict[str, float]:
+        table = {str(k): float(v) for k, v in dict(value or {}).items()}
+        if table:  # a typo ("entail") fails here, before any model loads
+            from localeval.metrics.registry import known_threshold_keys
+            from localeval.metrics.thresholds import check_threshold_keys
+
+            check_threshold_keys(table, known_threshold_keys())
+        return table
+
+    @field_validator("decomposer")
+    @classmethod
+    def _rule_is_none(cls, value: Any) -> Any:
+        from localeval.llm import RULE_NAMES
+
+        return None if isinstance(value, str) and value.strip().lower() in RULE_NAMES else value
+
+    def judge_batch_size(self, device_type: str) -> int:
+        """Pairs per forward pass on ``device_type``: the option, else 32 on CPU and 128 on
+        CUDA (fp16 leaves room for larger batches)."""
+        return self.batch_size or (128 if device_type == "cuda" else 32)
+
+    def record(self) -> dict[str, Any]:
+        """The options that change scores, as plain values (a run record, metadata)."""
+        return {
+            "thresholds": dict(self.thresholds) or None,
+            "max_units": self.max_units,
+            "exhaustive": self.exhaustive,
+            "precision": self.precision,
+            "decomposer": self.decomposer if self.decomposer is None or isinstance(self.decomposer, str)
+            else type(self.decomposer).__name__,
+        }
