@@ -45,6 +45,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel
 
+from localeval.backends.candidates import DEFAULT_SELECTOR, Selector, get_selector, select
 from localeval.backends.nli import NLIJudge
 from localeval.backends.verdict import JudgedUnit, claim_signals
 from localeval.text import Window, make_windows, split_sentences
@@ -162,17 +163,19 @@ def _overlaps(claim: str, units: Sequence[_Unit]) -> list[float]:
     return [word_overlap(wanted, _unit_words(u.window.text)) for u in units]
 
 
-def _closest(claim: str, units: list[_Unit], k: int) -> list[_Unit]:
-    """The ``k`` units sharing most of the claim's content words, in their original order."""
-    scores = _overlaps(claim, units)
-    keep = sorted(range(len(units)), key=lambda i: (-scores[i], i))[:k]
-    return [units[i] for i in sorted(keep)]
+def _closest(claim: str, units: list[_Unit], k: int, selector: str | Selector = DEFAULT_SELECTOR) -> list[_Unit]:
+    """The ``k`` units ``selector`` ranks best for the claim (`localeval.backends.candidates`;
+    default: most shared content words), in their original order."""
+    return [units[i] for i in select(claim, [u.window.text for u in units], k, selector)]
 
 
-def _first_to_judge(claim: str, units: list[_Unit]) -> int:
-    """Position in ``units`` of the unit judged first under ``accept_at``: most shared words,
-    then the shortest (a small judge reads a claim's own sentence more surely without its
-    neighbours, see the module docstring), then the earliest."""
+def _first_to_judge(claim: str, units: list[_Unit], selector: Selector | None = None) -> int:
+    """Position in ``units`` of the unit judged first under ``accept_at``: the one ``selector``
+    ranks best; for the default (word overlap): most shared words, then the shortest (a small
+    judge reads a claim's own sentence more surely without its neighbours, see the module
+    docstring), then the earliest."""
+    if selector is not None and selector.name != DEFAULT_SELECTOR:
+        return selector.rank(claim, [u.window.text for u in units], 1)[0]
     scores = _overlaps(claim, units)
     return min(range(len(units)), key=lambda i: (-scores[i], len(units[i].window.text), i))
 
@@ -194,6 +197,7 @@ def attribute(
     max_units: int | None = DEFAULT_MAX_UNITS,
     accept_at: float | None = None,
     signals: bool = False,
+    candidates: str | Selector = DEFAULT_SELECTOR,
 ) -> list[list[Support]]:
     """Support of each claim by its group's contexts.
 
@@ -214,6 +218,9 @@ def attribute(
             judge every chosen unit, so each claim gets its highest probability.
         signals: also compute each claim's verdict signals (`Support.signals`) from the units
             it was judged against; no extra judge call.
+        candidates: how the ``max_units`` units are chosen: a selector name of
+            `localeval.backends.candidates` (``"overlap"``, ``"bm25"``, ``"embedding"``,
+            ``"hybrid"``) or a `Selector`.
     Returns:
         per group, one `Support` per claim, in order.
     """
@@ -225,6 +232,7 @@ def attribute(
         raise ValueError(f"max_units must be >= 1 or None, got {max_units}")
     if accept_at is not None and not 0.0 <= accept_at <= 1.0:
         raise ValueError(f"accept_at must be in [0, 1] or None, got {accept_at}")
+    selector = get_selector(candidates)
     pairs: list[tuple[str, str]] = []
     # per group, per claim: list of (pair index, unit)
     plan: list[list[list[tuple[int, _Unit]]]] = []
@@ -239,7 +247,7 @@ def attribute(
             units.extend(_Unit(ci, w, True) for w in singles)
         group_plan = []
         for claim in claims:
-            chosen = units if max_units is None or len(units) <= max_units else _closest(claim, units, max_units)
+            chosen = units if max_units is None or len(units) <= max_units else _closest(claim, units, max_units, selector)
             group_plan.append([(len(pairs) + k, unit) for k, unit in enumerate(chosen)])
             pairs.extend((unit.window.text, claim) for unit in chosen)
         plan.append(group_plan)
@@ -247,7 +255,8 @@ def attribute(
     if accept_at is None:
         probs, contra = _nli(judge, pairs, batch_size, show_progress_bar, signals)
     else:
-        probs, contra = _judge_in_two_rounds(judge, pairs, plan, accept_at, batch_size, show_progress_bar, signals)
+        probs, contra = _judge_in_two_rounds(judge, pairs, plan, accept_at, batch_size, show_progress_bar, signals,
+                                             selector)
 
     refine_pairs: list[tuple[str, str]] = []
     refine: dict[tuple[int, int], list[tuple[int, Window]]] = {}
@@ -320,6 +329,7 @@ def _judge_in_two_rounds(
     batch_size: int | None,
     show_progress_bar: bool,
     contradiction_too: bool,
+    selector: Selector | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """P(entailment) and P(contradiction) of ``pairs`` under early acceptance: round 1 judges each claim's first
     unit; round 2 the other units of the claims round 1 did not accept. The plan of an accepted
@@ -333,7 +343,7 @@ def _judge_in_two_rounds(
         for k, claim_plan in enumerate(group_plan):
             if claim_plan:
                 claim = pairs[claim_plan[0][0]][1]
-                firsts.append((group_plan, k, claim_plan[_first_to_judge(claim, [u for _, u in claim_plan])]))
+                firsts.append((group_plan, k, claim_plan[_first_to_judge(claim, [u for _, u in claim_plan], selector)]))
     if firsts:
         index = [first[0] for _, _, first in firsts]
         probs[index], contra[index] = _nli(judge, [pairs[i] for i in index], batch_size, show_progress_bar,

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from localeval.backends import NLIJudge, get_judge
 from localeval.backends.attribution import DEFAULT_MAX_UNITS, Evidence, attribute
+from localeval.backends.candidates import DEFAULT_SELECTOR, get_selector
 from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.decomposed import ClaimUnit, DecompositionRecord, check_decomposer, claim_units
 from localeval.metrics.thresholds import ThresholdChoice, choose_threshold
@@ -78,6 +79,8 @@ class JudgedMetric(Metric):
             accepted it (at least the threshold) rather than its highest one, for far fewer
             judge calls. Set it when you need each claim's highest probability, e.g. to
             re-threshold results afterwards.
+        candidates: how the ``max_units`` units of a claim are chosen (a selector of
+            `localeval.backends.candidates`).
     """
 
     threshold_kind: ClassVar[str] = "entailment"
@@ -93,6 +96,7 @@ class JudgedMetric(Metric):
         batch_size: int | None = None,
         max_units: int | None = DEFAULT_MAX_UNITS,
         exhaustive: bool = False,
+        candidates: str = DEFAULT_SELECTOR,
     ) -> None:
         if max_units is not None and max_units < 1:
             raise ValueError(f"max_units must be >= 1 or None, got {max_units}")
@@ -105,6 +109,7 @@ class JudgedMetric(Metric):
         self.batch_size = batch_size
         self.max_units = max_units
         self.exhaustive = exhaustive
+        self.candidates = get_selector(candidates).name  # fails early on an unknown name
 
     def accept_at(self, threshold: float) -> float | None:
         """What `attribute` gets as ``accept_at`` for decisions at ``threshold``."""
@@ -171,6 +176,7 @@ class JudgedMetric(Metric):
             show_progress_bar=show_progress_bar,
             max_units=self.max_units,
             accept_at=self.accept_at(threshold),
+            candidates=self.candidates,
         )
         by_group = dict(zip(to_judge, supports))
         return [
