@@ -19,6 +19,9 @@ scores every candidate text for a claim with something cheap, and only the best 
 Every function is pure given its inputs (the embedding model is deterministic on a device), and
 ties always go to the earlier candidate, so a selection never depends on anything but the texts.
 Which selector is the default and why: benchmarks/results/candidates.md.
+
+`relevance_screen` is the same idea for context relevance: sentences that share no content word
+with the question are decided (irrelevant) without the judge; see its constants.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ from localeval.text.lexical import content_terms, content_words, word_overlap
 
 __all__ = [
     "DEFAULT_SELECTOR",
+    "SCREEN_MAX_OVERLAP",
+    "SCREEN_MIN_QUESTION_WORDS",
     "SELECTORS",
     "Selector",
     "bm25_scores",
@@ -40,6 +45,7 @@ __all__ = [
     "get_selector",
     "hybrid_scores",
     "overlap_scores",
+    "relevance_screen",
     "select",
 ]
 
@@ -156,3 +162,34 @@ def select(claim: str, texts: Sequence[str], k: int, selector: str | Selector = 
     if len(texts) <= k:
         return list(range(len(texts)))
     return sorted(get_selector(selector).rank(claim, texts, k)[:k])
+
+
+# --------------------------------------------------------------------------- relevance screen
+# Context relevance asks the judge about every sentence against the question. Most sentences
+# of a long passage share no content word with the question and the judge calls them
+# irrelevant; a word-overlap screen decides those for free and leaves the rest to the judge.
+
+SCREEN_MAX_OVERLAP = 0.0
+"""A sentence holding at most this share of the question's content words is screened out as
+irrelevant without a judge call (0.0: it shares none of them). Chosen on RAGBench validation
+(benchmarks/results/relevance_screen.md): the largest value that loses no agreement with the
+relevance labels."""
+SCREEN_MIN_QUESTION_WORDS = 2
+"""Questions with fewer content words are never screened: one word is too thin a clue ("Why?",
+"Who is she?"), and a sentence may answer them in other words."""
+
+
+def relevance_screen(question: str, sentences: Sequence[str], *, max_overlap: float = SCREEN_MAX_OVERLAP,
+                     min_question_words: int = SCREEN_MIN_QUESTION_WORDS) -> list[str | None]:
+    """Per sentence: ``None`` (judge it) or why it is screened out as irrelevant unjudged."""
+    wanted = content_words(question)
+    if len(wanted) < min_question_words:
+        return [None] * len(sentences)
+    out: list[str | None] = []
+    for sentence in sentences:
+        share = word_overlap(wanted, _words(sentence))
+        out.append(None if share > max_overlap else (
+            "screened: shares none of the question's content words" if share == 0.0 else
+            f"screened: holds {share:.0%} of the question's content words (screen: at most {max_overlap:.0%})"
+        ))
+    return out
