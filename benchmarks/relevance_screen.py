@@ -16,7 +16,9 @@ metric reports for them -- and the harness's figures are recomputed against the 
 
 The standard error of the RMSE change vs judging everything is a paired bootstrap over rows
 (1,000 resamples, fixed seed). A setting loses no agreement when its RMSE is not more than one
-standard error above judging everything, at the stored threshold and out of fold.
+standard error above judging everything, at the stored threshold and out of fold, its Pearson
+not more than one standard error (of its change) below, and its sentence F1 not more than
+``F1_TOLERANCE`` below.
 """
 
 from __future__ import annotations
@@ -37,8 +39,10 @@ from benchmarks.machine import describe_machine
 
 __all__ = ["SETTINGS", "study"]
 
-SETTINGS: list[tuple[float, int] | None] = [None, (0.0, 1), (0.0, 2), (0.0, 3), (0.2, 2), (0.34, 2)]
+SETTINGS: list[tuple[float, int] | None] = [None, (0.0, 1), (0.0, 2), (0.0, 3), (0.15, 2), (0.2, 2), (0.25, 2), (0.34, 2)]
 """(max_overlap, min_question_words); None = no screen (every sentence judged)."""
+F1_TOLERANCE = 0.02
+"""Largest drop of sentence F1 (relevant keys) that still counts as no loss."""
 
 
 class _Screened:
@@ -48,14 +52,19 @@ class _Screened:
         self.sentences = [s.model_copy(update={"probability": p}) for s, p in zip(result.sentences, probs)]
 
 
-def _bootstrap_se(gold: np.ndarray, base: np.ndarray, other: np.ndarray, draws: int = 1000, seed: int = 13) -> float:
+def _bootstrap_se(gold: np.ndarray, base: np.ndarray, other: np.ndarray, draws: int = 1000,
+                  seed: int = 13) -> tuple[float, float]:
+    """Paired bootstrap standard errors of the RMSE change and of the Pearson change."""
     rng = np.random.default_rng(seed)
     n = len(gold)
-    diffs = []
+    d_rmse, d_r = [], []
     for _ in range(draws):
         ix = rng.integers(0, n, n)
-        diffs.append(rmse(other[ix], gold[ix]) - rmse(base[ix], gold[ix]))
-    return float(np.std(diffs))
+        d_rmse.append(rmse(other[ix], gold[ix]) - rmse(base[ix], gold[ix]))
+        a, b = pearson(other[ix], gold[ix]), pearson(base[ix], gold[ix])
+        if a is not None and b is not None:
+            d_r.append(a - b)
+    return float(np.std(d_rmse)), float(np.std(d_r)) if d_r else 0.0
 
 
 def study(data: Path, cache_path: Path, log=print) -> dict:
@@ -106,7 +115,7 @@ def study(data: Path, cache_path: Path, log=print) -> dict:
             "screened_judge_relevant": judge_rel,
             "rmse": round(rmse(scores, gold), 4), "pearson": _r(pearson(scores, gold)),
             "rmse_cv": cv["cv"]["rmse"], "pearson_cv": cv["cv"]["pearson"],
-            "rmse_change_se": round(_bootstrap_se(gold, base_scores, scores), 4),
+            **dict(zip(("rmse_change_se", "pearson_change_se"), (round(x, 4) for x in _bootstrap_se(gold, base_scores, scores)))),
             **{f"sentence_{k}": v for k, v in ragbench.sentence_prf(
                 rows, [_Screened(res, p) for res, p in zip(results, probs)], stored).items()},
         }
@@ -115,7 +124,9 @@ def study(data: Path, cache_path: Path, log=print) -> dict:
     base = out[0]
     for entry in out:
         entry["keeps_agreement"] = (entry["rmse"] <= base["rmse"] + entry["rmse_change_se"]
-                                    and entry["rmse_cv"] <= base["rmse_cv"] + entry["rmse_change_se"])
+                                    and entry["rmse_cv"] <= base["rmse_cv"] + entry["rmse_change_se"]
+                                    and entry["pearson"] >= base["pearson"] - entry["pearson_change_se"]
+                                    and entry["sentence_f1"] >= base["sentence_f1"] - F1_TOLERANCE)
     return {"judge": judge.name, "threshold": stored, "rows": len(rows),
             "rows_per_subset": {s: [len(rb[s][0]), rb[s][1]] for s in rb}, "settings": out}
 
@@ -137,7 +148,7 @@ def markdown(result: dict, command: str, machine: dict) -> str:
         "screened sentences the judge would have called relevant",
         "",
         "| screen (max overlap, min question words) | screened | gold relevant / utilized among them | judge relevant among them "
-        "| RMSE (± SE of change) | RMSE (CV) | Pearson | sentence P / R / F1 | keeps agreement |",
+        "| RMSE (± SE of change) | RMSE (CV) | Pearson (± SE of change) | sentence P / R / F1 | keeps agreement |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for e in result["settings"]:
@@ -146,7 +157,7 @@ def markdown(result: dict, command: str, machine: dict) -> str:
         lines.append(
             f"| {name} | {e['screened']}/{e['sentences']} ({100 * e['screened_share']:.1f} %) | "
             f"{e['screened_gold_relevant']} / {e['screened_gold_utilized']} | {e['screened_judge_relevant']} | "
-            f"{e['rmse']:.3f} ± {e['rmse_change_se']:.3f} | {e['rmse_cv']:.3f} | {e['pearson']} | "
+            f"{e['rmse']:.3f} ± {e['rmse_change_se']:.3f} | {e['rmse_cv']:.3f} | {e['pearson']:.3f} ± {e['pearson_change_se']:.3f} | "
             f"{e['sentence_precision']:.2f} / {e['sentence_recall']:.2f} / {e['sentence_f1']:.2f} | "
             f"{'yes' if e['keeps_agreement'] else 'no'} |")
     return "\n".join(lines) + "\n"
