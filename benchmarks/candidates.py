@@ -41,15 +41,14 @@ from benchmarks.files import REPO_ROOT, command_line, write_results
 from benchmarks.machine import describe_machine
 from benchmarks.metrics import auroc
 
-__all__ = ["CONFIGS", "auroc_se", "ba_se", "run"]
+__all__ = ["CONFIGS", "auroc_se", "ba_se", "parse_config", "run"]
 
-CONFIGS: list[tuple[int, str]] = [
-    (6, "overlap"), (4, "overlap"), (3, "overlap"), (2, "overlap"),
-    (4, "bm25"), (3, "bm25"), (2, "bm25"),
-    (4, "hybrid"), (3, "hybrid"), (2, "hybrid"),
-    (3, "embedding"),
+CONFIGS = [
+    "overlap@6/judge", "overlap@6/words", "overlap@4/judge", "overlap@3/judge", "overlap@2/judge",
+    "bm25@4/judge", "bm25@3/judge", "bm25@2/judge", "bm25@3/words", "hybrid@3/judge", "hybrid@2/judge",
 ]
-"""(max_units, selector); the first is today's default, the reference of every comparison."""
+"""selector@max_units/locate; the first is the default before this study, the reference of
+every comparison (``locate``: how evidence is narrowed to a sentence, `attribute`)."""
 
 
 def ba_se(labels: np.ndarray, predicted: np.ndarray) -> float:
@@ -97,18 +96,29 @@ def load_families(data: Path, n: int) -> dict[str, tuple[list[dict], list[int], 
     return out
 
 
-def _metric(judge, max_units: int, selector: str, exhaustive: bool):
+def parse_config(label: str) -> tuple[str, int, str]:
+    """``"bm25@3/words"`` -> (selector, max_units, locate); ``/judge`` when no locate is given."""
+    head, _, locate = label.partition("/")
+    selector, _, k = head.partition("@")
+    return selector, int(k), locate or "judge"
+
+
+def _metric(judge, max_units: int, selector: str, exhaustive: bool, locate: str):
     from localeval.metrics import ContextRecall
 
-    return ContextRecall(judge, max_units=max_units, exhaustive=exhaustive, candidates=selector)
+    return ContextRecall(judge, max_units=max_units, exhaustive=exhaustive, candidates=selector, locate=locate)
+
+
+def _evidence(results) -> list[tuple | None]:
+    return [(c.evidence.context_index, c.evidence.start, c.evidence.end) if c.evidence else None
+            for r in results for c in r.claims]
 
 
 def _looked_up(cache) -> int:
     return cache.hits + cache.misses
 
 
-def run(data: Path, n: int, cache_path: Path, configs: list[tuple[int, str]], synthetic_rows: int,
-        log=print) -> dict:
+def run(data: Path, n: int, cache_path: Path, configs: list[str], synthetic_rows: int, log=print) -> dict:
     from benchmarks.bulk_speed import make_rows
     from localeval.backends import get_judge
     from localeval.backends.cache import JudgementCache
@@ -119,30 +129,34 @@ def run(data: Path, n: int, cache_path: Path, configs: list[tuple[int, str]], sy
     synthetic = [{"reference": r["reference"], "retrieved_contexts": r["retrieved_contexts"]}
                  for r in make_rows(synthetic_rows)]
     results = []
-    for max_units, selector in configs:
-        label = f"{selector}@{max_units}"
-        entry: dict = {"config": label, "max_units": max_units, "selector": selector, "families": {}}
+    evidence: dict[str, dict[str, list]] = {}
+    for label in configs:
+        selector, max_units, locate = parse_config(label)
+        entry: dict = {"config": label, "max_units": max_units, "selector": selector, "locate": locate, "families": {}}
+        evidence[label] = {}
         stats: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         start = time.perf_counter()
         for family, (rows, labels, original, total) in families.items():
-            exhaustive = Harness(judge, {"context_recall": _metric(judge, max_units, selector, True)}, cache)
+            exhaustive = Harness(judge, {"context_recall": _metric(judge, max_units, selector, True, locate)}, cache)
             before = _looked_up(cache)
             scored = attribution.score_binary_set(exhaustive, family, family, "context_recall", rows, labels,
                                                   original, total, "reference")
             pairs_exhaustive = _looked_up(cache) - before
-            default = Harness(judge, {"context_recall": _metric(judge, max_units, selector, False)}, cache)
+            default = Harness(judge, {"context_recall": _metric(judge, max_units, selector, False, locate)}, cache)
             before = _looked_up(cache)
-            default.score(rows, ["context_recall"])
+            evidence[label][family] = _evidence(default.score(rows, ["context_recall"])["context_recall"])
             pairs_default = _looked_up(cache) - before
+            claims = sum(len(p) for p in scored.claim_probs)
             stats[family] = (scored.labels, scored.stat)
             entry["families"][family] = {
                 "n": len(rows), "n_total": total, "unscored": scored.unscored,
-                "claims_per_row": round(sum(len(p) for p in scored.claim_probs) / len(rows), 2),
+                "claims_per_row": round(claims / len(rows), 2),
+                "pairs_per_claim_default": round(pairs_default / max(claims, 1), 2),
                 "pairs_per_row_exhaustive": round(pairs_exhaustive / len(rows), 2),
                 "pairs_per_row_default": round(pairs_default / len(rows), 2),
             }
         before = _looked_up(cache)
-        Harness(judge, {"context_recall": _metric(judge, max_units, selector, False)}, cache).score(synthetic, ["context_recall"])
+        Harness(judge, {"context_recall": _metric(judge, max_units, selector, False, locate)}, cache).score(synthetic, ["context_recall"])
         entry["synthetic_pairs_per_row_default"] = round((_looked_up(cache) - before) / len(synthetic), 2)
         choice = cv_binary(stats, judge.thresholds.get("context_recall", 0.5))
         entry["threshold_cv"] = choice["threshold"]
@@ -160,12 +174,25 @@ def run(data: Path, n: int, cache_path: Path, configs: list[tuple[int, str]], sy
         entry["mean_auroc"] = round(float(np.mean([f["auroc"] for f in fams])), 4)
         entry["pairs_per_row_exhaustive"] = round(float(np.mean([f["pairs_per_row_exhaustive"] for f in fams])), 2)
         entry["pairs_per_row_default"] = round(float(np.mean([f["pairs_per_row_default"] for f in fams])), 2)
+        entry["pairs_per_claim_default"] = round(float(np.mean([f["pairs_per_claim_default"] for f in fams])), 2)
         entry["seconds"] = round(time.perf_counter() - start, 1)
         log(f"{label}: mean BA(CV) {entry['mean_ba_cv']}, mean AUROC {entry['mean_auroc']}, pairs/row "
             f"{entry['pairs_per_row_exhaustive']} exhaustive, {entry['pairs_per_row_default']} default, "
             f"{entry['synthetic_pairs_per_row_default']} synthetic ({entry['seconds']} s)")
         results.append(entry)
     cache.close()
+    for entry in results:
+        # Same evidence sentence as judge-located evidence of the same selection (default mode).
+        twin = entry["config"].split("/")[0] + "/judge"
+        if entry["locate"] == "words" and twin in evidence:
+            same = total = 0
+            for family, spans in evidence[entry["config"]].items():
+                for a, b in zip(spans, evidence[twin][family]):
+                    if a is not None and b is not None:
+                        total += 1
+                        same += a == b
+            entry["evidence_same_as_judge_located"] = round(same / max(total, 1), 4)
+            entry["evidence_claims_compared"] = total
     reference = results[0]
     for entry in results:
         entry["keeps_agreement"] = all(
@@ -196,13 +223,16 @@ def markdown(result: dict, command: str, machine: dict) -> str:
         "at the stored threshold); synthetic = `benchmarks.bulk_speed` rows, default mode.",
         "- n per family: " + ", ".join(f"{f} {ref[f]['n']}/{ref[f]['n_total']}" for f in families),
         "",
-        "| config | keeps agreement | mean BA (CV) | mean AUROC | pairs/row exhaustive | pairs/row default | pairs/row synthetic |",
-        "|---|---|---|---|---|---|---|",
+        "| config | keeps agreement | mean BA (CV) | mean AUROC | pairs/row exhaustive | pairs/row default "
+        "| pairs/claim default | pairs/row synthetic | evidence = judge-located |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for c in configs:
+        same, compared = c.get("evidence_same_as_judge_located"), c.get("evidence_claims_compared")
+        located = "—" if same is None else f"{100 * same:.1f} % of {compared}"
         lines.append(f"| {c['config']} | {'yes' if c['keeps_agreement'] else 'no'} | {100 * c['mean_ba_cv']:.1f} | "
                      f"{c['mean_auroc']:.3f} | {c['pairs_per_row_exhaustive']} | {c['pairs_per_row_default']} | "
-                     f"{c['synthetic_pairs_per_row_default']} |")
+                     f"{c['pairs_per_claim_default']} | {c['synthetic_pairs_per_row_default']} | {located} |")
     lines += ["", "Per family: BA (CV) ± SE / AUROC ± SE / pairs per row (exhaustive, default).", "",
               "| config | " + " | ".join(families) + " |", "|---|" + "---|" * len(families)]
     for c in configs:
@@ -224,11 +254,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n", type=int, default=200, help="items per family (seeded, class-balanced samples)")
     p.add_argument("--synthetic-rows", type=int, default=200)
     p.add_argument("--cache", type=Path, default=Path("/tmp/localeval-candidates.sqlite"))
-    p.add_argument("--configs", default=",".join(f"{s}@{k}" for k, s in CONFIGS),
-                   help="selector@max_units, comma-separated; the first is the reference")
+    p.add_argument("--configs", default=",".join(CONFIGS),
+                   help="selector@max_units[/locate], comma-separated; the first is the reference")
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/candidates.json")
     args = p.parse_args(argv)
-    configs = [(int(k), s) for s, _, k in (c.partition("@") for c in args.configs.split(","))]
+    configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     result = run(args.data, args.n, args.cache, configs, args.synthetic_rows,
                  log=lambda m: print(m, file=sys.stderr, flush=True))
     machine = describe_machine()

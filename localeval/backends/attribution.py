@@ -31,6 +31,11 @@ supported; only the reported probability of an accepted claim is then that of it
 unit (at least the threshold), not the highest over all units. ``accept_at=None`` (the
 default here) judges every chosen unit.
 
+Evidence is narrowed to one sentence of the winning unit by the claim's words by default
+(``locate="words"``); ``locate="judge"`` judges each of its sentences instead. Locating by the
+judge was more than half of all pairs on the bulk benchmark's rows and changes no probability,
+verdict or agreement figure: benchmarks/results/candidates.md.
+
 Work is grouped: `attribute` takes many (claims, contexts) groups -- one per dataset row --
 and sends all their pairs to the judge in one call, so batches stay full across rows.
 """
@@ -45,15 +50,18 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel
 
-from localeval.backends.candidates import DEFAULT_SELECTOR, Selector, get_selector, select
+from localeval.backends.candidates import DEFAULT_SELECTOR, Selector, get_selector, overlap_scores, select
 from localeval.backends.nli import NLIJudge
 from localeval.backends.verdict import JudgedUnit, claim_signals
 from localeval.text import Window, make_windows, split_sentences
 from localeval.text.lexical import content_words, word_overlap
 
-__all__ = ["DEFAULT_MAX_UNITS", "DEFAULT_UNIT_SENTENCES", "Evidence", "Granularity", "Support", "attribute", "clear_memos"]
+__all__ = ["DEFAULT_LOCATE", "DEFAULT_MAX_UNITS", "DEFAULT_UNIT_SENTENCES", "Evidence", "Granularity", "Support", "attribute", "clear_memos"]
 
 Granularity = Literal["both", "window", "sentence"]
+Locate = Literal["words", "judge"]
+DEFAULT_LOCATE: Locate = "words"
+"""How evidence is narrowed to a sentence by default (see `attribute`'s ``locate``)."""
 DEFAULT_UNIT_SENTENCES = 2
 DEFAULT_MAX_UNITS = 6
 """Units judged per claim by default (see the module docstring)."""
@@ -198,6 +206,7 @@ def attribute(
     accept_at: float | None = None,
     signals: bool = False,
     candidates: str | Selector = DEFAULT_SELECTOR,
+    locate: Locate = DEFAULT_LOCATE,
 ) -> list[list[Support]]:
     """Support of each claim by its group's contexts.
 
@@ -221,6 +230,12 @@ def attribute(
         candidates: how the ``max_units`` units are chosen: a selector name of
             `localeval.backends.candidates` (``"overlap"``, ``"bm25"``, ``"embedding"``,
             ``"hybrid"``) or a `Selector`.
+        locate: how ``locate_sentence`` finds the best sentence of a winning unit that holds
+            several: ``"words"`` (the default), the sentence holding most of the claim's content
+            words (ties: the earlier), no judge call; ``"judge"``, each of its sentences judged
+            (one small extra call per such claim; on the bulk benchmark's rows more than half of
+            all pairs). Probabilities and verdicts are the same either way, only the evidence
+            sentence may differ: benchmarks/results/candidates.md.
     Returns:
         per group, one `Support` per claim, in order.
     """
@@ -230,6 +245,8 @@ def attribute(
         raise ValueError(f"unit_sentences must be >= 1, got {unit_sentences}")
     if max_units is not None and max_units < 1:
         raise ValueError(f"max_units must be >= 1 or None, got {max_units}")
+    if locate not in ("words", "judge"):
+        raise ValueError(f"locate must be 'words' or 'judge', got {locate!r}")
     if accept_at is not None and not 0.0 <= accept_at <= 1.0:
         raise ValueError(f"accept_at must be in [0, 1] or None, got {accept_at}")
     selector = get_selector(candidates)
@@ -278,7 +295,15 @@ def attribute(
                 ]
                 if inside:
                     evidence_window = max(inside, key=lambda item: probs[item[0]])[1]
-            if locate_sentence and len(evidence_window.sentence_indices) > 1:
+            if locate_sentence and len(evidence_window.sentence_indices) > 1 and locate == "words":
+                # Still several sentences: the one holding most of the claim's words, for free.
+                sentences = split_sentences(contexts[unit.context_index])
+                indices = evidence_window.sentence_indices
+                shares = overlap_scores(claims[k], [sentences[si].text for si in indices])
+                si = indices[max(range(len(indices)), key=lambda j: (shares[j], -j))]
+                s = sentences[si]
+                evidence_window = Window(text=s.text, start=s.start, end=s.end, sentence_indices=(si,))
+            elif locate_sentence and len(evidence_window.sentence_indices) > 1:
                 # Still several sentences: one small extra call finds the best one.
                 sentences = split_sentences(contexts[unit.context_index])
                 candidates = []

@@ -14,7 +14,7 @@ from typing import ClassVar
 from pydantic import BaseModel
 
 from localeval.backends import NLIJudge, get_judge
-from localeval.backends.attribution import DEFAULT_MAX_UNITS, Evidence, attribute
+from localeval.backends.attribution import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Evidence, attribute
 from localeval.backends.candidates import DEFAULT_SELECTOR, get_selector
 from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.decomposed import ClaimUnit, DecompositionRecord, check_decomposer, claim_units
@@ -81,6 +81,8 @@ class JudgedMetric(Metric):
             re-threshold results afterwards.
         candidates: how the ``max_units`` units of a claim are chosen (a selector of
             `localeval.backends.candidates`).
+        locate: how a claim's evidence is narrowed to one sentence: ``"words"`` (most of the
+            claim's words, no judge call) or ``"judge"`` (each sentence judged).
     """
 
     threshold_kind: ClassVar[str] = "entailment"
@@ -97,6 +99,7 @@ class JudgedMetric(Metric):
         max_units: int | None = DEFAULT_MAX_UNITS,
         exhaustive: bool = False,
         candidates: str = DEFAULT_SELECTOR,
+        locate: str = DEFAULT_LOCATE,
     ) -> None:
         if max_units is not None and max_units < 1:
             raise ValueError(f"max_units must be >= 1 or None, got {max_units}")
@@ -110,6 +113,9 @@ class JudgedMetric(Metric):
         self.max_units = max_units
         self.exhaustive = exhaustive
         self.candidates = get_selector(candidates).name  # fails early on an unknown name
+        if locate not in ("words", "judge"):
+            raise ValueError(f"locate must be 'words' or 'judge', got {locate!r}")
+        self.locate = locate
 
     def accept_at(self, threshold: float) -> float | None:
         """What `attribute` gets as ``accept_at`` for decisions at ``threshold``."""
@@ -177,6 +183,7 @@ class JudgedMetric(Metric):
             max_units=self.max_units,
             accept_at=self.accept_at(threshold),
             candidates=self.candidates,
+            locate=self.locate,
         )
         by_group = dict(zip(to_judge, supports))
         return [
