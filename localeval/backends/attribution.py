@@ -12,7 +12,8 @@ Each context is read as *units* the judge can take whole:
 A claim's support is the highest entailment probability over every unit of every context
 (``granularity="both"``, the default; ``"window"`` or ``"sentence"`` use one kind only). Its
 evidence is the best short unit, narrowed to its best sentence when it holds several
-(``locate_sentence``, one small extra judge call). Why the defaults are what they are:
+(``locate_sentence``; by the claim's words, or by one small extra judge call with
+``locate="judge"``). Why the defaults are what they are:
 benchmarks/results/granularity.md.
 
 ``max_units`` bounds the cost of long contexts: each claim is judged against only the
