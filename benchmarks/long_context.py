@@ -18,6 +18,17 @@ a short row (model, tokenizer, Punkt and spaCy loaded and warm), then the long o
 
 Run: ``python benchmarks/long_context.py [--sizes 10000,25000,50000,100000] [--device cpu]``;
 results go to ``benchmarks/results/long_context.{json,md}``.
+
+``--relevance`` measures context relevance (sentence level) on realistic passages instead:
+RAGBench validation rows (real retrieved documents, from ``$LOCALEVAL_DATA_DIR/meta-eval``)
+whose contexts hold about 600 judge tokens together (``--tokens``, +-100), every row scored
+with the screen (`localeval.backends.candidates.relevance_screen`, the default) and without it
+(``screen=False``: every sentence judged). Seconds per row are wall time of `evaluate` on those
+rows, batched (all rows in one call) and one row per call, the best of ``--repeats`` runs
+alternating the two settings (the machine may be shared: the best run is the least disturbed),
+each with a fresh in-memory verdict memo. Also the sentences per row, the share the screen
+decided, and whether the two settings agree on every relevant sentence. Results go to
+``benchmarks/results/long_context_relevance.{json,md}``.
 """
 
 from __future__ import annotations
@@ -113,6 +124,84 @@ def measure(words: int, model: str | None, device: str) -> dict:
     }
 
 
+def relevance_rows(data: Path, tokens: int, n: int, count_tokens) -> list[dict]:
+    """Up to ``n`` RAGBench validation rows whose contexts hold ``tokens`` +-100 judge tokens."""
+    from benchmarks.agreement import ragbench
+
+    picked = []
+    for subset in ragbench.SUBSETS:
+        rows, _ = ragbench.load_ragbench(data, {subset: None})[subset]
+        for r in sorted(rows, key=lambda r: r.id):
+            if abs(sum(count_tokens(c) for c in r.contexts) - tokens) <= 100:
+                picked.append(r.sample())
+    # Spread over the subsets, deterministically: every k-th row of the pooled list.
+    step = max(1, len(picked) // n)
+    return picked[::step][:n]
+
+
+def measure_relevance(data: Path, tokens: int, n: int, repeats: int, model: str | None, device: str) -> dict:
+    from localeval import evaluate
+    from localeval.backends import get_judge
+    from localeval.metrics import ContextRelevance
+
+    judge = get_judge(model, device=device)
+    rows = relevance_rows(data, tokens, n, judge.count_tokens)
+    metrics = {"screen": ContextRelevance(judge), "every sentence": ContextRelevance(judge, screen=False)}
+    evaluate(rows[:2], [metrics["screen"]], show_progress=False)  # warm-up: loads, kernels
+    best: dict[tuple[str, str], float] = {}
+    results = {}
+    for _ in range(repeats):
+        for name, metric in metrics.items():
+            start = time.perf_counter()
+            results[name] = evaluate(rows, [metric], show_progress=False).results("context_relevance")
+            best[(name, "batched")] = min(best.get((name, "batched"), 1e9), time.perf_counter() - start)
+            start = time.perf_counter()
+            for row in rows:
+                evaluate([row], [metric], show_progress=False)
+            best[(name, "per row")] = min(best.get((name, "per row"), 1e9), time.perf_counter() - start)
+    sentences = sum(len(r.sentences) for r in results["screen"])
+    screened = sum(bool(s.screened) for r in results["screen"] for s in r.sentences)
+    lost = sum(1 for a, b in zip(results["screen"], results["every sentence"])
+               for x, y in zip(a.sentences, b.sentences) if y.relevant and not x.relevant)
+    return {
+        "rows": len(rows),
+        "tokens_per_row": round(sum(judge.count_tokens(" ".join(r["retrieved_contexts"])) for r in rows) / len(rows), 1),
+        "sentences_per_row": round(sentences / len(rows), 1),
+        "screened_share": round(screened / sentences, 4),
+        "relevant_sentences_lost_to_the_screen": lost,
+        "scores_equal_rows": sum(a.score == b.score for a, b in zip(results["screen"], results["every sentence"])),
+        "s_per_row": {f"{name}, {mode}": round(sec / len(rows), 3) for (name, mode), sec in best.items()},
+        "judge": judge.name, "device": judge.device.type, "weights_sha256": weights_sha256(judge.path),
+    }
+
+
+def _relevance_main(args) -> int:
+    import os
+
+    data = args.data or Path(os.environ.get("LOCALEVAL_DATA_DIR", REPO_ROOT / "data")) / "meta-eval"
+    result = measure_relevance(data, args.tokens, args.rows, args.repeats, args.model, args.device)
+    machine = describe_machine()
+    result = {"machine": machine, "metric": "context_relevance", **result}
+    times = "\n".join(f"| {k} | {v} |" for k, v in result["s_per_row"].items())
+    report = (
+        f"# Long contexts: context relevance on ~{args.tokens}-token passages\n\n"
+        f"Measured {machine['date_utc']} on {machine['cpu']} ({machine['cpu_cores']} cores, "
+        f"{machine['torch_threads']} torch threads; the machine was shared with other jobs, so the best of "
+        f"{args.repeats} runs is given), torch {machine['torch']}, device {result['device']}, judge "
+        f"`{result['judge']}`. Command: `python benchmarks/long_context.py --relevance --tokens {args.tokens} "
+        f"--rows {args.rows} --repeats {args.repeats}`.\n\n"
+        f"{result['rows']} RAGBench validation rows, {result['tokens_per_row']} judge tokens and "
+        f"{result['sentences_per_row']} sentences per row on average. The screen decided "
+        f"{100 * result['screened_share']:.1f} % of the sentences without the judge; relevant sentences (by the "
+        f"judge, every sentence judged) that the screen dropped: {result['relevant_sentences_lost_to_the_screen']}; "
+        f"rows with the same score both ways: {result['scores_equal_rows']}/{result['rows']}.\n\n"
+        f"| setting | seconds per row |\n|---|---:|\n{times}\n"
+    )
+    write_results(args.output or REPO_ROOT / "benchmarks/results/long_context_relevance.json", result, report)
+    print(report)
+    return 0
+
+
 def _in_fresh_process(words: int, model: str | None, device: str) -> dict:
     command = [sys.executable, __file__, "--worker", str(words), "--device", device]
     if model:
@@ -139,9 +228,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default=None, help="judge name or folder (default: the shipped judge)")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--same-process", action="store_true", help="all sizes in this process (quick check)")
-    parser.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/long_context.json")
+    parser.add_argument("--output", type=Path, default=None,
+                        help="default: benchmarks/results/long_context.json (--relevance: long_context_relevance.json)")
     parser.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--relevance", action="store_true", help="context relevance on ~600-token passages")
+    parser.add_argument("--tokens", type=int, default=600, help="--relevance: judge tokens per row")
+    parser.add_argument("--rows", type=int, default=30, help="--relevance: rows")
+    parser.add_argument("--repeats", type=int, default=2, help="--relevance: runs of each setting")
+    parser.add_argument("--data", type=Path, default=None, help="--relevance: the meta-eval folder")
     args = parser.parse_args(argv)
+    if args.relevance:
+        return _relevance_main(args)
+    args.output = args.output or REPO_ROOT / "benchmarks/results/long_context.json"
 
     if args.worker is not None:  # one size, in this (fresh) process: JSON on stdout
         print(json.dumps(measure(args.worker, args.model, args.device)))

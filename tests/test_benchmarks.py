@@ -304,3 +304,19 @@ def test_contrast_benchmark_plumbing(tmp_path, tiny_nli_dir, one_torch_thread):
     for text in (out.read_text(), md):
         assert not re.search(r"(?<![.\w])/[A-Za-z]", text), re.search(r"(?<![.\w])/[A-Za-z].{0,40}", text)
     assert contrast.main(["--data", str(tmp_path / "missing.jsonl"), "--output", str(out)]) == 2
+
+
+def test_candidates_benchmark_standard_errors():
+    import numpy as np
+
+    from benchmarks.candidates import auroc_se, ba_se
+
+    labels = np.array([1] * 50 + [0] * 50)
+    perfect = labels.copy()
+    assert ba_se(labels, perfect) == 0.0
+    half = np.array([1, 0] * 50)  # each recall 0.5 on 50 items: SE = 0.5 * sqrt(2 * 0.25 / 50)
+    assert ba_se(labels, half) == pytest.approx(0.5 * (2 * 0.25 / 50) ** 0.5)
+    # Hanley-McNeil: an AUROC of 0.5 on 50 + 50 items has SE about 0.058; it shrinks near 1.
+    assert auroc_se(0.5, 50, 50) == pytest.approx(0.0578, abs=1e-3)
+    assert auroc_se(0.95, 50, 50) < auroc_se(0.7, 50, 50)
+    assert np.isnan(auroc_se(0.7, 0, 50))

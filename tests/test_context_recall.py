@@ -8,6 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from localeval import Sample
+from localeval.backends.session import JudgeSession
 from localeval.metrics import ContextRecall, get_metric
 
 from bulk_helpers import spy_on_sessions
@@ -123,7 +124,7 @@ def test_long_context_is_windowed_not_truncated(tiny_judge, monkeypatch, max_uni
         assert len(premises) > 100  # many windows, each judged
     else:
         # The prefilter judges only the units sharing the claim's words: the one at the very end.
-        assert calls[0] <= DEFAULT_MAX_UNITS  # then one small call locates the sentence
+        assert calls[0] <= DEFAULT_MAX_UNITS
     assert any(p.endswith("The cat sat on the mat.") for p in premises)  # the end was read
     assert all(tiny_judge.count_tokens(p) + tiny_judge.count_tokens(h) + 3 <= tiny_judge.max_length for p, h in judged)
     evidence = result.claims[0].evidence
@@ -184,3 +185,25 @@ def test_evidence_at_the_end_of_a_20k_word_context_is_found(recall):
     assert claim.attributed
     assert claim.evidence.text == "Marie Curie won the Nobel Prize in Chemistry in 1911."
     assert claim.evidence.end == len(context)
+
+
+def test_evidence_located_by_words_keeps_every_verdict_and_asks_fewer_pairs(default_judge):
+    """Locating the evidence sentence by the claim's words (the default) changes no probability
+    or verdict of the AKS seed; the evidence stays inside the unit that won and asks the judge
+    fewer pairs than judging each of its sentences."""
+    sample = Sample(user_input="How to deploy to AKS?", reference=AKS_REFERENCE, retrieved_contexts=AKS_CONTEXTS)
+    with JudgeSession() as words_session:
+        by_words = ContextRecall(model=default_judge).score_many([sample], session=words_session)[0]
+    with JudgeSession() as judge_session:
+        by_judge = ContextRecall(model=default_judge, locate="judge").score_many([sample], session=judge_session)[0]
+    assert judge_session.counters.pairs_requested > words_session.counters.pairs_requested
+    assert by_words.score == by_judge.score == pytest.approx(0.5)
+    for w, j in zip(by_words.claims, by_judge.claims):
+        assert (w.text, w.probability, w.attributed) == (j.text, j.probability, j.attributed)
+        assert (w.evidence.window_start, w.evidence.window_end) == (j.evidence.window_start, j.evidence.window_end)
+        assert w.evidence.window_start <= w.evidence.start < w.evidence.end <= w.evidence.window_end
+        assert AKS_CONTEXTS[w.evidence.context_index][w.evidence.start:w.evidence.end] == w.evidence.text
+    push = next(c for c in by_words.claims if c.text.startswith("Push"))
+    assert "push" in push.evidence.text.lower() or "registry" in push.evidence.text.lower()
+    with pytest.raises(ValueError, match="locate"):
+        ContextRecall(model=default_judge, locate="embedding")

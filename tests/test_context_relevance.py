@@ -10,6 +10,7 @@ from bulk_helpers import spy_on_sessions
 from conftest import build_tiny_model
 
 from localeval import Sample
+from localeval.backends.session import JudgeSession
 from localeval.metrics import ContextRelevance, get_metric
 
 FIVE_LABELS = {0: "entailment", 1: "neutral", 2: "contradiction", 3: "relevant", 4: "not_relevant"}
@@ -48,6 +49,29 @@ def test_sentence_level_lists_every_sentence_cut_from_the_original(tiny_sentence
         assert s.relevant == (s.probability >= 0.5)
     assert result.score == sum(s.relevant for s in result.sentences) / 3
     assert result.chunks == [] and result.threshold == 0.5
+
+
+def test_screened_sentences_are_listed_with_the_reason_and_not_judged(tiny_relevance_judge):
+    contexts = ["The Danube bridge was repaired in 1880. Bananas are rich in potassium.", "The bridge reopened."]
+    sample = Sample(user_input="When was the Danube bridge repaired?", retrieved_contexts=contexts)
+    with JudgeSession() as session:
+        screened = ContextRelevance(model=tiny_relevance_judge, threshold=0.0).score_many([sample], session=session)[0]
+    assert session.counters.pairs_requested == 2  # the bananas sentence was decided without the judge
+    assert [(s.text, s.screened is not None) for s in screened.sentences] == [
+        ("The Danube bridge was repaired in 1880.", False),
+        ("Bananas are rich in potassium.", True),
+        ("The bridge reopened.", False),
+    ]
+    bananas = screened.sentences[1]
+    assert bananas.screened.startswith("screened") and "question" in bananas.screened
+    assert bananas.probability == 0.0 and not bananas.relevant
+    # Screened sentences count in the denominator: at threshold 0 every judged one is relevant.
+    assert screened.score == pytest.approx(2 / 3)
+    with JudgeSession() as session:
+        everything = ContextRelevance(model=tiny_relevance_judge, threshold=0.0, screen=False).score_many(
+            [sample], session=session)[0]
+    assert session.counters.pairs_requested == 3 and everything.score == 1.0
+    assert all(s.screened is None for s in everything.sentences)
 
 
 def test_threshold_decides_relevance(tiny_relevance_judge):
@@ -151,6 +175,12 @@ def test_answering_sentence_ranks_above_unrelated_one(default_judge):
     assert answer.probability > unrelated.probability
     assert answer.relevant and not unrelated.relevant
     assert result.score == pytest.approx(0.5)
+    # The bananas share no word with the question: screened, and the judge agrees.
+    assert answer.screened is None and unrelated.screened is not None
+    judged = ContextRelevance(model=default_judge, screen=False).score(
+        Sample(user_input="Where is the Eiffel Tower?", retrieved_contexts=[EIFFEL])
+    )
+    assert not judged.sentences[1].relevant and judged.score == result.score
 
 
 def test_chunk_level_judges_whole_chunks(default_judge):
@@ -185,6 +215,12 @@ def test_chunk_level_does_not_punish_a_large_chunk_with_one_answer(default_judge
     best = max(by_sentence.sentences, key=lambda s: s.probability)
     assert best.text == "Marie Curie won the Nobel Prize in Chemistry in 1911."
     assert by_sentence.score <= 2 / 6
+    # Sentences without the question's words are screened out, and would not have been relevant.
+    screened = [s.text for s in by_sentence.sentences if s.screened]
+    assert "She moved to Paris in 1891 to study physics and mathematics at the Sorbonne." in screened
+    every = ContextRelevance(model=default_judge, screen=False).score(sample)
+    assert not any(s.relevant for s in every.sentences if s.text in screened)
+    assert every.score == by_sentence.score
     # Chunk level: the chunk holds the answer, so it is relevant, whatever else it says.
     assert by_chunk.score == 1.0
 

@@ -12,7 +12,8 @@ Each context is read as *units* the judge can take whole:
 A claim's support is the highest entailment probability over every unit of every context
 (``granularity="both"``, the default; ``"window"`` or ``"sentence"`` use one kind only). Its
 evidence is the best short unit, narrowed to its best sentence when it holds several
-(``locate_sentence``, one small extra judge call). Why the defaults are what they are:
+(``locate_sentence``; by the claim's words, or by one small extra judge call with
+``locate="judge"``). Why the defaults are what they are:
 benchmarks/results/granularity.md.
 
 ``max_units`` bounds the cost of long contexts: each claim is judged against only the
@@ -31,6 +32,11 @@ supported; only the reported probability of an accepted claim is then that of it
 unit (at least the threshold), not the highest over all units. ``accept_at=None`` (the
 default here) judges every chosen unit.
 
+Evidence is narrowed to one sentence of the winning unit by the claim's words by default
+(``locate="words"``); ``locate="judge"`` judges each of its sentences instead. Locating by the
+judge was more than half of all pairs on the bulk benchmark's rows and changes no probability,
+verdict or agreement figure: benchmarks/results/candidates.md.
+
 Work is grouped: `attribute` takes many (claims, contexts) groups -- one per dataset row --
 and sends all their pairs to the judge in one call (a `PairBatch` of the run's
 `JudgeSession`), so batches stay full across rows. The units of a context and the token
@@ -47,6 +53,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel
 
+from localeval.backends.candidates import DEFAULT_SELECTOR, Selector, get_selector, overlap_scores, select
 from localeval.backends.nli import NLIJudge
 from localeval.backends.session import JudgeSession, session_scope
 from localeval.backends.verdict import JudgedUnit, claim_signals
@@ -54,9 +61,12 @@ from localeval.options import DEFAULT_MAX_UNITS
 from localeval.text import Window, make_windows, split_sentences
 from localeval.text.lexical import content_words, word_overlap
 
-__all__ = ["DEFAULT_MAX_UNITS", "DEFAULT_UNIT_SENTENCES", "Evidence", "Granularity", "Support", "attribute"]
+__all__ = ["DEFAULT_LOCATE", "DEFAULT_MAX_UNITS", "DEFAULT_UNIT_SENTENCES", "Evidence", "Granularity", "Support", "attribute"]
 
 Granularity = Literal["both", "window", "sentence"]
+Locate = Literal["words", "judge"]
+DEFAULT_LOCATE: Locate = "words"
+"""How evidence is narrowed to a sentence by default (see `attribute`'s ``locate``)."""
 DEFAULT_UNIT_SENTENCES = 2
 
 
@@ -130,17 +140,19 @@ def _overlaps(claim: str, units: Sequence[_Unit]) -> list[float]:
     return [word_overlap(wanted, _unit_words(u.window.text)) for u in units]
 
 
-def _closest(claim: str, units: list[_Unit], k: int) -> list[_Unit]:
-    """The ``k`` units sharing most of the claim's content words, in their original order."""
-    scores = _overlaps(claim, units)
-    keep = sorted(range(len(units)), key=lambda i: (-scores[i], i))[:k]
-    return [units[i] for i in sorted(keep)]
+def _closest(claim: str, units: list[_Unit], k: int, selector: str | Selector = DEFAULT_SELECTOR) -> list[_Unit]:
+    """The ``k`` units ``selector`` ranks best for the claim (`localeval.backends.candidates`;
+    default: most shared content words), in their original order."""
+    return [units[i] for i in select(claim, [u.window.text for u in units], k, selector)]
 
 
-def _first_to_judge(claim: str, units: list[_Unit]) -> int:
-    """Position in ``units`` of the unit judged first under ``accept_at``: most shared words,
-    then the shortest (a small judge reads a claim's own sentence more surely without its
-    neighbours, see the module docstring), then the earliest."""
+def _first_to_judge(claim: str, units: list[_Unit], selector: Selector | None = None) -> int:
+    """Position in ``units`` of the unit judged first under ``accept_at``: the one ``selector``
+    ranks best; for the default (word overlap): most shared words, then the shortest (a small
+    judge reads a claim's own sentence more surely without its neighbours, see the module
+    docstring), then the earliest."""
+    if selector is not None and selector.name != DEFAULT_SELECTOR:
+        return selector.rank(claim, [u.window.text for u in units], 1)[0]
     scores = _overlaps(claim, units)
     return min(range(len(units)), key=lambda i: (-scores[i], len(units[i].window.text), i))
 
@@ -163,6 +175,8 @@ def attribute(
     max_units: int | None = DEFAULT_MAX_UNITS,
     accept_at: float | None = None,
     signals: bool = False,
+    candidates: str | Selector = DEFAULT_SELECTOR,
+    locate: Locate = DEFAULT_LOCATE,
 ) -> list[list[Support]]:
     """Support of each claim by its group's contexts.
 
@@ -185,6 +199,15 @@ def attribute(
             judge every chosen unit, so each claim gets its highest probability.
         signals: also compute each claim's verdict signals (`Support.signals`) from the units
             it was judged against; no extra judge call.
+        candidates: how the ``max_units`` units are chosen: a selector name of
+            `localeval.backends.candidates` (``"overlap"``, ``"bm25"``, ``"embedding"``,
+            ``"hybrid"``) or a `Selector`.
+        locate: how ``locate_sentence`` finds the best sentence of a winning unit that holds
+            several: ``"words"`` (the default), the sentence holding most of the claim's content
+            words (ties: the earlier), no judge call; ``"judge"``, each of its sentences judged
+            (one small extra call per such claim; on the bulk benchmark's rows more than half of
+            all pairs). Probabilities and verdicts are the same either way, only the evidence
+            sentence may differ: benchmarks/results/candidates.md.
     Returns:
         per group, one `Support` per claim, in order.
     """
@@ -194,11 +217,13 @@ def attribute(
         raise ValueError(f"unit_sentences must be >= 1, got {unit_sentences}")
     if max_units is not None and max_units < 1:
         raise ValueError(f"max_units must be >= 1 or None, got {max_units}")
+    if locate not in ("words", "judge"):
+        raise ValueError(f"locate must be 'words' or 'judge', got {locate!r}")
     if accept_at is not None and not 0.0 <= accept_at <= 1.0:
         raise ValueError(f"accept_at must be in [0, 1] or None, got {accept_at}")
     with session_scope(session) as run:
         return _attribute(run, judge, groups, granularity, unit_sentences, locate_sentence, batch_size,
-                          show_progress_bar, max_units, accept_at, signals)
+                          show_progress_bar, max_units, accept_at, signals, candidates, locate)
 
 
 def _attribute(
@@ -213,7 +238,10 @@ def _attribute(
     max_units: int | None,
     accept_at: float | None,
     signals: bool,
+    candidates: str | Selector,
+    locate: Locate,
 ) -> list[list[Support]]:
+    selector = get_selector(candidates)
     pairs: list[tuple[str, str]] = []
     # per group, per claim: list of (pair index, unit)
     plan: list[list[list[tuple[int, _Unit]]]] = []
@@ -228,7 +256,7 @@ def _attribute(
             units.extend(_Unit(ci, w, True) for w in singles)
         group_plan = []
         for claim in claims:
-            chosen = units if max_units is None or len(units) <= max_units else _closest(claim, units, max_units)
+            chosen = units if max_units is None or len(units) <= max_units else _closest(claim, units, max_units, selector)
             group_plan.append([(len(pairs) + k, unit) for k, unit in enumerate(chosen)])
             pairs.extend((unit.window.text, claim) for unit in chosen)
         plan.append(group_plan)
@@ -237,7 +265,7 @@ def _attribute(
     if accept_at is None:
         probs, contra = judge_pairs(pairs)
     else:
-        probs, contra = _judge_in_two_rounds(judge_pairs, pairs, plan, accept_at)
+        probs, contra = _judge_in_two_rounds(judge_pairs, pairs, plan, accept_at, selector)
 
     refine_pairs: list[tuple[str, str]] = []
     refine: dict[tuple[int, int], list[tuple[int, Window]]] = {}
@@ -259,7 +287,15 @@ def _attribute(
                 ]
                 if inside:
                     evidence_window = max(inside, key=lambda item: probs[item[0]])[1]
-            if locate_sentence and len(evidence_window.sentence_indices) > 1:
+            if locate_sentence and len(evidence_window.sentence_indices) > 1 and locate == "words":
+                # Still several sentences: the one holding most of the claim's words, for free.
+                sentences = split_sentences(contexts[unit.context_index])
+                indices = evidence_window.sentence_indices
+                shares = overlap_scores(claims[k], [sentences[si].text for si in indices])
+                si = indices[max(range(len(indices)), key=lambda j: (shares[j], -j))]
+                s = sentences[si]
+                evidence_window = Window(text=s.text, start=s.start, end=s.end, sentence_indices=(si,))
+            elif locate_sentence and len(evidence_window.sentence_indices) > 1:
                 # Still several sentences: one small extra call finds the best one.
                 sentences = split_sentences(contexts[unit.context_index])
                 candidates = []
@@ -308,6 +344,7 @@ def _judge_in_two_rounds(
     pairs: list[tuple[str, str]],
     plan: list[list[list[tuple[int, _Unit]]]],
     accept_at: float,
+    selector: Selector | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """P(entailment) and P(contradiction) of ``pairs`` under early acceptance: round 1 judges each claim's first
     unit; round 2 the other units of the claims round 1 did not accept. The plan of an accepted
@@ -321,7 +358,7 @@ def _judge_in_two_rounds(
         for k, claim_plan in enumerate(group_plan):
             if claim_plan:
                 claim = pairs[claim_plan[0][0]][1]
-                firsts.append((group_plan, k, claim_plan[_first_to_judge(claim, [u for _, u in claim_plan])]))
+                firsts.append((group_plan, k, claim_plan[_first_to_judge(claim, [u for _, u in claim_plan], selector)]))
     if firsts:
         index = [first[0] for _, _, first in firsts]
         probs[index], contra[index] = judge_pairs([pairs[i] for i in index])

@@ -14,7 +14,8 @@ from typing import ClassVar
 from pydantic import BaseModel
 
 from localeval.backends import NLIJudge, get_judge
-from localeval.backends.attribution import DEFAULT_MAX_UNITS, Evidence, attribute
+from localeval.backends.attribution import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Evidence, attribute
+from localeval.backends.candidates import DEFAULT_SELECTOR, get_selector
 from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.decomposed import ClaimUnit, DecompositionRecord, check_decomposer, claim_units
 from localeval.metrics.thresholds import ThresholdChoice, choose_threshold
@@ -82,6 +83,10 @@ class JudgedMetric(Metric):
         thresholds: the run's threshold table (``{"entailment": 0.7, "faithfulness": 0.6}``,
             `localeval.options.RunOptions.thresholds`): a key here beats the one stored with
             the judge (`localeval.metrics.thresholds`); ``threshold=`` beats both.
+        candidates: how the ``max_units`` units of a claim are chosen (a selector of
+            `localeval.backends.candidates`).
+        locate: how a claim's evidence is narrowed to one sentence: ``"words"`` (most of the
+            claim's words, no judge call) or ``"judge"`` (each sentence judged).
     """
 
     threshold_kind: ClassVar[str] = "entailment"
@@ -98,6 +103,8 @@ class JudgedMetric(Metric):
         max_units: int | None = DEFAULT_MAX_UNITS,
         exhaustive: bool = False,
         thresholds: Mapping[str, float] | None = None,
+        candidates: str = DEFAULT_SELECTOR,
+        locate: str = DEFAULT_LOCATE,
     ) -> None:
         if max_units is not None and max_units < 1:
             raise ValueError(f"max_units must be >= 1 or None, got {max_units}")
@@ -111,12 +118,17 @@ class JudgedMetric(Metric):
         self.max_units = max_units
         self.exhaustive = exhaustive
         self.given_thresholds: dict[str, float] = {k: float(v) for k, v in (thresholds or {}).items()}
+        self.candidates = get_selector(candidates).name  # fails early on an unknown name
+        if locate not in ("words", "judge"):
+            raise ValueError(f"locate must be 'words' or 'judge', got {locate!r}")
+        self.locate = locate
 
     def judge_options(self) -> dict[str, object]:
         """The judge options of this metric, for a metric it builds from parts (precision_recall,
         ragchecker, answer_correctness), so the parts judge exactly as it was asked to."""
         return {"threshold": self.threshold, "batch_size": self.batch_size, "max_units": self.max_units,
-                "exhaustive": self.exhaustive, "thresholds": self.given_thresholds}
+                "exhaustive": self.exhaustive, "thresholds": self.given_thresholds,
+                "candidates": self.candidates, "locate": self.locate}
 
     def accept_at(self, threshold: float) -> float | None:
         """What `attribute` gets as ``accept_at`` for decisions at ``threshold``."""
@@ -184,6 +196,8 @@ class JudgedMetric(Metric):
             show_progress_bar=show_progress_bar,
             max_units=self.max_units,
             accept_at=self.accept_at(threshold),
+            candidates=self.candidates,
+            locate=self.locate,
         )
         by_group = dict(zip(to_judge, supports))
         return [

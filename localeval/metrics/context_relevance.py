@@ -12,6 +12,13 @@ A sentence is relevant when P(relevant | sentence, question) >= the relevance th
 sentence too long for the judge is cut into word-aligned pieces and counts as relevant when
 its best piece is (nothing is truncated).
 
+With ``screen=True`` (default) a sentence that shares none of the question's content words is
+decided irrelevant without a judge call (`localeval.backends.candidates.relevance_screen`; its
+constants are chosen on RAGBench validation, benchmarks/results/relevance_screen.md): on a long
+passage most sentences are, so only the uncertain ones are judged. A screened sentence is still
+listed, with ``probability=0.0``, ``relevant=False`` and ``screened`` saying why; it counts in
+the denominator like any other. ``screen=False`` judges every sentence.
+
 ``level="chunk"`` (the seed's own advice: a large chunk holding a one-sentence answer is not
 punished for its other sentences)::
 
@@ -43,6 +50,7 @@ from typing import ClassVar, Literal, NamedTuple
 
 from pydantic import BaseModel
 
+from localeval.backends.candidates import relevance_screen
 from localeval.backends.nli import NLIJudge
 from localeval.backends.relevance import chunk_relevance, sentence_relevance
 from localeval.metrics.base import MetricResult
@@ -151,6 +159,9 @@ class SentenceRelevance(BaseModel):
     end: int
     probability: float
     relevant: bool
+    screened: str | None = None
+    """Why the sentence was decided irrelevant without the judge (``probability`` is then 0.0),
+    ``None`` when the judge read it."""
 
 
 class ChunkRelevance(BaseModel):
@@ -187,17 +198,20 @@ class ContextRelevance(JudgedMetric):
             threshold.
         level: ``"sentence"`` (relevant sentences / sentences) or ``"chunk"`` (relevant
             chunks / chunks).
+        screen: at sentence level, decide sentences sharing no content word with the question
+            without the judge (see the module docstring); ``False`` judges every sentence.
     """
 
     name = "context_relevance"
     required_columns = ("user_input", "retrieved_contexts")
     threshold_kind: ClassVar[str] = "relevance"
 
-    def __init__(self, model=None, *, level: Level = "sentence", **options) -> None:
+    def __init__(self, model=None, *, level: Level = "sentence", screen: bool = True, **options) -> None:
         if level not in ("sentence", "chunk"):
             raise ValueError(f"level must be 'sentence' or 'chunk', got {level!r}")
         super().__init__(model, **options)
         self.level = level
+        self.screen = screen
 
     def unscored(self, reason: str) -> ContextRelevanceResult:
         return ContextRelevanceResult(score=None, reason=reason)
@@ -231,21 +245,28 @@ class ContextRelevance(JudgedMetric):
                         session: JudgeSession) -> list[ContextRelevanceResult]:
         items = [(q, context_sentences(self.judge, contexts, question_budget(self.judge, [q], session=session),
                                        session=session)) for q, contexts in rows]
-        scored = judge_sentences(self.judge, items, session=session, batch_size=self.batch_size,
+        # Per row, per sentence: why it is screened out, or None (judged).
+        screens = [relevance_screen(q, [cs.sentence.text for cs in sentences]) if self.screen else [None] * len(sentences)
+                   for q, sentences in items]
+        to_judge = [(q, [cs for cs, why in zip(sentences, screen) if why is None])
+                    for (q, sentences), screen in zip(items, screens)]
+        scored = judge_sentences(self.judge, to_judge, session=session, batch_size=self.batch_size,
                                  show_progress_bar=show_progress_bar)
         results = []
-        for (_, sentences), per_sentence in zip(items, scored):
-            details = [
-                SentenceRelevance(
+        for (_, sentences), screen, per_sentence in zip(items, screens, scored):
+            judged = iter(per_sentence)
+            details = []
+            for cs, why in zip(sentences, screen):
+                p = 0.0 if why is not None else next(judged)[0]
+                details.append(SentenceRelevance(
                     context_index=cs.context_index,
                     text=cs.sentence.text,
                     start=cs.sentence.start,
                     end=cs.sentence.end,
                     probability=round(p, 6),
-                    relevant=p >= threshold,
-                )
-                for cs, (p, _) in zip(sentences, per_sentence)
-            ]
+                    relevant=why is None and p >= threshold,
+                    screened=why,
+                ))
             score = sum(d.relevant for d in details) / len(details)
             results.append(ContextRelevanceResult(score=score, level="sentence", threshold=threshold, sentences=details))
         return results

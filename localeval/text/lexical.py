@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["content_words", "normalise", "stop_words", "word_overlap"]
+__all__ = ["content_terms", "content_words", "normalise", "stop_words", "word_overlap"]
 
 _WORD = re.compile(r"\w+(?:'\w+)?", re.UNICODE)
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")  # "1,200" and "1200" are one number
@@ -33,11 +33,17 @@ def normalise(word: str) -> str:
     return w
 
 
-def content_words(text: str) -> set[str]:
-    """Normalised words of ``text`` that are not stop words (numbers count as words)."""
+def content_terms(text: str) -> list[str]:
+    """Normalised words of ``text`` that are not stop words, in order, repeats kept (numbers
+    count as words): what term-frequency scores such as BM25 count."""
     stop = stop_words()
     words = _WORD.findall(_THOUSANDS.sub("", text))
-    return {normalise(w) for w in words if w.lower() not in stop and any(c.isalnum() for c in w) and w != "_"}
+    return [normalise(w) for w in words if w.lower() not in stop and any(c.isalnum() for c in w) and w != "_"]
+
+
+def content_words(text: str) -> set[str]:
+    """Normalised words of ``text`` that are not stop words (numbers count as words)."""
+    return set(content_terms(text))
 
 
 def word_overlap(wanted: set[str], found: set[str]) -> float:
