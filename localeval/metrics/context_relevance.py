@@ -188,6 +188,7 @@ class ContextRelevance(JudgedMetric):
 
     name = "context_relevance"
     required_columns = ("user_input", "retrieved_contexts")
+    result_type = ContextRelevanceResult
     threshold_kind: ClassVar[str] = "relevance"
 
     def __init__(self, model=None, *, level: Level = "sentence", **options) -> None:
@@ -195,9 +196,6 @@ class ContextRelevance(JudgedMetric):
             raise ValueError(f"level must be 'sentence' or 'chunk', got {level!r}")
         super().__init__(model, **options)
         self.level = level
-
-    def unscored(self, reason: str) -> ContextRelevanceResult:
-        return ContextRelevanceResult(score=None, reason=reason)
 
     def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
         reasons = [self._why_unscored(s) for s in samples]

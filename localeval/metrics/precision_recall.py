@@ -45,6 +45,7 @@ class PrecisionRecall(JudgedMetric):
 
     name = "precision_recall"
     required_columns = ("reference", "retrieved_contexts")
+    result_type = PrecisionRecallResult
 
     @classmethod
     def threshold_uses(cls) -> list[tuple[str, str]]:
@@ -55,9 +56,6 @@ class PrecisionRecall(JudgedMetric):
         check_decomposer(decomposer, "claims")
         super().__init__(model, **options)
         self.decomposer = decomposer
-
-    def unscored(self, reason: str) -> PrecisionRecallResult:
-        return PrecisionRecallResult(score=None, reason=reason)
 
     def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:
         options = {"threshold": self.threshold, "batch_size": self.batch_size, "decomposer": self.decomposer}

@@ -149,9 +149,9 @@ def _from_record(obj: dict[str, Any], metrics: Sequence[tuple[str, Metric]]) -> 
     data = {k: v for k, v in obj.items() if k not in names and k not in _RESERVED}
     results: dict[str, MetricResult] = {}
     for name, metric in metrics:
-        result_type = type(metric.unscored("-"))
+        # The metric's result type; its validation aliases read fields under their older names.
         details = obj.get(f"{name}_details") or {}
-        results[name] = result_type.model_validate(
+        results[name] = metric.result_type.model_validate(
             {**details, "metric": metric.name, "score": obj.get(name), "reason": obj.get(f"{name}_reason")}
         )
     return RowResult(line=obj["_line"], data=data, error=obj.get("_error"), results=results, warnings=obj.get("_warnings") or [])
@@ -163,7 +163,7 @@ ENGINES = ("local", "ray")
 @contextmanager
 def _chunks(
     engine: str,
-    rows: Iterable[Row],
+    rows: Iterable[Row] | Any,
     metrics: str | Sequence[str | Metric],
     named: list[tuple[str, Metric]],
     *,
@@ -180,6 +180,7 @@ def _chunks(
     decomposer: Any = None,
     precision: str | None = None,
     max_units: int | None | Literal["default"] = "default",
+    total: int | None = None,
 ) -> Iterator[Iterator[list[ScoredRow]]]:
     """Scored chunks from the chosen engine (both yield the same chunks in input order)."""
     if engine == "ray":
@@ -189,7 +190,7 @@ def _chunks(
         yield ray_chunks(
             rows, items, chunk_size=chunk_size, skip=skip, progress=progress, model=model, device=device,
             batch_size=batch_size, thresholds=thresholds, cache=cache, address=ray_address, actors=ray_actors,
-            decomposer=decomposer, precision=precision, max_units=max_units,
+            decomposer=decomposer, precision=precision, max_units=max_units, total=total,
         )
         return
     with attach_caches(named, cache) as caches:
@@ -269,11 +270,18 @@ def _run(
         if run_id is not None:
             write_run_record(output, run_id)  # type: ignore[arg-type]
         writer = open_writer(output, names, append=append) if output is not None or on_rows is None else None
+        rows: Any = warn_reserved(within_budget(source.rows, budget), names)
+        if engine == "ray" and source.kind in ("jsonl", "csv", "parquet"):
+            from localeval.runner.ray_engine import FileInput
+
+            # Ray Data reads the file itself (on a worker): the driver never holds its rows.
+            rows = FileInput(str(data), source.kind, columns, budget)
         try:
             with make_progress(source.total, enabled=show_progress) as progress, _chunks(
-                engine, warn_reserved(within_budget(source.rows, budget), names), metrics, named, chunk_size=chunk_size, cache=cache, skip=done, progress=progress,
+                engine, rows, metrics, named, chunk_size=chunk_size, cache=cache, skip=done, progress=progress,
                 model=model, device=device, batch_size=batch_size, thresholds=thresholds,
                 ray_address=ray_address, ray_actors=ray_actors, decomposer=decomposer, precision=precision, max_units=max_units,
+                total=source.total,
             ) as chunks:
                 for chunk in chunks:
                     if writer is not None:
