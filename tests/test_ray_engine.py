@@ -184,3 +184,16 @@ def test_the_ray_driver_never_reads_the_rows(local_ray, judge_dir, tmp_path, mon
     record_path(part).write_bytes(record_path(full).read_bytes())
     evaluate(data, METRICS, output=part, resume=True, engine="ray", **common)
     assert part.read_bytes() == full.read_bytes()
+
+
+def test_the_read_tasks_warnings_reach_the_caller(local_ray, tmp_path):
+    """Warnings of the readers, raised in the read task's worker, are given in the driver."""
+    rows = [{**r, "retrieval": "an input column", "question": "also a question"} for r in make_rows(3, seed=9)]
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.warns(UserWarning) as caught:
+        result = evaluate(str(path), ["retrieval"], engine="ray", show_progress=False)
+    messages = [str(w.message) for w in caught]
+    assert any("'retrieval'" in m and "input.retrieval" in m for m in messages)
+    assert any("'user_input' and 'question'" in m for m in messages)
+    assert len(result) == 3 and result.to_records()[0]["input.retrieval"] == "an input column"

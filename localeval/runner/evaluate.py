@@ -275,7 +275,7 @@ def _run(
             from localeval.runner.ray_engine import FileInput
 
             # Ray Data reads the file itself (on a worker): the driver never holds its rows.
-            rows = FileInput(str(data), source.kind, columns, budget)
+            rows = FileInput(str(data), source.kind, columns, budget, tuple(names))
         try:
             with make_progress(source.total, enabled=show_progress) as progress, _chunks(
                 engine, rows, metrics, named, chunk_size=chunk_size, cache=cache, skip=done, progress=progress,

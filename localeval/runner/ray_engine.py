@@ -48,7 +48,7 @@ from typing import Any
 
 from localeval.runner.budget import RowBudget, within_budget
 from localeval.runner.columns import ColumnMap
-from localeval.runner.output import INPUT_PREFIX, output_columns
+from localeval.runner.output import warn_reserved
 from localeval.runner.progress import Progress
 from localeval.runner.rows import Row
 from localeval.runner.run import ScoredRow, iter_chunks
@@ -65,6 +65,8 @@ class FileInput:
     """``jsonl``, ``csv`` or ``parquet`` (`localeval.runner.sources.file_format`)."""
     columns: ColumnMap
     budget: RowBudget
+    names: tuple[str, ...]
+    """The output's metric columns (an input column of the same name is warned about)."""
 
 
 def _import_ray():
@@ -85,8 +87,8 @@ def _chunk_items(rows: Iterable[Row], chunk_size: int, skip: frozenset[int]) -> 
         todo = [r for r in chunk if r.line not in skip]
         read += len(chunk)
         yield {"position": position, "rows": len(chunk), "skipped": len(chunk) - len(todo),
-               "chunk": pickle.dumps(todo, protocol=pickle.HIGHEST_PROTOCOL), "last": False}
-    yield {"position": position + (read > 0), "rows": read, "skipped": 0, "chunk": b"", "last": True}
+               "chunk": pickle.dumps(todo, protocol=pickle.HIGHEST_PROTOCOL), "last": False, "warnings": []}
+    yield {"position": position + (read > 0), "rows": read, "skipped": 0, "chunk": b"", "last": True, "warnings": []}
 
 
 def _block(item: dict[str, Any]):
@@ -99,16 +101,22 @@ def _SCHEMA():  # noqa: N802 - a constant built lazily (pyarrow is imported on u
     import pyarrow as pa
 
     return pa.schema([("position", pa.int64()), ("rows", pa.int64()), ("skipped", pa.int64()),
-                      ("chunk", pa.binary()), ("last", pa.bool_())])
+                      ("chunk", pa.binary()), ("last", pa.bool_()), ("warnings", pa.list_(pa.string()))])
 
 
 def _read_file(spec: FileInput, chunk_size: int, skip: frozenset[int]) -> Iterator[Any]:
-    """The read task's body (on a worker): the local readers, the row budget, the chunks."""
+    """The read task's body (on a worker): the local readers, the row budget and the column
+    checks, the chunks. The readers' warnings (a column under two names, an input column named
+    like an output one) travel with the chunk, for the driver to give them to the user."""
     from localeval.runner.sources import file_rows
 
-    rows = within_budget(file_rows(spec.path, spec.kind, spec.columns), spec.budget)
-    for item in _chunk_items(rows, chunk_size, skip):
-        yield _block(item)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")  # each distinct warning once, as in one process
+        rows = warn_reserved(within_budget(file_rows(spec.path, spec.kind, spec.columns), spec.budget), spec.names)
+        for item in _chunk_items(rows, chunk_size, skip):
+            item["warnings"] = [str(w.message) for w in caught]
+            caught.clear()
+            yield _block(item)
 
 
 def _chunk_source(spec: FileInput, chunk_size: int, skip: frozenset[int]):
@@ -162,7 +170,7 @@ class _Scorer:
                 for cache in self.caches:
                     cache.clear_memory()  # as the local engine does: each chunk on its own
             scored[i] = pickle.dumps(score_chunk(rows, self.named) if rows else [], protocol=pickle.HIGHEST_PROTOCOL)
-        return {**{k: batch[k] for k in ("position", "rows", "skipped", "last")}, "scored": scored}
+        return {**{k: batch[k] for k in ("position", "rows", "skipped", "last", "warnings")}, "scored": scored}
 
 
 def _load_chunk(chunk: Any) -> list[Row]:
@@ -280,18 +288,16 @@ def ray_chunks(
         compute=ray.data.ActorPoolStrategy(size=pool),
         **per_actor,
     )
-    # Rows read in the driver were checked for clashing column names there (`warn_reserved`).
-    reserved = output_columns(metrics) if isinstance(rows, FileInput) else set()
-    yield from _in_order(scored_chunks.iter_rows(), progress, reserved)
+    yield from _in_order(scored_chunks.iter_rows(), progress)
 
 
-def _in_order(results: Iterable[dict[str, Any]], progress: Progress | None, reserved: set[str]) -> Iterator[list[ScoredRow]]:
+def _in_order(results: Iterable[dict[str, Any]], progress: Progress | None) -> Iterator[list[ScoredRow]]:
     """The scored chunks as they come back, checked: consecutive positions, lines increasing,
-    and as many rows back as the read task read. An input column with an output column's
-    name is warned about once, as the local engine does (`output.warn_reserved`)."""
+    and as many rows back as the read task read. The read task's warnings are given here."""
     expected = seen = last_line = 0
-    warned: set[str] = set()
     for out in results:
+        for message in out["warnings"] if out["warnings"] is not None else ():
+            warnings.warn(str(message), UserWarning, stacklevel=2)
         position = int(out["position"])
         if position != expected:
             raise RuntimeError(f"the Ray engine returned chunk {position} where chunk {expected} was due; no row is written out of order")
@@ -307,13 +313,6 @@ def _in_order(results: Iterable[dict[str, Any]], progress: Progress | None, rese
         seen += int(out["rows"])
         if scored:
             last_line = scored[-1][0].line
-        clash = sorted({k for r, _ in scored for k in r.data if k in reserved} - warned)
-        if clash:
-            warned.update(clash)
-            warnings.warn(
-                f"input column(s) {', '.join(map(repr, clash))} have the name of an output column; "
-                f"they are written as {', '.join(repr(INPUT_PREFIX + k) for k in clash)}",
-                UserWarning, stacklevel=2)
         if progress is not None:
             progress.advance(int(out["rows"]))
         if scored:
