@@ -67,7 +67,7 @@ def child(path: Path, chunk_size: int, actors: int | None) -> dict:
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     import ray
 
-    from localeval import score_dataset
+    from localeval.runner.evaluate import score_dataset
 
     ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
     baseline = _rss_mb()
@@ -121,7 +121,9 @@ def main(argv: list[str] | None = None) -> int:
             size = write_input(path, n)
             command = [sys.executable, str(Path(__file__).resolve()), "--child", str(path),
                        "--chunk-size", str(args.chunk_size)] + (["--actors", str(args.actors)] if args.actors else [])
-            done = subprocess.run(command, check=True, capture_output=True, text=True, cwd=REPO_ROOT)
+            done = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT)
+            if done.returncode != 0:
+                raise RuntimeError(f"the {n}-row run failed:\n{done.stderr[-3000:]}")
             run = {"rows": n, "input_mb": round(size / 2**20, 1), **json.loads(done.stdout.strip().splitlines()[-1])}
             if run["rows_written"] != n or run["rows_scored"] != n:
                 raise RuntimeError(f"{n} rows in, {run['rows_written']} written: a row was lost")

@@ -84,7 +84,10 @@ class Metric(ABC):
     def unscored(self, reason: str) -> MetricResult:
         """The result for a row that cannot be scored (metrics whose results carry their
         options, such as a mode, override it)."""
-        return self.result_type(score=None, reason=reason)
+        result_type = getattr(self, "result_type", None)
+        if result_type is None:
+            raise TypeError(f"{type(self).__name__} declares no result_type: set it, or override unscored()")
+        return result_type(score=None, reason=reason)
 
     @abstractmethod
     def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool) -> list[MetricResult]:

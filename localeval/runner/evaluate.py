@@ -149,9 +149,11 @@ def _from_record(obj: dict[str, Any], metrics: Sequence[tuple[str, Metric]]) -> 
     data = {k: v for k, v in obj.items() if k not in names and k not in _RESERVED}
     results: dict[str, MetricResult] = {}
     for name, metric in metrics:
-        # The metric's result type; its validation aliases read fields under their older names.
+        # The metric's result type (its validation aliases read fields under their older names);
+        # a metric written outside localeval may only say it through unscored().
+        result_type = getattr(metric, "result_type", None) or type(metric.unscored("-"))
         details = obj.get(f"{name}_details") or {}
-        results[name] = metric.result_type.model_validate(
+        results[name] = result_type.model_validate(
             {**details, "metric": metric.name, "score": obj.get(name), "reason": obj.get(f"{name}_reason")}
         )
     return RowResult(line=obj["_line"], data=data, error=obj.get("_error"), results=results, warnings=obj.get("_warnings") or [])

@@ -94,10 +94,11 @@ def _chunk_items(rows: Iterable[Row], chunk_size: int, skip: frozenset[int]) -> 
 def _block(item: dict[str, Any]):
     import pyarrow as pa
 
-    return pa.table({k: [v] for k, v in item.items()}, schema=_SCHEMA())
+    return pa.table({k: [v] for k, v in item.items()}, schema=_schema())
 
 
-def _SCHEMA():  # noqa: N802 - a constant built lazily (pyarrow is imported on use)
+def _schema():
+    """The columns of a chunk block (built on use: pyarrow is imported only by this engine)."""
     import pyarrow as pa
 
     return pa.schema([("position", pa.int64()), ("rows", pa.int64()), ("skipped", pa.int64()),
@@ -133,7 +134,7 @@ def _chunk_source(spec: FileInput, chunk_size: int, skip: frozenset[int]):
         def get_read_tasks(self, parallelism: int, per_task_row_limit: int | None = None,
                            data_context: Any = None) -> list[ReadTask]:
             meta = BlockMetadata(num_rows=None, size_bytes=None, exec_stats=None, input_files=(spec.path,))
-            return [ReadTask(lambda: _read_file(spec, chunk_size, skip), meta, schema=_SCHEMA())]
+            return [ReadTask(lambda: _read_file(spec, chunk_size, skip), meta, schema=_schema())]
 
         def get_name(self) -> str:
             return "LocalevalChunks"
