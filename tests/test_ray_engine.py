@@ -148,7 +148,7 @@ def _csv_input(tmp_path) -> str:
 def test_ray_reads_every_input_form_as_the_local_engine(local_ray, judge_dir, tmp_path, kind):
     data: object = _csv_input(tmp_path)
     if kind == "parquet":
-        pd.read_csv(data).to_parquet(tmp_path / "in.parquet")
+        pd.read_csv(data, encoding_errors="replace").to_parquet(tmp_path / "in.parquet")  # the bad byte as U+FFFD
         data = str(tmp_path / "in.parquet")
     elif kind == "memory":
         data = make_rows(8, seed=4)
