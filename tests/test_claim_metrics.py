@@ -53,7 +53,7 @@ def test_precision_ranks_and_modes(tiny_two_head):
     by_question = ContextPrecision(tiny_two_head, mode="question", threshold=0.0).score(
         Sample(user_input="where is paris", retrieved_contexts=contexts)
     )
-    assert [c.rank for c in by_question.chunks] == [0, 1, 2] and by_question.mode == "question"
+    assert [c.context_index for c in by_question.chunks] == [0, 1, 2] and by_question.mode == "question"
     assert by_question.chunks[1].useful is False and by_question.chunks[1].probability == 0.0  # empty chunk
     by_reference = ContextPrecision(tiny_two_head, threshold=0.0).score(
         Sample(user_input="q", reference="Paris is in France.", retrieved_contexts=contexts)
@@ -84,11 +84,11 @@ def test_faithfulness_edge_cases(tiny_judge):
 def test_chunk_recall_structure_and_no_relevant_rule(tiny_two_head):
     sample = Sample(user_input="where is paris", response="Paris is in France.", retrieved_contexts=["Paris is in France. The cat sat.", "The sun is hot."])
     everything_relevant = ChunkRecall(tiny_two_head, relevance_threshold=0.0, threshold=1.0).score(sample)
-    assert [c.id_chunk for c in everything_relevant.evaluated_chunks] == [0, 1]
+    assert [c.context_index for c in everything_relevant.evaluated_chunks] == [0, 1]
     assert all(c.is_relevant and not c.is_included for c in everything_relevant.evaluated_chunks)
     assert everything_relevant.score == 0.0
     missing = everything_relevant.missing_information
-    assert missing[0] == {"chunk_id": 0, "missing_info": "Paris is in France. The cat sat."}
+    assert missing[0] == {"context_index": 0, "missing_info": "Paris is in France. The cat sat."}
     for chunk, text in zip(everything_relevant.evaluated_chunks, sample.retrieved_contexts):
         assert all(text[s.start : s.end] == s.text for s in chunk.missing_sentences)
     nothing_relevant = ChunkRecall(tiny_two_head, relevance_threshold=1.0).score(sample)
@@ -126,7 +126,7 @@ def test_chunk_recall_saline_spray_example(default_judge):
     assert [c.is_relevant for c in chunks] == [True, True, False]
     assert chunks[0].is_included and not chunks[1].is_included
     assert result.score == pytest.approx(0.5)
-    assert result.missing_information == [{"chunk_id": 1, "missing_info": COLD_CONTEXTS[1]}]
+    assert result.missing_information == [{"context_index": 1, "missing_info": COLD_CONTEXTS[1]}]
 
 
 def test_rag_evals_shim_matches_the_seed_interface(default_judge):

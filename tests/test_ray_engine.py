@@ -130,3 +130,70 @@ def test_ray_resumes_a_local_run_to_the_same_file(local_ray, judge_dir, tmp_path
     resumed = evaluate(data, METRICS, output=part, resume=True, engine="ray", **common)
     assert part.read_bytes() == full.read_bytes()  # no row lost, none written twice
     assert len(resumed) == 11 and resumed.summary().rows == 11
+
+
+def _csv_input(tmp_path) -> str:
+    """A CSV file whose cells span lines, with a row over the budget and an unreadable cell."""
+    rows = make_rows(7, seed=3)
+    frame = pd.DataFrame([{k: json.dumps(v) if isinstance(v, list) else v for k, v in r.items()} for r in rows])
+    frame.loc[1, "reference"] = "A reference\nwritten over two lines."
+    frame.loc[4, "reference"] = "x" * 300
+    path = tmp_path / "in.csv"
+    frame.to_csv(path, index=False)
+    path.write_bytes(path.read_bytes() + b'r9,"q?","bad \xff byte",,,,\n')
+    return str(path)
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet", "memory"])
+def test_ray_reads_every_input_form_as_the_local_engine(local_ray, judge_dir, tmp_path, kind):
+    data: object = _csv_input(tmp_path)
+    if kind == "parquet":
+        pd.read_csv(data, encoding_errors="replace").to_parquet(tmp_path / "in.parquet")  # the bad byte as U+FFFD
+        data = str(tmp_path / "in.parquet")
+    elif kind == "memory":
+        data = make_rows(8, seed=4)
+    common = dict(model=str(judge_dir), device="cpu", chunk_size=3, show_progress=False, max_row_chars=250)
+    local = evaluate(data, METRICS, **common)
+    remote = evaluate(data, METRICS, engine="ray", **common)
+    assert len(remote) == len(local) >= 8
+    assert [r.line for r in remote] == [r.line for r in local]
+    assert same_up_to(remote.to_records(), local.to_records())
+    if kind == "csv":  # the unreadable record and the row over the budget keep their reasons
+        reasons = [r.results["retrieval"].reason or "" for r in remote]
+        assert any("invalid UTF-8" in r for r in reasons) and any("250" in r for r in reasons)
+
+
+def test_the_ray_driver_never_reads_the_rows(local_ray, judge_dir, tmp_path, monkeypatch):
+    """The read task, not the driver, parses the file: with the driver's reader broken the run
+    still gives the local engine's rows, resumed from a cut file as the local engine cuts it."""
+    data = _input(tmp_path)
+    common = dict(model=str(judge_dir), device="cpu", chunk_size=2, show_progress=False)
+    full, part = tmp_path / "full.jsonl", tmp_path / "part.jsonl"
+    local = evaluate(data, METRICS, output=full, **common)
+
+    def broken(*_: object, **__: object):
+        raise AssertionError("the driver read the input's rows")
+
+    monkeypatch.setattr("localeval.runner.rows.json_lines", broken)
+    with pytest.raises(AssertionError):
+        evaluate(data, METRICS, **common)  # the local engine reads in the driver
+    remote = evaluate(data, METRICS, engine="ray", **common)
+    assert same_up_to(remote.to_records(), local.to_records())
+    lines = full.read_bytes().splitlines(keepends=True)
+    part.write_bytes(b"".join(lines[:5]))  # an odd number: the resumed run starts mid-chunk
+    record_path(part).write_bytes(record_path(full).read_bytes())
+    evaluate(data, METRICS, output=part, resume=True, engine="ray", **common)
+    assert part.read_bytes() == full.read_bytes()
+
+
+def test_the_read_tasks_warnings_reach_the_caller(local_ray, tmp_path):
+    """Warnings of the readers, raised in the read task's worker, are given in the driver."""
+    rows = [{**r, "retrieval": "an input column", "question": "also a question"} for r in make_rows(3, seed=9)]
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.warns(UserWarning) as caught:
+        result = evaluate(str(path), ["retrieval"], engine="ray", show_progress=False)
+    messages = [str(w.message) for w in caught]
+    assert any("'retrieval'" in m and "input.retrieval" in m for m in messages)
+    assert any("'user_input' and 'question'" in m for m in messages)
+    assert len(result) == 3 and result.to_records()[0]["input.retrieval"] == "an input column"

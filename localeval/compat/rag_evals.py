@@ -16,12 +16,20 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from localeval.metrics.chunk_recall import ChunkEvaluation as ChunkRecallEvaluation
 from localeval.metrics.chunk_recall import ChunkRecall as _ChunkRecall
 from localeval.metrics.chunk_recall import ChunkRecallResult as _Result
-from localeval.metrics.chunk_recall import missing_information
 
 __all__ = ["ChunkRecallEvaluation", "ContextRecall", "ContextRecallResult"]
+
+
+class ChunkRecallEvaluation(BaseModel):
+    """rag_evals' per-chunk verdict, under its field names (localeval's results call the
+    chunk's position ``context_index``)."""
+
+    id_chunk: int
+    is_relevant: bool
+    is_included: bool
+    missing_info: str | None = None
 
 
 class ContextRecallResult(BaseModel):
@@ -36,14 +44,19 @@ class ContextRecallResult(BaseModel):
 
     @property
     def missing_information(self) -> list[dict]:
-        return missing_information(self.evaluated_chunks)
+        """rag_evals' ``{chunk_id, missing_info}`` for every relevant chunk left out."""
+        return [
+            {"chunk_id": c.id_chunk, "missing_info": c.missing_info}
+            for c in self.evaluated_chunks
+            if c.is_relevant and not c.is_included and c.missing_info
+        ]
 
 
 def _convert(result: _Result) -> ContextRecallResult:
     return ContextRecallResult(
         evaluated_chunks=[
             ChunkRecallEvaluation(
-                id_chunk=c.id_chunk, is_relevant=c.is_relevant, is_included=c.is_included, missing_info=c.missing_info
+                id_chunk=c.context_index, is_relevant=c.is_relevant, is_included=c.is_included, missing_info=c.missing_info
             )
             for c in result.evaluated_chunks
         ]

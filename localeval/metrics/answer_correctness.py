@@ -51,6 +51,7 @@ class AnswerCorrectness(AnswerClaimsMetric):
 
     name = "answer_correctness"
     required_columns = ("response", "reference")
+    result_type = AnswerCorrectnessResult
     threshold_kind = "entailment"
 
     def __init__(self, model=None, *, weights: tuple[float, float] | list[float] = DEFAULT_WEIGHTS,

@@ -90,6 +90,7 @@ class AnswerRelevancy(JudgedMetric):
 
     name = "answer_relevancy"
     required_columns = ("user_input", "response")
+    result_type = AnswerRelevancyResult
     threshold_kind: ClassVar[str] = "relevance"
 
     def __init__(self, model=None, *, split_coordination: bool = True, decomposer=None, **options) -> None:
@@ -97,9 +98,6 @@ class AnswerRelevancy(JudgedMetric):
         super().__init__(model, **options)
         self.split_coordination = split_coordination
         self.decomposer = decomposer
-
-    def unscored(self, reason: str) -> AnswerRelevancyResult:
-        return AnswerRelevancyResult(score=None, reason=reason)
 
     def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         asked = [(s.user_input or "").strip() for s in samples]

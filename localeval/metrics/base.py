@@ -17,14 +17,20 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel
+from pydantic import AliasChoices, BaseModel
 
 from localeval.schema import Sample
 
 if TYPE_CHECKING:
     from localeval.backends.session import JudgeSession
 
-__all__ = ["Metric", "MetricResult"]
+__all__ = ["CHUNK_INDEX", "Metric", "MetricResult"]
+
+CHUNK_INDEX = AliasChoices("context_index", "rank", "id_chunk", "chunk_id")
+"""How a chunk's 0-based position in ``retrieved_contexts`` may be spelled on input. Results
+write it as ``context_index`` (RAGAS' name, as in `Evidence`); the older names (context
+precision's ``rank``, chunk recall's ``id_chunk`` / ``chunk_id``) are read from outputs
+written before the rename, so resume, reports and comparisons still load them."""
 
 
 class MetricResult(BaseModel):
@@ -45,10 +51,14 @@ def _takes_session(cls: type) -> bool:
 
 
 class Metric(ABC):
-    """Base class: subclasses set `name`, `required_columns` and implement `_score_valid`."""
+    """Base class: subclasses set `name`, `required_columns` and `result_type`, and implement
+    `_score_valid`."""
 
     name: ClassVar[str]
     required_columns: ClassVar[tuple[str, ...]]
+    result_type: ClassVar[type[MetricResult]]
+    """The type of every result the metric returns, scored or not (resume rebuilds results
+    read back from a file as this type)."""
 
     def score(self, sample: Sample | Mapping[str, Any]) -> MetricResult:
         """Score one row. A mapping is validated into a `Sample` (pydantic errors are raised)."""
@@ -97,9 +107,13 @@ class Metric(ABC):
             return f"missing required column(s): {', '.join(missing)}"
         return None
 
-    @abstractmethod
     def unscored(self, reason: str) -> MetricResult:
-        """The result for a row that cannot be scored."""
+        """The result for a row that cannot be scored (metrics whose results carry their
+        options, such as a mode, override it)."""
+        result_type = getattr(self, "result_type", None)
+        if result_type is None:
+            raise TypeError(f"{type(self).__name__} declares no result_type: set it, or override unscored()")
+        return result_type(score=None, reason=reason)
 
     @abstractmethod
     def _score_valid(

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from localeval.backends.attribution import attribute
-from localeval.metrics.base import MetricResult
+from localeval.metrics.base import CHUNK_INDEX, MetricResult
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.metrics.context_relevance import context_sentences, judge_sentences, question_budget
 from localeval.metrics.thresholds import ThresholdChoice
@@ -40,16 +40,17 @@ __all__ = ["ChunkEvaluation", "ChunkRecall", "ChunkRecallEvaluation", "ChunkReca
 class ChunkEvaluation(BaseModel):
     """The per-chunk verdict in rag_evals' shape (seed 000)."""
 
-    id_chunk: int
+    context_index: int = Field(validation_alias=CHUNK_INDEX)
+    """0-based position in ``retrieved_contexts`` (read as ``id_chunk`` from older outputs)."""
     is_relevant: bool
     is_included: bool
     missing_info: str | None = None
 
 
 def missing_information(chunks: list[ChunkEvaluation]) -> list[dict]:
-    """``{chunk_id, missing_info}`` for every relevant chunk the answer leaves out."""
+    """``{context_index, missing_info}`` for every relevant chunk the answer leaves out."""
     return [
-        {"chunk_id": c.id_chunk, "missing_info": c.missing_info}
+        {"context_index": c.context_index, "missing_info": c.missing_info}
         for c in chunks
         if c.is_relevant and not c.is_included and c.missing_info
     ]
@@ -70,7 +71,7 @@ class ChunkRecallResult(MetricResult):
 
     @property
     def missing_information(self) -> list[dict]:
-        """``{chunk_id, missing_info}`` for every relevant chunk the answer leaves out."""
+        """``{context_index, missing_info}`` for every relevant chunk the answer leaves out."""
         return missing_information(self.evaluated_chunks)
 
 
@@ -87,6 +88,7 @@ class ChunkRecall(JudgedMetric):
     name = "chunk_recall"
     threshold_kinds = ("entailment", "relevance")
     required_columns = ("user_input", "response", "retrieved_contexts")
+    result_type = ChunkRecallResult
 
     def __init__(
         self,
@@ -111,9 +113,6 @@ class ChunkRecall(JudgedMetric):
                 return ThresholdChoice(self.relevance_threshold, "relevance_threshold=", "argument")
             return self._judge_threshold(kind, key)
         return super().threshold_choice(kind, key=key)
-
-    def unscored(self, reason: str) -> ChunkRecallResult:
-        return ChunkRecallResult(score=None, reason=reason)
 
     def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         rel_t = self.resolved_threshold("relevance")
@@ -185,7 +184,7 @@ class ChunkRecall(JudgedMetric):
                 missing = [sentence for (sentence, _), ok in zip(chunk, flags) if not ok]
                 evaluations.append(
                     ChunkRecallEvaluation(
-                        id_chunk=c,
+                        context_index=c,
                         is_relevant=is_relevant,
                         is_included=included,
                         missing_info=" ".join(m.text for m in missing) if is_relevant and not included else None,

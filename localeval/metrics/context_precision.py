@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from localeval.backends.attribution import Evidence, attribute
 from localeval.backends.relevance import chunk_relevance
-from localeval.metrics.base import MetricResult
+from localeval.metrics.base import CHUNK_INDEX, MetricResult
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.metrics.decomposed import check_decomposer, claim_units
 from localeval.schema import Sample
@@ -42,8 +42,8 @@ _CLAIM_MODES = ("reference", "response")
 
 
 class ChunkVerdict(BaseModel):
-    rank: int
-    """0-based position in ``retrieved_contexts``."""
+    context_index: int = Field(validation_alias=CHUNK_INDEX)
+    """0-based position in ``retrieved_contexts`` (its rank; read as ``rank`` from older outputs)."""
     useful: bool
     probability: float
     supported_claim: str | None = None
@@ -74,6 +74,7 @@ class ContextPrecision(JudgedMetric):
     name = "context_precision"
     threshold_kinds = ("entailment", "relevance")
     required_columns = ("retrieved_contexts",)
+    result_type = ContextPrecisionResult
 
     def __init__(self, model=None, *, mode: Mode = "auto", decomposer=None, **options) -> None:
         if mode not in ("auto", "reference", "response", "question"):
@@ -83,9 +84,6 @@ class ContextPrecision(JudgedMetric):
         self.mode = mode
         self.decomposer = decomposer
         """Where the reference (response) claims come from: ``None`` = the rules."""
-
-    def unscored(self, reason: str) -> ContextPrecisionResult:
-        return ContextPrecisionResult(score=None, reason=reason)
 
     def _row_mode(self, sample: Sample) -> RowMode | None:
         if self.mode == "response":
@@ -127,7 +125,7 @@ class ContextPrecision(JudgedMetric):
                 assert isinstance(row, list)
                 row.append(
                     ChunkVerdict(
-                        rank=rank,
+                        context_index=rank,
                         # An empty chunk has no evidence and is never useful, whatever the threshold.
                         useful=support.evidence is not None and support.probability >= threshold,
                         probability=round(support.probability, 6),
@@ -147,7 +145,7 @@ class ContextPrecision(JudgedMetric):
             )
             for i, per_chunk in zip(by_question, scored):
                 verdicts[i] = [
-                    ChunkVerdict(rank=rank, useful=window is not None and p >= threshold, probability=round(p, 6))
+                    ChunkVerdict(context_index=rank, useful=window is not None and p >= threshold, probability=round(p, 6))
                     for rank, (p, window) in enumerate(per_chunk)
                 ]
 
@@ -161,7 +159,7 @@ class ContextPrecision(JudgedMetric):
             elif isinstance(verdicts.get(i), str):
                 results.append(self.unscored(str(verdicts[i])))
             else:
-                chunks = sorted(verdicts[i], key=lambda v: v.rank)  # type: ignore[arg-type]
+                chunks = sorted(verdicts[i], key=lambda v: v.context_index)  # type: ignore[arg-type]
                 results.append(
                     ContextPrecisionResult(
                         score=average_precision([c.useful for c in chunks]),

@@ -204,6 +204,7 @@ class ContextRelevance(JudgedMetric):
 
     name = "context_relevance"
     required_columns = ("user_input", "retrieved_contexts")
+    result_type = ContextRelevanceResult
     threshold_kind: ClassVar[str] = "relevance"
 
     def __init__(self, model=None, *, level: Level = "sentence", screen: bool = True, **options) -> None:
@@ -212,9 +213,6 @@ class ContextRelevance(JudgedMetric):
         super().__init__(model, **options)
         self.level = level
         self.screen = screen
-
-    def unscored(self, reason: str) -> ContextRelevanceResult:
-        return ContextRelevanceResult(score=None, reason=reason)
 
     def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         reasons = [self._why_unscored(s) for s in samples]

@@ -305,6 +305,7 @@ class ContextEntityRecall(Metric):
 
     name = "context_entity_recall"
     required_columns = ("reference", "retrieved_contexts")
+    result_type = ContextEntityRecallResult
 
     def __init__(
         self,
@@ -340,9 +341,6 @@ class ContextEntityRecall(Metric):
         elif span.label not in self.labels:
             return False
         return not (self.skip_vague and _is_vague(span))
-
-    def unscored(self, reason: str) -> ContextEntityRecallResult:
-        return ContextEntityRecallResult(score=None, reason=reason)
 
     def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         # One nlp.pipe over every reference and context of every row: spaCy batches best.

@@ -144,6 +144,7 @@ class FactualCorrectness(AnswerClaimsMetric):
 
     name = "factual_correctness"
     required_columns = ("response", "reference")
+    result_type = FactualCorrectnessResult
 
     def __init__(self, model=None, *, mode: Mode = "f1", decomposer=None, **options) -> None:
         if mode not in MODES:

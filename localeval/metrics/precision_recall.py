@@ -46,6 +46,7 @@ class PrecisionRecall(JudgedMetric):
 
     name = "precision_recall"
     required_columns = ("reference", "retrieved_contexts")
+    result_type = PrecisionRecallResult
 
     @classmethod
     def threshold_uses(cls) -> list[tuple[str, str]]:
@@ -56,9 +57,6 @@ class PrecisionRecall(JudgedMetric):
         check_decomposer(decomposer, "claims")
         super().__init__(model, **options)
         self.decomposer = decomposer
-
-    def unscored(self, reason: str) -> PrecisionRecallResult:
-        return PrecisionRecallResult(score=None, reason=reason)
 
     def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         # The parts get every option of this metric (max_units, exhaustive, the run's thresholds...).

@@ -98,6 +98,7 @@ class QuestionRecall(JudgedMetric):
 
     name = "question_recall"
     required_columns = ("user_input", "retrieved_contexts")
+    result_type = QuestionRecallResult
     threshold_kind: ClassVar[str] = "relevance"
 
     def __init__(
@@ -114,9 +115,6 @@ class QuestionRecall(JudgedMetric):
         super().__init__(model, **options)
         self.decomposer = decomposer if decomposer is not None else RuleBasedDecomposer()
         self.unit = unit
-
-    def unscored(self, reason: str) -> QuestionRecallResult:
-        return QuestionRecallResult(score=None, reason=reason)
 
     def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         results: list[MetricResult | None] = [None] * len(samples)

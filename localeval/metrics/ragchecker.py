@@ -129,6 +129,7 @@ class RAGChecker(AnswerClaimsMetric):
 
     name = "ragchecker"
     required_columns = ("response", "reference", "retrieved_contexts")
+    result_type = RAGCheckerResult
 
     def __init__(self, model=None, *, score: Figure = "f1", decomposer=None, **options) -> None:
         if score not in FIGURES:

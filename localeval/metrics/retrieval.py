@@ -100,15 +100,13 @@ class RetrievalMetrics(Metric):
 
     name = "retrieval"
     required_columns = ("retrieved_context_ids", "reference_context_ids")
+    result_type = RetrievalResult
 
     def __init__(self, *, ks: Iterable[int] = DEFAULT_KS, report_all_k: bool = False) -> None:
         self.ks = tuple(sorted(set(ks)))
         if any(k < 1 for k in self.ks):
             raise ValueError(f"every k must be >= 1, got {self.ks}")
         self.report_all_k = report_all_k
-
-    def unscored(self, reason: str) -> RetrievalResult:
-        return RetrievalResult(score=None, reason=reason)
 
     def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         # Pure arithmetic: no batching to do, no progress bar worth showing.

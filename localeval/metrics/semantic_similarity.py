@@ -55,6 +55,7 @@ class SemanticSimilarity(Metric):
 
     name = "semantic_similarity"
     required_columns = ("response", "reference")
+    result_type = SemanticSimilarityResult
 
     def __init__(self, embedding_model: str | os.PathLike[str] | Embedder | None = None, *,
                  threshold: float | None = None, device: str | None = None, batch_size: int | None = None) -> None:
@@ -72,9 +73,6 @@ class SemanticSimilarity(Metric):
         if self._embedder is None:
             self._embedder = get_embedder(self._source, device=self._device)
         return self._embedder
-
-    def unscored(self, reason: str) -> SemanticSimilarityResult:
-        return SemanticSimilarityResult(score=None, reason=reason)
 
     def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         return list(self.similarities(samples))

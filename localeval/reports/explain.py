@@ -2,18 +2,42 @@
 wrote: claims no context supports, chunk information the answer leaves out, the context with
 its relevant and irrelevant sentences highlighted, entities not found, and so on.
 
-Every piece of text from the file goes through `esc`. The dispatch is on the shape of the
-details, not on the metric's name, because output columns may carry RAGAS alias names.
+Every piece of text from the file goes through `esc`. The renderer is chosen by the metric's
+name (`RENDERERS`, filled by `renders`; an output column named with a RAGAS alias is resolved
+to its metric first), never by guessing from the keys of the details; a metric without a
+renderer of its own (a custom one, say) gets `generic`. Details written before a field was
+renamed (``rank`` / ``id_chunk`` -> ``context_index``) are read through the metric's result
+model, whose validation aliases accept the old names.
 """
 
 from __future__ import annotations
 
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["MAX_TEXT", "clip", "contexts_of", "esc", "explain", "fmt", "highlight", "row_fields"]
+from pydantic import ValidationError
+
+__all__ = ["MAX_TEXT", "RENDERERS", "Renderer", "clip", "contexts_of", "esc", "explain", "fmt", "generic", "highlight",
+           "renderer_for", "renders", "row_fields"]
+
+Renderer = Callable[[dict[str, Any], "list[str] | None"], str]
+"""``(details, the row's retrieved contexts or None) -> HTML`` for one metric's details."""
+
+RENDERERS: dict[str, Renderer] = {}
+"""Metric name -> the renderer of its details (see `renders`)."""
+
+
+def renders(*metrics: str) -> Callable[[Renderer], Renderer]:
+    """Register the decorated function as the renderer of ``metrics`` (their registry names)."""
+
+    def register(fn: Renderer) -> Renderer:
+        for name in metrics:
+            RENDERERS[name] = fn
+        return fn
+
+    return register
 
 _MAX_JSON = 4000
 MAX_TEXT = 20_000
@@ -109,7 +133,8 @@ def _claim_table(claims: list[dict[str, Any]], yes: str, no: str) -> str:
             + _claim_rows(claims, yes, no) + "</table>")
 
 
-def _claims(details: dict[str, Any]) -> str:
+@renders("context_recall", "faithfulness")
+def _claims(details: dict[str, Any], contexts: list[str] | None = None) -> str:
     claims = _dicts(details.get("claims"))
     if not claims:
         return '<p class="muted">no claim to check</p>'
@@ -119,7 +144,8 @@ def _claims(details: dict[str, Any]) -> str:
     return head + _claim_table(claims, "supported", "not supported")
 
 
-def _factual(details: dict[str, Any]) -> str:
+@renders("factual_correctness")
+def _factual(details: dict[str, Any], contexts: list[str] | None = None) -> str:
     """Response claims against the reference and back (factual correctness, RAGChecker)."""
     response, reference = _dicts(details.get("response_claims")), _dicts(details.get("reference_claims"))
     wrong = sum(1 for c in response if not c.get("attributed"))
@@ -146,7 +172,8 @@ _RAGCHECKER_FIGURES = (
 )
 
 
-def _ragchecker(details: dict[str, Any]) -> str:
+@renders("ragchecker")
+def _ragchecker(details: dict[str, Any], contexts: list[str] | None = None) -> str:
     rows = "".join(
         f"<tr><td>{group}</td><td>{esc(name.replace('_', ' '))}</td><td class=num>{fmt(details.get(name))}</td></tr>"
         for group, names in _RAGCHECKER_FIGURES for name in names)
@@ -156,7 +183,8 @@ def _ragchecker(details: dict[str, Any]) -> str:
             f"<p>relevant chunks (entail a reference claim): {esc(relevant)}</p>" + _factual(details))
 
 
-def _answer_statements(details: dict[str, Any]) -> str:
+@renders("answer_relevancy")
+def _answer_statements(details: dict[str, Any], contexts: list[str] | None = None) -> str:
     statements = _dicts(details.get("statements"))
     if not statements:
         return '<p class="bad">empty response: it does not address the question</p>'
@@ -169,13 +197,15 @@ def _answer_statements(details: dict[str, Any]) -> str:
             f'(threshold {fmt(details.get("threshold"))})</p><ul>{items}</ul>')
 
 
-def _similarity(details: dict[str, Any]) -> str:
+@renders("semantic_similarity")
+def _similarity(details: dict[str, Any], contexts: list[str] | None = None) -> str:
     flag = ' <span class="bad">(non-answer)</span>' if details.get("non_answer") else ""
     return (f'<p>cosine similarity of response and reference: {fmt(details.get("cosine"))}'
             f' <span class="muted">({esc(details.get("model") or "embedding model")})</span>{flag}</p>')
 
 
-def _answer_correctness(details: dict[str, Any]) -> str:
+@renders("answer_correctness")
+def _answer_correctness(details: dict[str, Any], contexts: list[str] | None = None) -> str:
     weights = _list(details.get("weights"))
     factual, similarity = details.get("factual"), details.get("similarity")
     head = (f"<p>{fmt(weights[0] if weights else None)} x factual correctness F1 "
@@ -184,13 +214,14 @@ def _answer_correctness(details: dict[str, Any]) -> str:
             + (_similarity(similarity) if isinstance(similarity, dict) else ""))
 
 
+@renders("chunk_recall")
 def _chunks_recall(details: dict[str, Any], contexts: list[str] | None) -> str:
     chunks = _dicts(details.get("evaluated_chunks"))
     if not chunks:
         return '<p class="muted">no chunk evaluated</p>'
     parts = []
     for c in chunks:
-        cid = c.get("id_chunk")
+        cid = c.get("context_index")
         relevant, included = bool(c.get("is_relevant")), bool(c.get("is_included"))
         state = "not relevant" if not relevant else ("included in the answer" if included else "relevant, left out of the answer")
         css = "muted" if not relevant else ("ok" if included else "bad")
@@ -210,6 +241,7 @@ def _chunks_recall(details: dict[str, Any], contexts: list[str] | None) -> str:
     return "".join(parts)
 
 
+@renders("context_relevance")
 def _relevance(details: dict[str, Any], contexts: list[str] | None) -> str:
     sentences = _dicts(details.get("sentences"))
     chunks = _dicts(details.get("chunks"))
@@ -234,13 +266,12 @@ def _relevance(details: dict[str, Any], contexts: list[str] | None) -> str:
             f'<li class="{"ok" if s.get("relevant") else "bad"}">{fmt(s.get("probability"))} {esc(s.get("text", ""))}</li>'
             for s in sentences) + "</ul>"
     if chunks:
-        return "<ul>" + "".join(
-            f'<li class="{"ok" if c.get("relevant") else "bad"}">chunk {esc(c.get("context_index", "?"))}: '
-            f'{"relevant" if c.get("relevant") else "irrelevant"} ({fmt(c.get("probability"))})</li>' for c in chunks) + "</ul>"
+        return _chunk_verdicts(chunks, "relevant", ("relevant", "irrelevant"))
     return '<p class="muted">no sentence judged</p>'
 
 
-def _entities(details: dict[str, Any]) -> str:
+@renders("context_entity_recall")
+def _entities(details: dict[str, Any], contexts: list[str] | None = None) -> str:
     ents = _dicts(details.get("entities"))
     if not ents:
         return '<p class="muted">no entity</p>'
@@ -253,16 +284,24 @@ def _entities(details: dict[str, Any]) -> str:
     return f"<p><b>{len(missing)} of {len(ents)} reference entities not found</b> in the contexts.</p><ul>{items}</ul>"
 
 
-def _precision(details: dict[str, Any]) -> str:
+def _chunk_verdicts(chunks: list[dict[str, Any]], flag: str, words: tuple[str, str]) -> str:
+    """One line per chunk (context relevance at chunk level, context precision): its position,
+    its verdict (``chunk[flag]``), the probability, and the claim it supports when there is one."""
     items = "".join(
-        f'<li class="{"ok" if c.get("useful") else "bad"}">rank {esc(c.get("rank", "?"))}: '
-        f'{"useful" if c.get("useful") else "not useful"} ({fmt(c.get("probability"))})'
+        f'<li class="{"ok" if c.get(flag) else "bad"}">chunk {esc(c.get("context_index", "?"))}: '
+        f'{words[0] if c.get(flag) else words[1]} ({fmt(c.get("probability"))})'
         + (f' <span class="muted">supports:</span> {esc(c["supported_claim"])}' if c.get("supported_claim") else "") + "</li>"
-        for c in _dicts(details.get("chunks")))
+        for c in chunks)
     return f"<ul>{items}</ul>" if items else '<p class="muted">no chunk judged</p>'
 
 
-def _questions(details: dict[str, Any]) -> str:
+@renders("context_precision")
+def _precision(details: dict[str, Any], contexts: list[str] | None = None) -> str:
+    return _chunk_verdicts(_dicts(details.get("chunks")), "useful", ("useful", "not useful"))
+
+
+@renders("question_recall")
+def _questions(details: dict[str, Any], contexts: list[str] | None = None) -> str:
     subs = _dicts(details.get("sub_questions"))
     items = "".join(
         f'<li class="{"ok" if q.get("answerable") else "bad"}">{"answered" if q.get("answerable") else "not answered"} '
@@ -270,14 +309,16 @@ def _questions(details: dict[str, Any]) -> str:
     return f"<ul>{items}</ul>" if items else '<p class="muted">no sub-question</p>'
 
 
-def _statements(details: dict[str, Any]) -> str:
+@renders("precision_recall")
+def _statements(details: dict[str, Any], contexts: list[str] | None = None) -> str:
     missing = [m for m in _list(details.get("missing_statements")) if isinstance(m, str)]
     head = (f'<p>precision {fmt(details.get("precision"))}, recall {fmt(details.get("recall"))}; '
             f"<b>{len(missing)} reference statements missing</b></p>")
     return head + ("<ul>" + "".join(f'<li class="bad">{esc(m)}</li>' for m in missing) + "</ul>" if missing else "")
 
 
-def _retrieval(details: dict[str, Any]) -> str:
+@renders("retrieval")
+def _retrieval(details: dict[str, Any], contexts: list[str] | None = None) -> str:
     missing = _list(details.get("missing_ids"))
     return (f'<p>recall {fmt(details.get("recall"))}, precision {fmt(details.get("precision"))}, '
             f'MRR {fmt(details.get("mrr"))}, hit rate {fmt(details.get("hit_rate"))}</p>'
@@ -291,6 +332,44 @@ def _raw(details: Any) -> str:
     return f"<pre>{esc(text)}</pre>"
 
 
+def generic(details: dict[str, Any], contexts: list[str] | None = None) -> str:
+    """Any metric's details: its figures (top-level numbers) in a table, then the details as JSON."""
+    figures = [(k, v) for k, v in details.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    table = ('<table class="claims"><tr><th>figure</th><th>value</th></tr>' + "".join(
+        f"<tr><td>{esc(k.replace('_', ' '))}</td><td class=num>{fmt(v)}</td></tr>" for k, v in figures)
+        + "</table>") if figures else ""
+    return table + _raw(details)
+
+
+def _metric_class(metric: str) -> Any:
+    """The registered metric class an output column is named after (its name or an alias)."""
+    from localeval.metrics.registry import resolve_name
+
+    try:
+        return resolve_name(metric)[0]
+    except ValueError:
+        return None
+
+
+def renderer_for(metric: str) -> Renderer:
+    """The renderer of ``metric``'s details (an output column name: a metric or a RAGAS alias)."""
+    cls = _metric_class(metric)
+    return RENDERERS.get(cls.name if cls is not None else metric, generic)
+
+
+def current_details(metric: str, details: dict[str, Any]) -> dict[str, Any]:
+    """``details`` with today's field names: read through the metric's result model (whose
+    aliases accept the older names). Details that do not fit it (another version, a custom
+    metric under a registered name) are returned as they are."""
+    cls = _metric_class(metric)
+    if cls is None:
+        return details
+    try:
+        return cls.result_type.model_validate({**details, "metric": cls.name, "score": None, "reason": None}).details()
+    except (ValidationError, TypeError, ValueError):
+        return details
+
+
 def explain(metric: str, record: dict[str, Any]) -> str:
     """Why this row got its score for ``metric``, as an HTML fragment."""
     details = record.get(f"{metric}_details")
@@ -300,33 +379,4 @@ def explain(metric: str, record: dict[str, Any]) -> str:
     head += f' <span class="muted">({esc(reason)})</span></p>' if reason else "</p>"
     if not isinstance(details, dict):
         return head + (_raw(details) if details not in (None, "", {}) else "")
-    contexts = contexts_of(record)
-    if "claim_recall" in details:
-        body = _ragchecker(details)
-    elif "response_claims" in details:
-        body = _factual(details)
-    elif "factual" in details and "weights" in details:
-        body = _answer_correctness(details)
-    elif "statements" in details:
-        body = _answer_statements(details)
-    elif "cosine" in details:
-        body = _similarity(details)
-    elif "claims" in details:
-        body = _claims(details)
-    elif "evaluated_chunks" in details:
-        body = _chunks_recall(details, contexts)
-    elif "sentences" in details or ("chunks" in details and "level" in details):
-        body = _relevance(details, contexts)
-    elif "entities" in details:
-        body = _entities(details)
-    elif "chunks" in details:
-        body = _precision(details)
-    elif "sub_questions" in details:
-        body = _questions(details)
-    elif "missing_statements" in details:
-        body = _statements(details)
-    elif "missing_ids" in details or "mrr" in details:
-        body = _retrieval(details)
-    else:
-        body = _raw(details)
-    return head + body
+    return head + renderer_for(metric)(current_details(metric, details), contexts_of(record))

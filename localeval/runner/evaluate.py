@@ -150,7 +150,9 @@ def _from_record(obj: dict[str, Any], metrics: Sequence[tuple[str, Metric]]) -> 
     data = {k: v for k, v in obj.items() if k not in names and k not in _RESERVED}
     results: dict[str, MetricResult] = {}
     for name, metric in metrics:
-        result_type = type(metric.unscored("-"))
+        # The metric's result type (its validation aliases read fields under their older names);
+        # a metric written outside localeval may only say it through unscored().
+        result_type = getattr(metric, "result_type", None) or type(metric.unscored("-"))
         details = obj.get(f"{name}_details") or {}
         results[name] = result_type.model_validate(
             {**details, "metric": metric.name, "score": obj.get(name), "reason": obj.get(f"{name}_reason")}
@@ -164,7 +166,7 @@ ENGINES = ("local", "ray")
 @contextmanager
 def _chunks(
     engine: str,
-    rows: Iterable[Row],
+    rows: Iterable[Row] | Any,
     metrics: str | Sequence[str | Metric],
     named: list[tuple[str, Metric]],
     options: RunOptions,
@@ -173,13 +175,15 @@ def _chunks(
     progress: Progress,
     ray_address: str | None,
     ray_actors: int | None,
+    total: int | None = None,
 ) -> Iterator[Iterator[list[ScoredRow]]]:
     """Scored chunks from the chosen engine (both yield the same chunks in input order)."""
     if engine == "ray":
         from localeval.runner.ray_engine import ray_chunks
 
         items = [m.strip() for m in metrics.split(",") if m.strip()] if isinstance(metrics, str) else list(metrics)
-        yield ray_chunks(rows, items, options, skip=skip, progress=progress, address=ray_address, actors=ray_actors)
+        yield ray_chunks(rows, items, options, skip=skip, progress=progress, address=ray_address, actors=ray_actors,
+                         total=total)
         return
     with JudgeSession(options) as session:
         yield run_chunks(rows, named, session=session, chunk_size=options.chunk_size, skip=skip, progress=progress)
@@ -266,10 +270,16 @@ def _run(
         if run_id is not None:
             write_run_record(output, run_id)  # type: ignore[arg-type]
         writer = open_writer(output, names, append=append) if output is not None or on_rows is None else None
+        rows: Any = warn_reserved(within_budget(source.rows, budget), names)
+        if engine == "ray" and source.kind in ("jsonl", "csv", "parquet"):
+            from localeval.runner.ray_engine import FileInput
+
+            # Ray Data reads the file itself (on a worker): the driver never holds its rows.
+            rows = FileInput(str(data), source.kind, columns, budget, tuple(names))
         try:
             with make_progress(source.total, enabled=show_progress) as progress, _chunks(
-                engine, warn_reserved(within_budget(source.rows, budget), names), metrics, named, options, skip=done,
-                progress=progress, ray_address=ray_address, ray_actors=ray_actors,
+                engine, rows, metrics, named, options, skip=done, progress=progress,
+                ray_address=ray_address, ray_actors=ray_actors, total=source.total,
             ) as chunks:
                 for chunk in chunks:
                     if writer is not None:

@@ -1,12 +1,26 @@
 """The Ray engine: the same chunks, scored by a pool of Ray actors that each load the judge once.
 
-Pipeline (Ray Data): the driver reads the input with localeval's own readers (so rows, line
-numbers and the reasons of unreadable rows are exactly those of the local engine) and cuts
-the same chunks (``chunk_size`` rows, on absolute positions), each put in Ray's object store
-as it is read -> ``ray.data.from_items``, one item (a reference) per chunk -> ``map_batches`` with an actor pool (`_Scorer`: builds the metrics and loads
-the judge in its constructor, then scores one chunk per call with the local engine's
-`score_chunk`, its verdict memo emptied per chunk) -> results streamed back in input order,
-where the caller writes them (JSON Lines, CSV or Parquet) and summarises them.
+Pipeline (Ray Data):
+
+* **read**: for a file input, a Ray Data read task (`_ChunkSource`) reads the file on the
+  driver's node, in a worker process, with localeval's own readers (`sources.file_rows`), so
+  rows, line numbers, input order and the reasons of unreadable or invalid rows are exactly
+  those of the local engine. Ray's ``read_json`` / ``read_csv`` / ``read_parquet`` are not used:
+  they drop or refuse a bad line instead of keeping it as an unscored row with its reason,
+  and they do not keep line numbers. The task cuts the same chunks as the local engine
+  (``chunk_size`` rows on absolute positions, so a resumed run cuts them the same way), drops
+  the rows a resumed run already holds, and streams one block per chunk (the rows pickled);
+  Ray Data's backpressure keeps it only a few chunks ahead of the scorers. Rows given in
+  memory (lists, DataFrames) are already in the driver: their chunks are put in the object
+  store as they are cut.
+* **score**: ``map_batches`` with an actor pool (`_Scorer`: builds the metrics and loads the
+  judge in its constructor, then scores one chunk per call with the local engine's
+  `score_chunk`, its verdict memo emptied per chunk).
+* **write**: results stream back in input order (``preserve_order``), one chunk at a time, to
+  the caller, which writes them (JSON Lines, CSV or Parquet) and summarises them. The driver
+  holds one chunk and a few counters, whatever the size of the input
+  (``benchmarks/ray_memory.py``). A chunk out of order, or fewer rows back than were read,
+  ends the run with an error, never with a shorter file.
 
 Because every chunk is scored by the same code on the same rows, scores equal the local
 engine's (on CPU, bit for bit). Actors: one per GPU, each with ``num_gpus=1``, when the
@@ -18,22 +32,42 @@ ends the run with an error, never with fewer rows.
 Ray is optional (``pip install "localeval[ray]"``). Without ``ray_address`` a local Ray
 instance is started for the run (usage statistics off, no dashboard); ``ray_address="auto"``
 joins the cluster of the node the driver runs on, whose nodes must have localeval and the
-judge installed (the shipped judge is part of the package).
+judge installed (the shipped judge is part of the package); the input file is read on the
+driver's node, so it need not be on the others.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import pickle
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from localeval.options import RunOptions
+from localeval.runner.budget import RowBudget, within_budget
+from localeval.runner.columns import ColumnMap
+from localeval.runner.output import warn_reserved
 from localeval.runner.progress import Progress
 from localeval.runner.rows import Row
 from localeval.runner.run import ScoredRow, iter_chunks
 
-__all__ = ["ray_chunks"]
+__all__ = ["FileInput", "ray_chunks"]
+
+
+@dataclass(frozen=True)
+class FileInput:
+    """An input file for Ray Data to read (instead of rows the driver has read)."""
+
+    path: str
+    kind: str
+    """``jsonl``, ``csv`` or ``parquet`` (`localeval.runner.sources.file_format`)."""
+    columns: ColumnMap
+    budget: RowBudget
+    names: tuple[str, ...]
+    """The output's metric columns (an input column of the same name is warned about)."""
 
 
 def _import_ray():
@@ -43,6 +77,70 @@ def _import_ray():
     except ImportError as exc:
         raise ImportError('engine "ray" needs Ray Data: pip install "localeval[ray]"') from exc
     return ray
+
+
+def _chunk_items(rows: Iterable[Row], chunk_size: int, skip: frozenset[int]) -> Iterator[dict[str, Any]]:
+    """One item per chunk: its position, how many rows it cut, how many of them a resumed run
+    already holds, and the others pickled. A last item (``last``) says how many rows were read,
+    so the driver can tell that every row came back."""
+    position = read = 0
+    for position, chunk in enumerate(iter_chunks(rows, chunk_size)):
+        todo = [r for r in chunk if r.line not in skip]
+        read += len(chunk)
+        yield {"position": position, "rows": len(chunk), "skipped": len(chunk) - len(todo),
+               "chunk": pickle.dumps(todo, protocol=pickle.HIGHEST_PROTOCOL), "last": False, "warnings": []}
+    yield {"position": position + (read > 0), "rows": read, "skipped": 0, "chunk": b"", "last": True, "warnings": []}
+
+
+def _block(item: dict[str, Any]):
+    import pyarrow as pa
+
+    return pa.table({k: [v] for k, v in item.items()}, schema=_schema())
+
+
+def _schema():
+    """The columns of a chunk block (built on use: pyarrow is imported only by this engine)."""
+    import pyarrow as pa
+
+    return pa.schema([("position", pa.int64()), ("rows", pa.int64()), ("skipped", pa.int64()),
+                      ("chunk", pa.binary()), ("last", pa.bool_()), ("warnings", pa.list_(pa.string()))])
+
+
+def _read_file(spec: FileInput, chunk_size: int, skip: frozenset[int]) -> Iterator[Any]:
+    """The read task's body (on a worker): the local readers, the row budget and the column
+    checks, the chunks. The readers' warnings (a column under two names, an input column named
+    like an output one) travel with the chunk, for the driver to give them to the user."""
+    from localeval.runner.sources import file_rows
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")  # each distinct warning once, as in one process
+        rows = warn_reserved(within_budget(file_rows(spec.path, spec.kind, spec.columns), spec.budget), spec.names)
+        for item in _chunk_items(rows, chunk_size, skip):
+            item["warnings"] = [str(w.message) for w in caught]
+            caught.clear()
+            yield _block(item)
+
+
+def _chunk_source(spec: FileInput, chunk_size: int, skip: frozenset[int]):
+    """A Ray Data datasource of one read task: the file is read in order, in one pass, on a
+    worker (the order and the absolute chunk positions need one reader; scoring, not
+    reading, is what the actors share out)."""
+    from ray.data import Datasource, ReadTask
+    from ray.data.block import BlockMetadata
+
+    class _ChunkSource(Datasource):
+        def estimate_inmemory_data_size(self) -> int | None:
+            return os.path.getsize(spec.path)
+
+        def get_read_tasks(self, parallelism: int, per_task_row_limit: int | None = None,
+                           data_context: Any = None) -> list[ReadTask]:
+            meta = BlockMetadata(num_rows=None, size_bytes=None, exec_stats=None, input_files=(spec.path,))
+            return [ReadTask(lambda: _read_file(spec, chunk_size, skip), meta, schema=_schema())]
+
+        def get_name(self) -> str:
+            return "LocalevalChunks"
+
+    return _ChunkSource()
 
 
 class _Scorer:
@@ -66,13 +164,35 @@ class _Scorer:
 
         from localeval.runner.run import score_chunk
 
+        scored = np.empty(len(batch["chunk"]), dtype=object)
+        for i, chunk in enumerate(batch["chunk"]):
+            rows = _load_chunk(chunk)
+            if rows:
+                self.session.clear_memory()  # as the local engine does: each chunk on its own
+            scored[i] = pickle.dumps(score_chunk(rows, self.named, self.session) if rows else [],
+                                     protocol=pickle.HIGHEST_PROTOCOL)
+        return {**{k: batch[k] for k in ("position", "rows", "skipped", "last", "warnings")}, "scored": scored}
+
+
+def _load_chunk(chunk: Any) -> list[Row]:
+    """A chunk's rows: pickled by the read task, or in the object store (rows given in memory)."""
+    if not isinstance(chunk, (bytes, bytearray, memoryview)):
         import ray
 
-        scored = np.empty(len(batch["chunk"]), dtype=object)
-        for i, rows in enumerate(ray.get(list(batch["chunk"]))):
-            self.session.clear_memory()  # as the local engine does: each chunk on its own
-            scored[i] = score_chunk(list(rows), self.named, self.session)
-        return {"position": batch["position"], "scored": scored}
+        chunk = ray.get(chunk)
+    return pickle.loads(chunk) if len(chunk) else []
+
+
+def _on_this_node(ray: Any) -> dict[str, Any]:
+    """Read-task options that keep it on the driver's node: a node label where Ray Data takes
+    one (Ray >= 2.5x), else the scheduling strategy it took before."""
+    import inspect
+
+    node = ray.get_runtime_context().get_node_id()
+    if "label_selector" in inspect.signature(ray.data.read_datasource).parameters:
+        return {"label_selector": {"ray.io/node-id": node}}
+    strategy = ray.util.scheduling_strategies.NodeAffinitySchedulingStrategy(node_id=node, soft=False)
+    return {"ray_remote_args": {"scheduling_strategy": strategy}}
 
 
 def _connect(ray: Any, address: str | None) -> None:
@@ -88,7 +208,7 @@ def _connect(ray: Any, address: str | None) -> None:
 
 
 def ray_chunks(
-    rows: Iterable[Row],
+    rows: Iterable[Row] | FileInput,
     metrics: Sequence[Any],
     options: RunOptions,
     *,
@@ -96,9 +216,14 @@ def ray_chunks(
     progress: Progress | None = None,
     address: str | None = None,
     actors: int | None = None,
+    total: int | None = None,
 ) -> Iterator[list[ScoredRow]]:
     """Scored chunks in input order, as `localeval.runner.run.run_chunks` yields them; each
-    actor builds its metrics and its `JudgeSession` from ``options``."""
+    actor builds its metrics and its `JudgeSession` from ``options``.
+
+    ``rows`` are either rows read in the driver or a `FileInput` that Ray Data reads itself;
+    ``skip`` holds the line numbers a resumed run already has; ``total`` (rows in the input,
+    when known) only bounds the actor pool."""
     model, cache, decomposer, device = options.model, options.cache, options.decomposer, options.device
     chunk_size = options.chunk_size
     if any(not isinstance(m, str) for m in metrics):
@@ -111,39 +236,43 @@ def ray_chunks(
         raise TypeError('engine "ray" takes the decomposer as "rule" or a model path: each actor loads its own')
     ray = _import_ray()
     _connect(ray, address)
-
-    # Each chunk goes to Ray's object store as it is read (spilled to disk when the store is
-    # full); the driver keeps only references and line numbers.
-    sent: list[list[int]] = []
-    items: list[dict[str, Any]] = []
-    for chunk in iter_chunks(rows, chunk_size):
-        if progress is not None and skip:
-            progress.advance(sum(r.line in skip for r in chunk))
-        todo = [r for r in chunk if not skip or r.line not in skip]
-        if todo:
-            items.append({"position": len(sent), "chunk": ray.put(todo)})
-            sent.append([r.line for r in todo])
-    if not items:
-        return
-    context = ray.data.DataContext.get_current()
+    done = frozenset(skip or ())
+    if isinstance(rows, FileInput):
+        # Read on the driver's node (where the file is known to be), in a worker process; no CPU
+        # is reserved for it, so the actors can hold every CPU and the read still runs.
+        dataset = ray.data.read_datasource(
+            _chunk_source(rows, chunk_size, done), override_num_blocks=1, num_cpus=0, **_on_this_node(ray))
+    else:
+        # Rows given in memory are already in the driver: each chunk goes to the object store as
+        # it is cut (spilled to disk when the store is full); the driver keeps the references.
+        items = [{**item, "chunk": ray.put(item["chunk"])}
+                 for item in _chunk_items(rows, chunk_size, done)]
+        # A chunk reference is a Python object, not an Arrow value: Ray Data keeps it pickled and
+        # says so once per block at WARNING; that is the intended path, so its note is kept quiet.
+        logging.getLogger("ray.data._internal.tensor_extensions.arrow").setLevel(logging.ERROR)
+        dataset = ray.data.from_items(items, override_num_blocks=len(items))
+    # Settings for this run's datasets only (each copies the context it is built from), not
+    # for other Ray Data work of the caller: results in input order, no progress bars, and one
+    # chunk per block. Ray Data merges small blocks up to ``target_max_block_size`` (128 MiB):
+    # the whole input would become one block, scored by one actor; at one byte every chunk
+    # (a one-row block, never split) is its own block, shared out across the actors.
+    context = dataset.context
     context.execution_options.preserve_order = True
     context.enable_progress_bars = False
+    context.target_max_block_size = 1
+    chunks = -(-total // chunk_size) if total else None  # an upper bound on the work, for the pool size
     resources = ray.cluster_resources()
     gpus = int(resources.get("GPU", 0)) if device != "cpu" else 0
     if gpus:
-        pool, per_actor, threads = min(actors or gpus, len(items)), {"num_gpus": 1}, None
+        pool, per_actor, threads = min(actors or gpus, chunks or gpus), {"num_gpus": 1}, None
         if device is not None and device.startswith("cuda"):
             options = options.model_copy(update={"device": "cuda"})  # each actor sees only its own GPU, as cuda:0
     else:
         cpus = max(1, int(resources.get("CPU", 1)))
-        pool = min(actors or cpus, len(items))
+        pool = max(1, min(actors or cpus, chunks or cpus))
         threads = max(1, cpus // pool)  # fewer actors than CPUs: each gets more torch threads
         per_actor = {"num_cpus": threads}
-
-    # Rows are Python objects, not Arrow values: Ray Data keeps them pickled, and says so
-    # once per block at WARNING; that is the intended path, so its note is kept quiet.
-    logging.getLogger("ray.data._internal.tensor_extensions.arrow").setLevel(logging.ERROR)
-    dataset = ray.data.from_items(items, override_num_blocks=len(items)).map_batches(
+    scored_chunks = dataset.map_batches(
         _Scorer,
         fn_constructor_kwargs={"metrics": list(metrics), "options": options, "threads": threads},
         batch_size=1,
@@ -151,15 +280,33 @@ def ray_chunks(
         compute=ray.data.ActorPoolStrategy(size=pool),
         **per_actor,
     )
-    expected = 0
-    for out in dataset.iter_rows():
+    yield from _in_order(scored_chunks.iter_rows(), progress)
+
+
+def _in_order(results: Iterable[dict[str, Any]], progress: Progress | None) -> Iterator[list[ScoredRow]]:
+    """The scored chunks as they come back, checked: consecutive positions, lines increasing,
+    and as many rows back as the read task read. The read task's warnings are given here."""
+    expected = seen = last_line = 0
+    for out in results:
+        for message in out["warnings"] if out["warnings"] is not None else ():
+            warnings.warn(str(message), UserWarning, stacklevel=2)
         position = int(out["position"])
-        scored = list(out["scored"])
-        if position != expected or [r.line for r, _ in scored] != sent[position]:
+        if position != expected:
             raise RuntimeError(f"the Ray engine returned chunk {position} where chunk {expected} was due; no row is written out of order")
         expected += 1
+        if out["last"]:
+            if seen != int(out["rows"]):
+                raise RuntimeError(f"the Ray engine returned {seen} of {int(out['rows'])} rows")
+            return
+        scored: list[ScoredRow] = pickle.loads(out["scored"])
+        if len(scored) != int(out["rows"]) - int(out["skipped"]) or any(r.line <= last_line for r, _ in scored[:1]) or any(
+                a.line >= b.line for (a, _), (b, _) in zip(scored, scored[1:])):
+            raise RuntimeError(f"the Ray engine returned chunk {position} with rows missing or out of order")
+        seen += int(out["rows"])
+        if scored:
+            last_line = scored[-1][0].line
         if progress is not None:
-            progress.advance(len(scored))
-        yield scored
-    if expected != len(sent):
-        raise RuntimeError(f"the Ray engine returned {expected} of {len(sent)} chunks")
+            progress.advance(int(out["rows"]))
+        if scored:
+            yield scored
+    raise RuntimeError(f"the Ray engine returned {expected} chunks and then stopped, before the end of the input")

@@ -25,7 +25,7 @@ from localeval.runner.columns import ColumnMap
 from localeval.runner.reading import count_csv_records, csv_header, csv_records
 from localeval.runner.rows import Row, count_lines, make_row, read_jsonl
 
-__all__ = ["Source", "file_format", "open_source", "plain_record"]
+__all__ = ["Source", "file_format", "file_rows", "open_source", "plain_record"]
 
 _BATCH = 1024  # records pulled from a DataFrame or a Parquet file at a time
 
@@ -112,6 +112,19 @@ def _is_hf_dataset(data: Any) -> bool:
     return hasattr(data, "column_names") and hasattr(data, "features")
 
 
+def file_rows(path: str | os.PathLike[str], kind: str, columns: ColumnMap) -> Iterator[Row]:
+    """The rows of a ``kind`` file (``file_format``), read lazily: what `open_source` reads, and
+    what the Ray engine's read task reads on a worker (same rows, lines and reasons)."""
+    path = Path(path)
+    if kind == "jsonl":
+        return read_jsonl(path, columns)
+    if kind == "csv":
+        return _csv_rows(path, columns)
+    if kind == "parquet":
+        return _records(_parquet_records(path), columns)
+    raise ValueError(f"unknown file format {kind!r}")
+
+
 def open_source(data: Any, columns: ColumnMap) -> Source:
     """A `Source` for any supported input (see the module docstring)."""
     if isinstance(data, (str, os.PathLike)):
@@ -120,15 +133,15 @@ def open_source(data: Any, columns: ColumnMap) -> Source:
             raise FileNotFoundError(f"no such input file: {path}")
         kind = file_format(path)
         if kind == "jsonl":
-            return Source(kind, count_lines(path), read_jsonl(path, columns))
+            return Source(kind, count_lines(path), file_rows(path, kind, columns))
         if kind == "csv":
             columns.check_columns(csv_header(path))
-            return Source(kind, count_csv_records(path), _csv_rows(path, columns))
+            return Source(kind, count_csv_records(path), file_rows(path, kind, columns))
         import pyarrow.parquet as pq
 
         meta = pq.ParquetFile(path)
         columns.check_columns(list(meta.schema_arrow.names))
-        return Source(kind, meta.metadata.num_rows, _records(_parquet_records(path), columns))
+        return Source(kind, meta.metadata.num_rows, file_rows(path, kind, columns))
     if _is_dataframe(data):
         columns.check_columns([str(c) for c in data.columns])
         return Source("dataframe", len(data), _records(_frame_records(data), columns))
