@@ -86,28 +86,23 @@ def _current_rss_mb() -> float:
 
 def measure(words: int, model: str | None, device: str) -> dict:
     """Score one row of ``words`` context words in this process; return the figures."""
-    from localeval import evaluate
     from localeval.backends import get_judge
+    from localeval.backends.session import JudgeSession
     from localeval.metrics import ContextRecall
 
     judge = get_judge(model, device=device)
-    pairs = [0]
-    original = judge.score_distinct  # the model call: pairs no cache held
-
-    def counting(batch, *args, **kwargs):
-        pairs[0] += len(batch)
-        return original(batch, *args, **kwargs)
-
-    judge.score_distinct = counting  # type: ignore[method-assign]
     metric = ContextRecall(judge)
-    evaluate([make_row(200, seed=1)], [metric], show_progress=False)  # warm-up: loads, kernels
+    with JudgeSession() as warm:  # warm-up: loads, kernels
+        metric.score_many([make_row(200, seed=1)], session=warm)
 
     row = make_row(words)
-    pairs[0] = 0
     before = _current_rss_mb()
     start = time.perf_counter()
-    result = evaluate([row], [metric], show_progress=False).results("context_recall")[0]
+    # A fresh session, as a new run has: its counters say how many pairs reached the model.
+    with JudgeSession() as session:
+        result = metric.score_many([row], session=session)[0]
     seconds = time.perf_counter() - start
+    pairs = [session.counters.pairs_judged]
     n_words = len(row["retrieved_contexts"][0].split())
     return {
         "words": n_words,
