@@ -47,7 +47,11 @@ def test_given_generic_key_moves_metrics_with_a_stored_key(keyed_dir):
     # A metric's own argument beats everything.
     judge = named["faithfulness"].judge
     assert Faithfulness(judge, threshold=0.2).resolved_threshold() == 0.2
-    assert ContextRecall(judge).threshold_choice().source == "given"
+    # The run's thresholds belong to the run's metrics, not to the judge they share: a metric
+    # built later on the same judge reads the stored table unless it is given the run's.
+    assert named["context_recall"].threshold_choice().source == "given"
+    assert ContextRecall(judge).threshold_choice().source == "stored"
+    assert ContextRecall(judge, thresholds={"entailment": 0.85}).threshold_choice().source == "given"
 
 
 def test_unknown_threshold_keys_fail_with_a_suggestion(keyed_dir):
