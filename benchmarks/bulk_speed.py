@@ -13,7 +13,9 @@ Measured in one run, so the ratios compare like with like:
 
 Peak RSS is the process maximum (``ru_maxrss``). Run:
 ``python benchmarks/bulk_speed.py [--rows 200[,1000,...]] [--naive-rows 40] [--device cpu]
-[--precision bf16]``. On the GPU machine: ``--rows 1000,10000,100000 --device cuda``; judge
+[--precision bf16] [--profile]``. ``--profile`` adds ms per row by stage (read, split, parse,
+plan, judge, metric, write: the session's public timers) and judge pairs per row (its
+counters), for the first size without a cache and re-run with a filled cache file. On the GPU machine: ``--rows 1000,10000,100000 --device cuda``; judge
 FLOP/s are reported against the H100's dense bf16 peak there.
 """
 
@@ -114,6 +116,53 @@ class JudgeMeter:
         return time.perf_counter() - start - self.overhead
 
 
+def profile_run(rows: list[dict], judge, batch: int, cache: Path | None = None) -> dict:
+    """One run of the runner over ``rows`` (read from a JSON Lines file, written to one, as
+    ``localeval`` does on the command line) with a session of our own, so its public timers
+    (`JudgeSession.timings`) and counters are read: ms per row per stage, judge pairs per row."""
+    import json
+
+    from localeval.backends.session import STAGES, JudgeSession
+    from localeval.options import RunOptions
+    from localeval.runner.output import dumps, record
+    from localeval.runner.rows import read_jsonl
+    from localeval.runner.run import resolve_metrics, run_chunks
+
+    options = RunOptions(model=judge, batch_size=batch, cache=cache)
+    named = resolve_metrics(METRICS, options)
+    with tempfile.TemporaryDirectory() as tmp:
+        source, target = Path(tmp) / "rows.jsonl", Path(tmp) / "scored.jsonl"
+        source.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        start = time.perf_counter()
+        with JudgeSession(options) as session, target.open("w") as out:
+            for chunk in run_chunks(read_jsonl(source), named, session=session, chunk_size=options.chunk_size):
+                out.write("".join(dumps(record(row, results)) + "\n" for row, results in chunk))
+        seconds = time.perf_counter() - start
+    n = len(rows)
+    ms = {stage: round(1000 * session.timings.seconds[stage] / n, 3) for stage in STAGES}
+    ms["other"] = round(1000 * seconds / n - sum(ms.values()), 3)
+    counters = session.counters
+    return {"rows": n, "cached": cache is not None, "seconds": round(seconds, 2), "ms_per_row": ms,
+            "non_judge_ms_per_row": round(1000 * seconds / n - ms["judge"], 3),
+            "judge_pairs_per_row": round(counters.pairs_judged / n, 2),
+            "pairs_requested_per_row": round(counters.pairs_requested / n, 2),
+            "cache_hits_per_row": round(counters.cache_hits / n, 2),
+            "analyses_loaded": session.analyses.loaded, "analyses_saved": session.analyses.saved}
+
+
+def _profile_table(profiles: list[dict]) -> str:
+    from localeval.backends.session import STAGES
+
+    head = ["run", *STAGES, "other", "non-judge", "judge pairs/row", "pairs asked/row"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for p in profiles:
+        ms = p["ms_per_row"]
+        name = f"{p['rows']} rows, " + ("cache file, filled" if p["cached"] else "no cache")
+        lines.append(f"| {name} | " + " | ".join(str(ms[s]) for s in (*STAGES, "other"))
+                     + f" | {p['non_judge_ms_per_row']} | {p['judge_pairs_per_row']} | {p['pairs_requested_per_row']} |")
+    return "ms per row by stage (the session's timers):\n\n" + "\n".join(lines)
+
+
 def _peak_rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
@@ -135,6 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--precision", default=None, help="judge number format (auto, fp32, bf16, fp16)")
     parser.add_argument("--batch-size", type=int, default=None, help="judge batch (default: the runner's: 32 CPU, 128 CUDA)")
     parser.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/bulk_speed.json")
+    parser.add_argument("--profile", action="store_true",
+                        help="also time each stage per row (read, split, parse, plan, judge, metric, write) "
+                             "on the first size, without and with a filled cache file")
     args = parser.parse_args(argv)
 
     from localeval import evaluate
@@ -198,6 +250,15 @@ def main(argv: list[str] | None = None) -> int:
         # verdict file, as a new process would.
         rerun_s = meter.timed(cached_run)
 
+    profiles: list[dict] = []
+    if args.profile:
+        with tempfile.TemporaryDirectory() as tmp:
+            cache = Path(tmp) / "verdicts.sqlite"
+            profiles.append(profile_run(first, judge, batch))
+            profile_run(first, judge, batch, cache)  # fills the file
+            profiles.append(profile_run(first, judge, batch, cache))
+        print(_profile_table(profiles), file=sys.stderr, flush=True)
+
     naive_rps = args.naive_rows / naive_s
     runner_same_rps = args.naive_rows / runner_same_s
     result = {
@@ -217,6 +278,8 @@ def main(argv: list[str] | None = None) -> int:
                    "speedup": round(first_cached_s / rerun_s, 1)},
         "peak_rss_mb": _peak_rss_mb(),
     }
+    if profiles:
+        result["profile"] = profiles
     m = result["machine"]
     where = (f"{m['gpu']['name']}" if on_gpu and m["gpu"] else f"{m['cpu']}, {m['torch_threads']} threads")
     lines = [
@@ -245,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
         f"| peak RSS (whole process) | {result['peak_rss_mb']} MB |",
         f"| model load | {result['model_load_s']} s |",
     ]
+    if profiles:
+        lines += ["", _profile_table(profiles)]
     table = "\n".join(lines)
     print(table)
     command = command_line("python benchmarks/bulk_speed.py", argv)
