@@ -74,46 +74,43 @@ def make_rows(n: int, seed: int = 13) -> list[dict]:
 
 class JudgeMeter:
     """Counts what the judge's model actually scores (unique pairs after the cache), the
-    seconds spent scoring them and their FLOPs, by wrapping the judge's public model call (`NLIJudge.score_distinct`: only pairs no
-    cache held reach it)."""
+    seconds spent scoring them and their FLOPs, by wrapping the judge's public model call
+    (`NLIJudge.score_distinct`: only pairs no cache held reach it). FLOPs come from the token
+    counts the call's `ScoringState` keeps (the session's public counters hold the same sums);
+    the wrapper stays only because `evaluate` does not hand out its session."""
 
     def __init__(self, judge) -> None:
-        from benchmarks.flops import encoder_flops
+        from benchmarks.flops import encoder_flops_from_sums
 
-        self.judge, self.pairs, self.seconds, self.flops, self.overhead = judge, 0, 0.0, 0.0, 0.0
+        self.judge, self.pairs, self.seconds, self.flops = judge, 0, 0.0, 0.0
         cfg = judge.model.config
         shape = {"layers": cfg.num_hidden_layers, "hidden": cfg.hidden_size, "intermediate": cfg.intermediate_size}
         original = judge.score_distinct
 
-        def metered(pairs, *args, **kwargs):
+        def metered(pairs, *args, state, **kwargs):
+            before = (state.tokens, state.tokens_squared)
             start = time.perf_counter()
-            out = original(pairs, *args, **kwargs)
+            out = original(pairs, *args, state=state, **kwargs)
             if judge.device.type == "cuda":
                 import torch
 
                 torch.cuda.synchronize()
             self.seconds += time.perf_counter() - start
             self.pairs += len(pairs)
-            # Tokenizing again to count FLOPs is the meter's cost, not the runner's: it is timed
-            # and taken off the run's seconds.
-            counted = time.perf_counter()
-            lengths = [min(len(ids), judge.max_length) for ids in
-                       judge.tokenizer([a for a, _ in pairs], [b for _, b in pairs], verbose=False)["input_ids"]]
-            self.flops += encoder_flops(lengths, **shape)
-            self.overhead += time.perf_counter() - counted
+            self.flops += encoder_flops_from_sums(state.tokens - before[0], state.tokens_squared - before[1], **shape)
             return out
 
         judge.score_distinct = metered
 
     def reset(self) -> None:
-        self.pairs, self.seconds, self.flops, self.overhead = 0, 0.0, 0.0, 0.0
+        self.pairs, self.seconds, self.flops = 0, 0.0, 0.0
 
     def timed(self, work) -> float:
-        """Seconds ``work()`` takes, less the meter's own counting (counters start from zero)."""
+        """Seconds ``work()`` takes (counters start from zero)."""
         self.reset()
         start = time.perf_counter()
         work()
-        return time.perf_counter() - start - self.overhead
+        return time.perf_counter() - start
 
 
 def profile_run(rows: list[dict], judge, batch: int, cache: Path | None = None) -> dict:
@@ -122,6 +119,7 @@ def profile_run(rows: list[dict], judge, batch: int, cache: Path | None = None) 
     (`JudgeSession.timings`) and counters are read: ms per row per stage, judge pairs per row."""
     import json
 
+    from benchmarks.flops import encoder_flops_from_sums
     from localeval.backends.session import STAGES, JudgeSession
     from localeval.options import RunOptions
     from localeval.runner.output import dumps, record
@@ -142,7 +140,13 @@ def profile_run(rows: list[dict], judge, batch: int, cache: Path | None = None) 
     ms = {stage: round(1000 * session.timings.seconds[stage] / n, 3) for stage in STAGES}
     ms["other"] = round(1000 * seconds / n - sum(ms.values()), 3)
     counters = session.counters
+    cfg = judge.model.config
+    flops = encoder_flops_from_sums(counters.tokens_judged, counters.tokens_judged_squared,
+                                    layers=cfg.num_hidden_layers, hidden=cfg.hidden_size,
+                                    intermediate=cfg.intermediate_size)
+    judge_s = session.timings.seconds["judge"]
     return {"rows": n, "cached": cache is not None, "seconds": round(seconds, 2), "ms_per_row": ms,
+            "judge_tflop_per_s": round(flops / judge_s / 1e12, 3) if judge_s else 0.0,
             "non_judge_ms_per_row": round(1000 * seconds / n - ms["judge"], 3),
             "judge_pairs_per_row": round(counters.pairs_judged / n, 2),
             "pairs_requested_per_row": round(counters.pairs_requested / n, 2),

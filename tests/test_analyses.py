@@ -142,3 +142,14 @@ def test_timings_are_exclusive(stage):
             pass
     seconds = session.timings.seconds
     assert seconds["plan"] > 0 and seconds[stage] > 0 and seconds["metric"] == 0.0
+
+
+def test_session_counts_the_tokens_it_judges(tiny_judge):
+    pairs = [("A short premise about the bridge.", "The bridge exists."), ("Another premise.", "Something else.")]
+    session = JudgeSession()
+    session.predict(tiny_judge, pairs)
+    lengths = [len(ids) for ids in tiny_judge.tokenizer([p for p, _ in pairs], [h for _, h in pairs])["input_ids"]]
+    assert session.counters.tokens_judged == sum(lengths)
+    assert session.counters.tokens_judged_squared == sum(n * n for n in lengths)
+    session.predict(tiny_judge, pairs)  # from the memory cache: nothing judged, nothing counted
+    assert session.counters.tokens_judged == sum(lengths)

@@ -221,7 +221,7 @@ def test_bulk_speed_plumbing(tmp_path, one_torch_thread):
     assert [r["rows"] for r in result["runs"]] == [2, 3]
     # --profile: the session's timers and counters, without and with a filled cache file.
     fresh, cached = result["profile"]
-    assert fresh["ms_per_row"]["judge"] > 0 and fresh["judge_pairs_per_row"] > 0
+    assert fresh["ms_per_row"]["judge"] > 0 and fresh["judge_pairs_per_row"] > 0 and fresh["judge_tflop_per_s"] > 0
     assert fresh["ms_per_row"]["split"] > 0 and fresh["ms_per_row"]["read"] > 0
     assert cached["judge_pairs_per_row"] == 0 and cached["ms_per_row"]["judge"] == 0
     assert cached["pairs_requested_per_row"] == fresh["pairs_requested_per_row"]

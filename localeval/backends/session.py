@@ -116,6 +116,10 @@ class Counters:
     """Forward passes run."""
     calls: int = 0
     """Judge calls (one per task per `PairBatch.run`)."""
+    tokens_judged: int = 0
+    """Tokens of the pairs sent to a model (no padding)."""
+    tokens_judged_squared: int = 0
+    """Sum of the squared token count of each pair sent to a model (for FLOP counts)."""
 
     def snapshot(self) -> dict[str, int]:
         return asdict(self)
@@ -230,13 +234,15 @@ class JudgeSession:
         counters.cache_hits += len(distinct) - len(missing)
         if missing:
             todo = [distinct[i] for i in missing]
-            before = state.batches
+            before = (state.batches, state.tokens, state.tokens_squared)
             with self.timings.stage("judge"):
                 fresh = judge.score_distinct(
                     todo, task, batch_size=batch_size or judge.batch_size, state=state,
                     show_progress_bar=show_progress_bar,
                 )
-            counters.batches += state.batches - before
+            counters.batches += state.batches - before[0]
+            counters.tokens_judged += state.tokens - before[1]
+            counters.tokens_judged_squared += state.tokens_squared - before[2]
             counters.pairs_judged += len(todo)
             # Stored under the identity of the judge that actually scored (a CPU fallback's
             # fp32 verdicts are kept apart from fp16 ones).
