@@ -229,6 +229,7 @@ def test_bulk_speed_plumbing(tmp_path, one_torch_thread):
     run = result["runs"][1]
     assert run["judge_pairs"] > 0 and run["judge_tflop_per_s"] > 0 and 0 < run["judge_share_of_time"] <= 1
     assert result["cached"]["rows"] == 2 and result["naive_loop"]["rows"] == 2
+    assert result["cached"]["rerun_new_process_s"] > 0
     assert "share_of_h100_peak" not in run  # a CPU run is not compared with a GPU's peak
     alone = {r["metric"]: r for r in result["per_metric"]}
     assert set(alone) == set(bulk_speed.METRICS) and alone["context_recall"]["judge_pairs_per_row"] > 0

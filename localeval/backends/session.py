@@ -174,7 +174,7 @@ class JudgeSession:
     def prefetch(self, texts: Iterable[str]) -> None:
         """Read the stored analyses of ``texts`` (a chunk's texts) from the cache file in one
         query; the runner calls it per chunk, before the metrics score."""
-        self.analyses.prefetch(texts)
+        self.analyses.prefetch(texts, derive=self.splits.stored_sentences)
 
     def flush(self) -> None:
         """Write the analyses made since the last flush (one transaction per chunk)."""
@@ -293,6 +293,19 @@ class JudgeSession:
             return built
 
         return self.remember(kind, text, make)
+
+    def detect_language(self, text: str) -> str | None:
+        """`localeval.text.language.detect_language`, stored with the session's analyses."""
+        from localeval.text.analyses import code_identity
+        from localeval.text.language import detect_language
+
+        if not self.analyses.enabled:
+            return detect_language(text)
+        kind = f"language/{code_identity(('localeval.text.language',), ('py3langid',))}"
+        # Stored as the ISO code, or "-" for "not sure" (None).
+        code = self.analysis(kind, text, lambda: detect_language(text) or "-", str.encode,
+                             lambda value: value.decode("ascii", "replace"), stage="metric")
+        return None if code == "-" else code
 
     def timed(self, stage: str, build: Callable[[], T]) -> T:
         """``build()``, its seconds counted for ``stage`` in `timings`."""

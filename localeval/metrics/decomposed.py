@@ -102,10 +102,13 @@ def rule_claims(text: str, *, split_coordination: bool = True, session: JudgeSes
     stage = "parse" if split_coordination else "split"
     kind = _claims_kind(split_coordination) if session.analyses.enabled else None
     if kind is None:
-        return session.remember("claims", (text, split_coordination),
-                                lambda: session.timed(stage, lambda: split_claims(text, split_coordination=split_coordination)))
-    return session.analysis(kind, text, lambda: split_claims(text, split_coordination=split_coordination),
-                            lambda spans: encode_spans(text, spans), lambda value: decode_spans(text, value), stage=stage)
+        found = session.remember("claims", (text, split_coordination),
+                                 lambda: session.timed(stage, lambda: split_claims(text, split_coordination=split_coordination)))
+    else:
+        found = session.analysis(kind, text, lambda: split_claims(text, split_coordination=split_coordination),
+                                 lambda spans: encode_spans(text, spans), lambda value: decode_spans(text, value),
+                                 stage=stage)
+    return list(found)  # the remembered list is shared: each caller gets its own
 
 
 def claim_units(

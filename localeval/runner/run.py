@@ -39,7 +39,7 @@ from localeval.runner.output import dumps, record
 from localeval.runner.progress import Progress
 from localeval.runner.rows import Row, count_lines, read_jsonl
 from localeval.runner.summary import MetricSummary, RunSummary, SummaryBuilder
-from localeval.text.language import language_warnings
+from localeval.text.language import checked_texts, language_warnings
 
 __all__ = [
     "MetricSummary",
@@ -185,17 +185,16 @@ def metric_languages(metrics: Sequence[tuple[str, Metric]]) -> frozenset[str] | 
 
 
 def chunk_texts(rows: Iterable[Row]) -> Iterator[str]:
-    """The texts of rows' samples (question, answer, reference, contexts): what the session's
-    stored analyses are prefetched for."""
+    """The texts of rows' samples (question, answer, reference, each context, and the
+    contexts as one text, whose language is checked): what the session's stored analyses
+    are prefetched for."""
     for row in rows:
         sample = row.sample
-        for field in ("user_input", "response", "reference"):
-            text = getattr(sample, field, None)
-            if isinstance(text, str):
-                yield text
         for text in getattr(sample, "retrieved_contexts", None) or ():
             if isinstance(text, str):
                 yield text
+        for _, text in checked_texts(sample):
+            yield text
 
 
 def score_chunk(chunk: list[Row], metrics: Sequence[tuple[str, Metric]], session: JudgeSession) -> list[ScoredRow]:
@@ -206,7 +205,7 @@ def score_chunk(chunk: list[Row], metrics: Sequence[tuple[str, Metric]], session
     with session.timings.stage("metric"):
         languages = metric_languages(metrics)
         for row in valid:
-            row.warnings = language_warnings(row.sample, languages)
+            row.warnings = language_warnings(row.sample, languages, session.detect_language)
         per_metric = {name: _score_metric(metric, valid, session) for name, metric in metrics}
     session.flush()
     return [

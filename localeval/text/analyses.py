@@ -5,7 +5,8 @@ splits, its claims, the units a context is cut into for a judge. `TextAnalyses` 
 for one run, in front of an optional *backing* (the run's SQLite verdict cache,
 `localeval.backends.cache.JudgementCache`):
 
-* ``prefetch(texts)`` reads every stored analysis of a chunk's texts in one query;
+* ``prefetch(texts)`` reads every stored analysis of a chunk's texts in one query (and, in
+  a second, those of their stored sentences: metrics analyse a context's sentences too);
 * ``load(kind, text)`` answers from what was prefetched (never one query per text);
 * ``save(kind, text, value)`` queues a new analysis, written by ``flush()`` in one
   transaction at the end of the chunk.
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from importlib import import_module, metadata
 from pathlib import Path
@@ -32,7 +33,8 @@ import numpy as np
 
 from localeval.text.spans import Span
 
-__all__ = ["AnalysisBacking", "TextAnalyses", "code_identity", "decode_spans", "encode_spans", "text_digest"]
+__all__ = ["AnalysisBacking", "TextAnalyses", "code_identity", "decode_offsets", "decode_spans", "encode_spans",
+           "text_digest"]
 
 
 class AnalysisBacking(Protocol):
@@ -56,7 +58,12 @@ def code_identity(modules: tuple[str, ...], packages: tuple[str, ...] = ()) -> s
     for name in modules:
         module = import_module(name)
         digest.update(name.encode())
-        digest.update(Path(module.__file__ or name).read_bytes())
+        try:
+            digest.update(Path(module.__file__ or "").read_bytes())
+        except OSError:  # no source file (a zipped or frozen install): the release's version
+            from localeval import __version__
+
+            digest.update(f"localeval=={__version__}".encode())
     for name in packages:
         try:
             version = metadata.version(name)
@@ -74,12 +81,21 @@ def encode_spans(text: str, spans: Sequence[Span]) -> bytes | None:
     return np.asarray([(s.start, s.end) for s in spans], dtype="<i4").reshape(-1).tobytes()
 
 
-def decode_spans(text: str, value: bytes) -> list[Span] | None:
-    """The spans ``encode_spans`` stored, or ``None`` when ``value`` cannot be spans of ``text``."""
+def decode_offsets(text: str, value: bytes) -> list[tuple[int, int]] | None:
+    """The (start, end) offsets ``encode_spans`` stored, or ``None`` when ``value`` cannot be
+    offsets into ``text``."""
     if len(value) % 8:
         return None
     offsets = np.frombuffer(value, dtype="<i4").reshape(-1, 2).tolist()
     if any(not 0 <= a <= b <= len(text) for a, b in offsets):
+        return None
+    return offsets
+
+
+def decode_spans(text: str, value: bytes) -> list[Span] | None:
+    """The spans ``encode_spans`` stored, or ``None`` when ``value`` cannot be spans of ``text``."""
+    offsets = decode_offsets(text, value)
+    if offsets is None:
         return None
     return [Span(text=text[a:b], start=a, end=b) for a, b in offsets]
 
@@ -95,7 +111,6 @@ class TextAnalyses:
     def __init__(self, backing: AnalysisBacking | None = None) -> None:
         self.backing = backing
         self._loaded: dict[tuple[bytes, str], bytes] = {}
-        self._known: set[bytes] = set()
         self._pending: dict[tuple[bytes, str], bytes] = {}
         self._lock = threading.Lock()
         self.loaded = 0
@@ -107,36 +122,44 @@ class TextAnalyses:
     def enabled(self) -> bool:
         return self.backing is not None
 
-    def prefetch(self, texts: Iterable[str]) -> None:
-        """Forget the previous chunk's analyses and read every stored one of ``texts``."""
+    def prefetch(self, texts: Iterable[str], derive: Callable[[str], Iterable[str]] | None = None) -> None:
+        """Forget the previous chunk's analyses and read every stored one of ``texts``; with
+        ``derive`` (a text -> the texts derived from it, read from what was just loaded, e.g.
+        its stored sentences), a second query reads theirs (metrics analyse a context's
+        sentences too)."""
         if self.backing is None:
             return
-        digests = {text_digest(t) for t in texts if t}
+        texts = [t for t in dict.fromkeys(texts) if t]
+        digests = {text_digest(t) for t in texts}
         rows = self.backing.read_analyses(sorted(digests))
         with self._lock:
-            self._known = digests
             self._loaded = {(t, k): v for t, k, v in rows}
+        if derive is None or not rows:
+            return
+        more = {text_digest(d) for t in texts for d in derive(t) if d} - digests
+        if more:
+            rows = self.backing.read_analyses(sorted(more))
+            with self._lock:
+                self._loaded.update(((t, k), v) for t, k, v in rows)
 
-    def load(self, kind: str, text: str) -> bytes | None:
+    def load(self, kind: str, text: str, *, count: bool = True) -> bytes | None:
         """The stored value of analysis ``kind`` of ``text``, if it was prefetched."""
         if self.backing is None:
             return None
         with self._lock:
             value = self._loaded.get((text_digest(text), kind))
-        if value is not None:
+        if value is not None and count:
             self.loaded += 1
         return value
 
     def save(self, kind: str, text: str, value: bytes | None) -> None:
-        """Queue a new analysis of ``text`` (kept only for the texts of a prefetched chunk:
-        texts a run derives on the way are not read back by a later run)."""
+        """Queue a new analysis of ``text`` (``None``: nothing to store)."""
         if self.backing is None or value is None:
             return
         digest = text_digest(text)
         with self._lock:
-            if digest in self._known:
-                self._pending[(digest, kind)] = value
-                self._loaded[(digest, kind)] = value
+            self._pending[(digest, kind)] = value
+            self._loaded[(digest, kind)] = value
 
     def flush(self) -> None:
         """Write the queued analyses (one transaction)."""

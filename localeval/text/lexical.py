@@ -7,8 +7,11 @@ for a claim (localeval.backends.attribution, ``max_units``).
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import sys
 from functools import lru_cache
+from pathlib import Path
 
 __all__ = ["content_terms", "content_words", "normalise", "stop_words", "word_overlap"]
 
@@ -18,6 +21,18 @@ _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")  # "1,200" and "1200" are one nu
 
 @lru_cache(maxsize=1)
 def stop_words() -> frozenset[str]:
+    """spaCy's English stop words. Importing them imports spaCy itself (about a second), so
+    when spaCy is not loaded yet, its word-list file (plain Python, no imports) is read on
+    its own: a re-run that parses nothing then never pays for spaCy."""
+    if "spacy" not in sys.modules:
+        try:
+            spec = importlib.util.find_spec("spacy")
+            source = Path(spec.origin).parent / "lang" / "en" / "stop_words.py"  # type: ignore[union-attr, arg-type]
+            namespace: dict[str, object] = {}
+            exec(compile(source.read_text(encoding="utf-8"), str(source), "exec"), namespace)  # noqa: S102
+            return frozenset(namespace["STOP_WORDS"])  # type: ignore[arg-type]
+        except Exception:  # noqa: BLE001 - a changed layout: import it the ordinary way
+            pass
     from spacy.lang.en.stop_words import STOP_WORDS  # a word list: loads no pipeline
 
     return frozenset(STOP_WORDS)

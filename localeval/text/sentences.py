@@ -30,7 +30,7 @@ from contextvars import ContextVar
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
-from localeval.text.analyses import TextAnalyses, decode_spans, encode_spans
+from localeval.text.analyses import TextAnalyses, decode_offsets, decode_spans, encode_spans
 from localeval.text.spans import Span
 
 if TYPE_CHECKING:
@@ -303,6 +303,15 @@ class SplitMemo:
         value = self.store.load(self._kind(name), text)
         spans = decode_spans(text, value) if value is not None else None
         return tuple(spans) if spans is not None else None
+
+    def stored_sentences(self, text: str) -> list[str]:
+        """The sentences of ``text`` as stored for a split in its detected language (the
+        metrics' way), without splitting; ``[]`` when none is stored."""
+        if self.store is None:
+            return []
+        value = self.store.load(self._kind(None), text, count=False)
+        offsets = decode_offsets(text, value) if value is not None else None
+        return [text[a:b] for a, b in offsets or ()]
 
     def clear(self) -> None:
         with self._lock:
