@@ -51,9 +51,16 @@ def normalise(word: str) -> str:
 def content_terms(text: str) -> list[str]:
     """Normalised words of ``text`` that are not stop words, in order, repeats kept (numbers
     count as words): what term-frequency scores such as BM25 count."""
-    stop = stop_words()
-    words = _WORD.findall(_THOUSANDS.sub("", text))
-    return [normalise(w) for w in words if w.lower() not in stop and any(c.isalnum() for c in w) and w != "_"]
+    return [t for t in map(_term, _WORD.findall(_THOUSANDS.sub("", text))) if t is not None]
+
+
+@lru_cache(maxsize=1 << 16)
+def _term(word: str) -> str | None:
+    """``word`` normalised, or ``None`` for a stop word or a word without a letter or digit.
+    Remembered: texts repeat a small vocabulary, and this was most of a cached re-run's time."""
+    if word.lower() in stop_words() or word == "_" or not any(c.isalnum() for c in word):
+        return None
+    return normalise(word)
 
 
 def content_words(text: str) -> set[str]:
