@@ -64,14 +64,14 @@ def _check_rerun(rows, judge, tmp_path, *, all_stored=True):
     cache = tmp_path / "verdicts.sqlite"
     first, first_session = _scored(rows, judge, cache)
     kinds = _stored_kinds(cache)
-    assert {"sentences", "claims", "units"} <= set(kinds), kinds
+    assert {"sentences", "claims", "units", "language"} <= set(kinds), kinds
     rerun, session = _scored(rows, judge, cache)
     # Bit-for-bit: every score, reason, evidence span and detail.
     assert first == plain and rerun == plain
     assert session.counters.pairs_judged == 0 and session.analyses.loaded > 0
     assert session.analyses.saved == 0  # nothing new to store
     assert session.timings.seconds["parse"] == 0.0  # claims read back: spaCy never runs
-    if all_stored:  # only the row's own texts are stored: units of derived sentences are not
+    if all_stored:  # the sentences' own analyses (chunk recall's) were read in a second query
         assert session.timings.seconds["split"] == 0.0
     assert first_session.timings.seconds["split"] > 0
     return plain
@@ -82,7 +82,7 @@ def test_rerun_reads_stored_analyses_and_scores_identically_tiny(tiny_judge, tmp
 
 
 def test_rerun_reads_stored_analyses_and_scores_identically_default_judge(default_judge, tmp_path):
-    lines = _check_rerun(ROWS, default_judge, tmp_path, all_stored=False)
+    lines = _check_rerun(ROWS, default_judge, tmp_path)
     first = json.loads(lines[0])
     assert first["context_recall"] is not None and 0.0 <= first["context_recall"] <= 1.0
 
@@ -110,7 +110,7 @@ def test_damaged_stored_analyses_are_made_again(tiny_judge, tmp_path):
     assert again == expected and session.timings.seconds["split"] == 0.0
 
 
-def test_analyses_are_read_with_one_query_per_chunk(tiny_judge, tmp_path, monkeypatch):
+def test_analyses_are_read_with_two_queries_per_chunk(tiny_judge, tmp_path, monkeypatch):
     cache = tmp_path / "verdicts.sqlite"
     _scored(ROWS * 4, tiny_judge, cache, chunk_size=3)
     from localeval.backends.cache import JudgementCache
@@ -120,7 +120,8 @@ def test_analyses_are_read_with_one_query_per_chunk(tiny_judge, tmp_path, monkey
     monkeypatch.setattr(JudgementCache, "read_analyses",
                         lambda self, texts: calls.append(len(texts)) or original(self, texts))
     _scored(ROWS * 4, tiny_judge, cache, chunk_size=3)
-    assert len(calls) == 3  # 8 rows in chunks of 3
+    # 8 rows in chunks of 3: per chunk one query for the rows' texts, one for their sentences.
+    assert len(calls) == 6
 
 
 def test_span_codec_rejects_what_is_not_spans_of_the_text():
@@ -153,3 +154,14 @@ def test_session_counts_the_tokens_it_judges(tiny_judge):
     assert session.counters.tokens_judged_squared == sum(n * n for n in lengths)
     session.predict(tiny_judge, pairs)  # from the memory cache: nothing judged, nothing counted
     assert session.counters.tokens_judged == sum(lengths)
+
+
+def test_stored_language_gives_the_same_warnings(tiny_judge, tmp_path):
+    german = dict(ROWS[1], response="Die Brücke wurde von Ada Park entworfen und im Jahr 1933 eröffnet, "
+                                    "nachdem die Bauarbeiten zwei Jahre gedauert hatten.")
+    cache = tmp_path / "verdicts.sqlite"
+    plain, _ = _scored([german], tiny_judge)
+    first, _ = _scored([german], tiny_judge, cache)
+    again, session = _scored([german], tiny_judge, cache)
+    assert plain == first == again and "German" in json.loads(again[0])["_warnings"][0]
+    assert session.analyses.loaded > 0

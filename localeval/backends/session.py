@@ -12,7 +12,8 @@ and passes down (``Metric.score_many(samples, session=...)``):
 * memos of derived text: token counts per judge, the units a context is cut into, sentence
   splits (a `SplitMemo`, active while the session's metrics score);
 * stored text analyses (`localeval.text.analyses.TextAnalyses`): with a cache file, sentence
-  splits, claims and a context's units are read from the file for a whole chunk at once
+  splits, claims, a context's units and detected languages are read from the file for a
+  whole chunk at once
   (`prefetch`) and new ones written once per chunk (`flush`), so a re-run in a new process
   splits and plans almost nothing; without a file nothing is stored;
 * public counters (`Counters`): pairs asked for, distinct, read from the cache, sent to the
@@ -303,8 +304,8 @@ class JudgeSession:
             return detect_language(text)
         kind = f"language/{code_identity(('localeval.text.language',), ('py3langid',))}"
         # Stored as the ISO code, or "-" for "not sure" (None).
-        code = self.analysis(kind, text, lambda: detect_language(text) or "-", str.encode,
-                             lambda value: value.decode("ascii", "replace"), stage="metric")
+        code = self.analysis(kind, text, lambda: detect_language(text) or "-", str.encode, _language_code,
+                             stage="metric")
         return None if code == "-" else code
 
     def timed(self, stage: str, build: Callable[[], T]) -> T:
@@ -323,6 +324,13 @@ class JudgeSession:
         while len(memo) > _DERIVED_MEMO_SIZE:
             memo.popitem(last=False)
         return value
+
+
+def _language_code(value: bytes) -> str | None:
+    """A stored language: an ISO 639 code or "-" (not sure); ``None`` (detect again) for
+    anything else (a damaged value)."""
+    code = value.decode("ascii", "replace")
+    return code if code == "-" or (code.isalpha() and code.islower() and 2 <= len(code) <= 3) else None
 
 
 class PairBatch:
