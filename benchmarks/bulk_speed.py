@@ -9,11 +9,14 @@ Measured in one run, so the ratios compare like with like:
 * runner: `localeval.evaluate` over N rows (rows/s, judge pairs/s, judge FLOP/s), per size;
 * naive: ``metric.score(row)`` row by row, metric by metric, over the first M rows, against the
   runner on the same M rows;
-* cached re-run: the same `evaluate` call again with the SQLite verdict cache filled.
+* cached re-run: the same `evaluate` call again with the SQLite verdict cache filled (verdicts
+  and text analyses), in this process and in a new one.
 
 Peak RSS is the process maximum (``ru_maxrss``). Run:
 ``python benchmarks/bulk_speed.py [--rows 200[,1000,...]] [--naive-rows 40] [--device cpu]
-[--precision bf16]``. On the GPU machine: ``--rows 1000,10000,100000 --device cuda``; judge
+[--precision bf16] [--profile]``. ``--profile`` adds ms per row by stage (read, split, parse,
+plan, judge, metric, write: the session's public timers) and judge pairs per row (its
+counters), for the first size without a cache and re-run with a filled cache file. On the GPU machine: ``--rows 1000,10000,100000 --device cuda``; judge
 FLOP/s are reported against the H100's dense bf16 peak there.
 """
 
@@ -72,46 +75,123 @@ def make_rows(n: int, seed: int = 13) -> list[dict]:
 
 class JudgeMeter:
     """Counts what the judge's model actually scores (unique pairs after the cache), the
-    seconds spent scoring them and their FLOPs, by wrapping the judge's public model call (`NLIJudge.score_distinct`: only pairs no
-    cache held reach it)."""
+    seconds spent scoring them and their FLOPs, by wrapping the judge's public model call
+    (`NLIJudge.score_distinct`: only pairs no cache held reach it). FLOPs come from the token
+    counts the call's `ScoringState` keeps (the session's public counters hold the same sums);
+    the wrapper stays only because `evaluate` does not hand out its session."""
 
     def __init__(self, judge) -> None:
-        from benchmarks.flops import encoder_flops
+        from benchmarks.flops import encoder_flops_from_sums
 
-        self.judge, self.pairs, self.seconds, self.flops, self.overhead = judge, 0, 0.0, 0.0, 0.0
+        self.judge, self.pairs, self.seconds, self.flops = judge, 0, 0.0, 0.0
         cfg = judge.model.config
         shape = {"layers": cfg.num_hidden_layers, "hidden": cfg.hidden_size, "intermediate": cfg.intermediate_size}
         original = judge.score_distinct
 
-        def metered(pairs, *args, **kwargs):
+        def metered(pairs, *args, state, **kwargs):
+            before = (state.tokens, state.tokens_squared)
             start = time.perf_counter()
-            out = original(pairs, *args, **kwargs)
+            out = original(pairs, *args, state=state, **kwargs)
             if judge.device.type == "cuda":
                 import torch
 
                 torch.cuda.synchronize()
             self.seconds += time.perf_counter() - start
             self.pairs += len(pairs)
-            # Tokenizing again to count FLOPs is the meter's cost, not the runner's: it is timed
-            # and taken off the run's seconds.
-            counted = time.perf_counter()
-            lengths = [min(len(ids), judge.max_length) for ids in
-                       judge.tokenizer([a for a, _ in pairs], [b for _, b in pairs], verbose=False)["input_ids"]]
-            self.flops += encoder_flops(lengths, **shape)
-            self.overhead += time.perf_counter() - counted
+            self.flops += encoder_flops_from_sums(state.tokens - before[0], state.tokens_squared - before[1], **shape)
             return out
 
         judge.score_distinct = metered
 
     def reset(self) -> None:
-        self.pairs, self.seconds, self.flops, self.overhead = 0, 0.0, 0.0, 0.0
+        self.pairs, self.seconds, self.flops = 0, 0.0, 0.0
 
     def timed(self, work) -> float:
-        """Seconds ``work()`` takes, less the meter's own counting (counters start from zero)."""
+        """Seconds ``work()`` takes (counters start from zero)."""
         self.reset()
         start = time.perf_counter()
         work()
-        return time.perf_counter() - start - self.overhead
+        return time.perf_counter() - start
+
+
+def profile_run(rows: list[dict], judge, batch: int, cache: Path | None = None) -> dict:
+    """One run of the runner over ``rows`` (read from a JSON Lines file, written to one, as
+    ``localeval`` does on the command line) with a session of our own, so its public timers
+    (`JudgeSession.timings`) and counters are read: ms per row per stage, judge pairs per row."""
+    import json
+
+    from benchmarks.flops import encoder_flops_from_sums
+    from localeval.backends.session import STAGES, JudgeSession
+    from localeval.options import RunOptions
+    from localeval.runner.output import dumps, record
+    from localeval.runner.rows import read_jsonl
+    from localeval.runner.run import resolve_metrics, run_chunks
+
+    options = RunOptions(model=judge, batch_size=batch, cache=cache)
+    named = resolve_metrics(METRICS, options)
+    with tempfile.TemporaryDirectory() as tmp:
+        source, target = Path(tmp) / "rows.jsonl", Path(tmp) / "scored.jsonl"
+        source.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        start = time.perf_counter()
+        with JudgeSession(options) as session, target.open("w") as out:
+            for chunk in run_chunks(read_jsonl(source), named, session=session, chunk_size=options.chunk_size):
+                out.write("".join(dumps(record(row, results)) + "\n" for row, results in chunk))
+        seconds = time.perf_counter() - start
+    n = len(rows)
+    ms = {stage: round(1000 * session.timings.seconds[stage] / n, 3) for stage in STAGES}
+    ms["other"] = round(1000 * seconds / n - sum(ms.values()), 3)
+    counters = session.counters
+    cfg = judge.model.config
+    flops = encoder_flops_from_sums(counters.tokens_judged, counters.tokens_judged_squared,
+                                    layers=cfg.num_hidden_layers, hidden=cfg.hidden_size,
+                                    intermediate=cfg.intermediate_size)
+    judge_s = session.timings.seconds["judge"]
+    return {"rows": n, "cached": cache is not None, "seconds": round(seconds, 2), "ms_per_row": ms,
+            "judge_tflop_per_s": round(flops / judge_s / 1e12, 3) if judge_s else 0.0,
+            "non_judge_ms_per_row": round(1000 * seconds / n - ms["judge"], 3),
+            "judge_pairs_per_row": round(counters.pairs_judged / n, 2),
+            "pairs_requested_per_row": round(counters.pairs_requested / n, 2),
+            "cache_hits_per_row": round(counters.cache_hits / n, 2),
+            "analyses_loaded": session.analyses.loaded, "analyses_saved": session.analyses.saved}
+
+
+def _profile_table(profiles: list[dict]) -> str:
+    from localeval.backends.session import STAGES
+
+    head = ["run", *STAGES, "other", "non-judge", "judge pairs/row", "pairs asked/row"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for p in profiles:
+        ms = p["ms_per_row"]
+        name = f"{p['rows']} rows, " + ("cache file, filled" if p["cached"] else "no cache")
+        lines.append(f"| {name} | " + " | ".join(str(ms[s]) for s in (*STAGES, "other"))
+                     + f" | {p['non_judge_ms_per_row']} | {p['judge_pairs_per_row']} | {p['pairs_requested_per_row']} |")
+    return "ms per row by stage (the session's timers):\n\n" + "\n".join(lines)
+
+
+_RERUN = """
+import json, sys, time
+sys.path.insert(0, {root!r})
+from benchmarks.bulk_speed import METRICS, make_rows
+from localeval import evaluate
+from localeval.backends import get_judge
+judge = get_judge({model!r}, device={device!r}, precision={precision!r})
+rows = make_rows({n})
+start = time.perf_counter()
+evaluate(rows, METRICS, model=judge, batch_size={batch}, cache={cache!r}, show_progress=False)
+print(json.dumps(time.perf_counter() - start))
+"""
+
+
+def rerun_in_new_process(n: int, cache: Path, args: argparse.Namespace, batch: int) -> float:
+    """Seconds of `evaluate` over the first ``n`` rows with the filled ``cache``, in a fresh
+    Python process (the judge's loading is not counted)."""
+    import json
+    import subprocess
+
+    code = _RERUN.format(root=str(REPO_ROOT), model=args.model, device=args.device, precision=args.precision,
+                         n=n, batch=batch, cache=str(cache))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
 def _peak_rss_mb() -> float:
@@ -135,6 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--precision", default=None, help="judge number format (auto, fp32, bf16, fp16)")
     parser.add_argument("--batch-size", type=int, default=None, help="judge batch (default: the runner's: 32 CPU, 128 CUDA)")
     parser.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/bulk_speed.json")
+    parser.add_argument("--profile", action="store_true",
+                        help="also time each stage per row (read, split, parse, plan, judge, metric, write) "
+                             "on the first size, without and with a filled cache file")
     args = parser.parse_args(argv)
 
     from localeval import evaluate
@@ -197,6 +280,19 @@ def main(argv: list[str] | None = None) -> int:
         # Each evaluate() is a run with its own JudgeSession: a re-run keeps nothing but the
         # verdict file, as a new process would.
         rerun_s = meter.timed(cached_run)
+        # And in a new process for real: module-level memos (content words, detected
+        # languages) start empty and NLTK / spaCy's word lists are imported on the way, as
+        # they are for a user's second run. Loading the judge is not timed.
+        new_process_s = rerun_in_new_process(len(first), cache, args, batch)
+
+    profiles: list[dict] = []
+    if args.profile:
+        with tempfile.TemporaryDirectory() as tmp:
+            cache = Path(tmp) / "verdicts.sqlite"
+            profiles.append(profile_run(first, judge, batch))
+            profile_run(first, judge, batch, cache)  # fills the file
+            profiles.append(profile_run(first, judge, batch, cache))
+        print(_profile_table(profiles), file=sys.stderr, flush=True)
 
     naive_rps = args.naive_rows / naive_s
     runner_same_rps = args.naive_rows / runner_same_s
@@ -214,9 +310,13 @@ def main(argv: list[str] | None = None) -> int:
         "runner_same_rows": {"rows": args.naive_rows, "seconds": round(runner_same_s, 1), "rows_per_s": round(runner_same_rps, 2)},
         "runner_vs_naive": round(runner_same_rps / naive_rps, 2),
         "cached": {"rows": args.rows[0], "first_run_s": round(first_cached_s, 1), "rerun_s": round(rerun_s, 2),
-                   "speedup": round(first_cached_s / rerun_s, 1)},
+                   "speedup": round(first_cached_s / rerun_s, 1),
+                   "rerun_new_process_s": round(new_process_s, 2),
+                   "speedup_new_process": round(first_cached_s / new_process_s, 1)},
         "peak_rss_mb": _peak_rss_mb(),
     }
+    if profiles:
+        result["profile"] = profiles
     m = result["machine"]
     where = (f"{m['gpu']['name']}" if on_gpu and m["gpu"] else f"{m['cpu']}, {m['torch_threads']} threads")
     lines = [
@@ -242,9 +342,13 @@ def main(argv: list[str] | None = None) -> int:
         f"| runner on the same rows: rows/s | {result['runner_same_rows']['rows_per_s']} |",
         f"| runner / naive | {result['runner_vs_naive']}x |",
         f"| cached re-run speed-up ({args.rows[0]} rows) | {result['cached']['speedup']}x ({result['cached']['rerun_s']} s) |",
+        f"| cached re-run in a new process | {result['cached']['speedup_new_process']}x "
+        f"({result['cached']['rerun_new_process_s']} s) |",
         f"| peak RSS (whole process) | {result['peak_rss_mb']} MB |",
         f"| model load | {result['model_load_s']} s |",
     ]
+    if profiles:
+        lines += ["", _profile_table(profiles)]
     table = "\n".join(lines)
     print(table)
     command = command_line("python benchmarks/bulk_speed.py", argv)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["H100_DENSE_BF16_PEAK", "encoder_flops"]
+__all__ = ["H100_DENSE_BF16_PEAK", "encoder_flops", "encoder_flops_from_sums"]
 
 H100_DENSE_BF16_PEAK = 800e12
 """The bulk-scoring issue's round figure for one H100's dense bf16/fp16 tensor-core peak
@@ -23,3 +23,9 @@ def encoder_flops(lengths: Iterable[int], *, layers: int, hidden: int, intermedi
     for n in lengths:
         total += layers * (8 * n * hidden**2 + 4 * n * hidden * intermediate + 4 * n * n * hidden)
     return total
+
+
+def encoder_flops_from_sums(tokens: int, tokens_squared: int, *, layers: int, hidden: int, intermediate: int) -> float:
+    """`encoder_flops` from the sum of the lengths and the sum of their squares (what a
+    `JudgeSession`'s counters keep): the same number, without the lengths themselves."""
+    return float(layers * ((8 * hidden**2 + 4 * hidden * intermediate) * tokens + 4 * hidden * tokens_squared))

