@@ -124,9 +124,10 @@ def test_relevance_screen_screens_only_sentences_without_the_questions_words():
     strict = relevance_screen(question, sentences, max_overlap=0.0)
     assert strict[0] is None and strict[2] is None  # share words: left to the judge
     assert strict[1] is not None and strict[1].startswith("screened") and "none of the question" in strict[1]
-    # The default screen also decides a sentence holding one of the question's six words, and
+    assert relevance_screen(question, sentences) == strict  # the default screens only those
+    # A looser screen also decides a sentence holding one of the question's six words, and
     # says how much of the question it held.
-    why = relevance_screen(question, sentences)
+    why = relevance_screen(question, sentences, max_overlap=0.2)
     assert why[0] is None and why[1] == strict[1]
     assert why[2] is not None and "17%" in why[2]
     # A question with a single content word is never screened.
