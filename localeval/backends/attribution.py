@@ -48,7 +48,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Literal
 
 import numpy as np
@@ -60,7 +59,6 @@ from localeval.backends.session import JudgeSession, session_scope
 from localeval.backends.verdict import JudgedUnit, claim_signals
 from localeval.options import DEFAULT_MAX_UNITS
 from localeval.text import Window, make_windows, split_sentences
-from localeval.text.lexical import content_words, word_overlap
 
 __all__ = ["DEFAULT_LOCATE", "DEFAULT_MAX_UNITS", "DEFAULT_UNIT_SENTENCES", "Evidence", "Granularity", "Support", "attribute"]
 
@@ -174,11 +172,6 @@ def _build_units(count: Callable[[str], int], text: str, budget: int, granularit
     return windows, short
 
 
-def _overlaps(claim: str, units: Sequence[_Unit]) -> list[float]:
-    wanted = content_words(claim)
-    return [word_overlap(wanted, _unit_words(u.window.text)) for u in units]
-
-
 def _closest(claim: str, units: list[_Unit], k: int, selector: str | Selector = DEFAULT_SELECTOR) -> list[_Unit]:
     """The ``k`` units ``selector`` ranks best for the claim (`localeval.backends.candidates`;
     default: most shared content words), in their original order."""
@@ -192,13 +185,8 @@ def _first_to_judge(claim: str, units: list[_Unit], selector: Selector | None = 
     docstring), then the earliest."""
     if selector is not None and selector.name != DEFAULT_SELECTOR:
         return selector.rank(claim, [u.window.text for u in units], 1)[0]
-    scores = _overlaps(claim, units)
+    scores = overlap_scores(claim, [u.window.text for u in units])
     return min(range(len(units)), key=lambda i: (-scores[i], len(units[i].window.text), i))
-
-
-@lru_cache(maxsize=65536)
-def _unit_words(text: str) -> frozenset[str]:
-    return frozenset(content_words(text))
 
 
 def attribute(
