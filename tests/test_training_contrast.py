@@ -204,6 +204,37 @@ def test_generator_is_deterministic_and_covers_every_kind(nlp) -> None:
     assert regex_only and regex_only <= {"flip", "number_words", "format"}
 
 
+def test_reverse_puts_the_edit_in_the_premise(nlp) -> None:
+    items = _items()
+    forward = contrast.generate(items, seed=0, nlp=nlp)
+    both = contrast.generate(items, seed=0, nlp=nlp, reverse=True)
+    forward_keys = {e.key for e, _ in forward}
+    assert forward_keys < {e.key for e, _ in both}
+    backs = [(e, k) for e, k in both if e.key not in forward_keys]
+    assert backs
+    by_hyp = {(e.text_b, k): e for e, k in forward}
+    for back, kind in backs:
+        assert kind != "merge"
+        # The hypothesis is an original sentence, found whole in some forward premise; the
+        # reversed premise holds an edited sentence in its place.
+        originals = [e for e, _ in forward if back.text_b.rstrip(".!?") in e.text_a]
+        assert originals, back.text_b
+        assert all(back.text_a != e.text_a for e in originals)
+        if kind == "list_negation" and back.task == NLI3 and back.label == 1:
+            continue  # one member kept alone does not entail the whole list
+        # Otherwise the label is the forward edit's: find the edit now sitting in the premise.
+        match = [e for (hyp, k), e in by_hyp.items() if k == kind and hyp in back.text_a]
+        assert any(e.label == back.label and e.task == back.task for e in match), back
+    assert {e.label for e, _ in backs} >= {0, 1}
+
+
+def test_premise_chars_cuts_long_paragraphs(nlp) -> None:
+    items = _items()
+    short = contrast.generate(items, seed=0, nlp=nlp, premise_chars=60)
+    assert short
+    assert max(len(e.text_a) for e, _ in short) < max(len(e.text_a) for e, _ in contrast.generate(items, seed=0, nlp=nlp))
+
+
 def _qa_tree(root: Path, items: list[sources.QAItem]) -> Path:
     """A ``train/`` tree with one MLQA-format file (the other QA sources absent)."""
     base = root / "train/relevance/mlqa"

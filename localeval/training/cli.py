@@ -87,6 +87,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="source=weight,... overrides of the mix weights; a positive weight for an "
         "optional source (contrast) also builds it",
     )
+    p.add_argument(
+        "--contrast-reverse",
+        action="store_true",
+        help="also put each contrast edit in the premise, with the original sentence as the "
+        "hypothesis (the change on the evidence's side, as users' contexts have it)",
+    )
+    p.add_argument(
+        "--contrast-premise-chars",
+        type=int,
+        default=data_mod.contrast.SHORT_PARAGRAPH,
+        help="longest paragraph kept whole as a contrast premise; longer ones give the edited "
+        "sentence with a neighbour",
+    )
     return p.parse_args(argv)
 
 
@@ -138,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
         use_synthetic=not args.no_synthetic,
         only=only,
         use_contrast=weights.get("contrast", 0.0) > 0,
+        contrast_reverse=args.contrast_reverse,
+        contrast_premise_chars=args.contrast_premise_chars,
     )
     mix = data_mod.sample_mix(ds.train, args.max_train_pairs, weights, args.seed)
     heldout = ds.heldout

@@ -62,6 +62,8 @@ def load_dataset(
     use_synthetic: bool = True,
     only: set[str] | None = None,
     use_contrast: bool = False,
+    contrast_reverse: bool = False,
+    contrast_premise_chars: int = contrast.SHORT_PARAGRAPH,
 ) -> Dataset:
     train_dir = data_dir / "train"
     train: list[Example] = []
@@ -122,7 +124,8 @@ def load_dataset(
             log.warning(
                 "no spaCy English model: contrast pairs use flips, number words and formats only"
             )
-        train += contrast.build_contrast(qa_train, seed=0, nlp=parser)
+        train += contrast.build_contrast(qa_train, seed=0, nlp=parser, reverse=contrast_reverse,
+                                         premise_chars=contrast_premise_chars)
         heldout += contrast_heldout(qa_held, parser)
 
     train = splits.drop_leaks(train, heldout)

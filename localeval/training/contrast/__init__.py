@@ -31,6 +31,14 @@ the judge learns which changes matter rather than "any edit is unsupported":
     "3,000 dollars", "25%" -> "25 percent", "100 C" -> "100 degrees Celsius" (entailed); the same
     rewrite with a changed value or unit (not entailed).
 
+``reverse=True`` adds each edit the other way round: the edited sentence put into the premise in
+place of the original, and the original sentence as the hypothesis. A user's context is as
+likely to hold the negation, the flipped quantifier or the swapped roles as the claim is
+("weight gain was not observed" against "weight gain is a side effect"); the forward pairs alone
+only ever put the change in the hypothesis. Breaking edits keep their label both ways (if A
+rules out B, B rules out A), and so do the meaning-keeping rewrites, except one list member kept
+alone: the whole list does not follow from one member (neutral).
+
 Deterministic given the seed (a seeded ``random.Random`` over paragraphs in hash order; the
 spaCy parse is deterministic). Without spaCy only the regex kinds (flip, number_words, format)
 are produced. Per paragraph one adjacent sentence pair is parsed (the cost that matters: about
@@ -65,7 +73,8 @@ from typing import TYPE_CHECKING
 
 from ..examples import Example, stable_hash
 from ..sources import QAItem
-from .edits import CON, ENT, KINDS, NOT_ENTAILED, SOURCE, Edit, _finalise
+from ..examples import NLI3
+from .edits import CON, ENT, KINDS, NEU, NOT_ENTAILED, SOURCE, Edit, _finalise
 from .formats import format_edits
 from .structure import affirm_clause, attribute_edits, list_edits, merge_edits, negate_clause
 from .voice import participle, past, third_person, voice_edits
@@ -100,10 +109,11 @@ def load_parser() -> Language | None:
     return None
 
 
-def _premise(sentences: Sequence[str], i: int, j: int | None = None) -> str:
-    """The paragraph when short, else the edited sentence(s) with a neighbour for context."""
+def _premise(sentences: Sequence[str], i: int, j: int | None = None, short: int = SHORT_PARAGRAPH) -> str:
+    """The paragraph when at most ``short`` characters, else the edited sentence(s) with a
+    neighbour for context."""
     paragraph = " ".join(sentences)
-    if len(paragraph) <= SHORT_PARAGRAPH:
+    if len(paragraph) <= short:
         return paragraph
     lo, hi = i, (j if j is not None else i) + 1
     if j is None:
@@ -144,13 +154,30 @@ def _focus_pair(sentences: Sequence[str], rng: random.Random) -> int | None:
     return max(cands, key=lambda i: len(_TRIGGER.findall(sentences[i] + sentences[i + 1])))
 
 
+def reversed_edit(edit: Edit) -> Edit | None:
+    """The label of ``edit`` read the other way round (the edit in the premise, the original
+    sentence as the hypothesis), or None where it has none worth teaching."""
+    if edit.label != ENT:
+        return edit
+    if edit.kind == "list_negation":  # one member alone does not entail the whole list
+        return Edit(edit.text, NEU, NLI3, edit.kind)
+    if edit.kind == "merge":  # the joined sentence replaces two sentences: no single original
+        return None
+    return edit
+
+
 def generate(
     items: Iterable[QAItem],
     seed: int,
     nlp: Language | None = None,
     max_items: int | None = None,
+    *,
+    reverse: bool = False,
+    premise_chars: int = SHORT_PARAGRAPH,
 ) -> list[tuple[Example, str]]:
-    """(example, kind) pairs from the unique paragraphs of ``items``."""
+    """(example, kind) pairs from the unique paragraphs of ``items``; ``reverse`` adds each
+    edit the other way round, ``premise_chars`` is the longest paragraph kept whole as the
+    premise (see the module docstring)."""
     rng = random.Random(seed)
     paragraphs: dict[str, tuple[str, ...]] = {}
     for it in items:
@@ -168,6 +195,7 @@ def generate(
 
     out: list[tuple[Example, str]] = []
     seen: set[str] = set()
+    seen_reversed: set[tuple[str, str]] = set()
 
     def emit(premise: str, original: str, edits: list[Edit], group: str) -> None:
         for e in edits:
@@ -176,6 +204,14 @@ def generate(
                 continue
             seen.add(hyp)
             out.append((Example(premise, hyp, e.label, e.task, SOURCE, group), e.kind))
+            back = reversed_edit(e) if reverse and original and original in premise else None
+            if back is not None:
+                edited_premise = premise.replace(original, hyp, 1)
+                key = (edited_premise, original)
+                if key not in seen_reversed:
+                    seen_reversed.add(key)
+                    out.append((Example(edited_premise, _finalise(original), back.label, back.task, SOURCE, group),
+                                e.kind))
 
     for p in order:
         sents = paragraphs[p]
@@ -186,7 +222,7 @@ def generate(
             for i in idx:
                 edits = make(sents[i], rng)
                 if edits:
-                    emit(_premise(sents, i), sents[i], edits, group)
+                    emit(_premise(sents, i, short=premise_chars), sents[i], edits, group)
                     break
         doc = docs.get(p)
         i = focus[p]
@@ -200,14 +236,14 @@ def generate(
         if len(halves[0]) != 1 or len(halves[1]) != 1:
             continue
         first, second = halves[0][0], halves[1][0]
-        emit(_premise(sents, i, i + 1), "", merge_edits(first, second, rng), group)
+        emit(_premise(sents, i, i + 1, short=premise_chars), "", merge_edits(first, second, rng), group)
         for _kind, make in _PARSE_KINDS:
             order2 = [(first, i), (second, i + 1)]
             rng.shuffle(order2)
             for span, k in order2:
                 edits = make(span, rng)
                 if edits:
-                    emit(_premise(sents, k), sents[k], edits, group)
+                    emit(_premise(sents, k, short=premise_chars), sents[k], edits, group)
                     break
     return out
 
@@ -217,6 +253,9 @@ def build_contrast(
     seed: int,
     nlp: Language | None = None,
     max_items: int | None = None,
+    *,
+    reverse: bool = False,
+    premise_chars: int = SHORT_PARAGRAPH,
 ) -> list[Example]:
     """The contrast examples of ``items``' paragraphs (see the module docstring)."""
-    return [e for e, _ in generate(items, seed, nlp, max_items)]
+    return [e for e, _ in generate(items, seed, nlp, max_items, reverse=reverse, premise_chars=premise_chars)]

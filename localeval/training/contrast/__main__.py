@@ -12,7 +12,7 @@ from pathlib import Path
 from .. import data as data_mod
 from .. import sources
 from ..sources import QAItem
-from . import KINDS, generate, load_parser
+from . import KINDS, SHORT_PARAGRAPH, generate, load_parser
 
 
 def _main(argv: list[str] | None = None) -> int:
@@ -26,13 +26,17 @@ def _main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-items", type=int, default=None)
     p.add_argument("--show", type=int, default=3, help="examples printed per kind")
+    p.add_argument("--reverse", action="store_true", help="add each edit the other way round")
+    p.add_argument("--premise-chars", type=int, default=SHORT_PARAGRAPH,
+                   help="longest paragraph kept whole as the premise")
     args = p.parse_args(argv)
     started, cpu_started = time.time(), time.process_time()
     train_items: list[QAItem] = []
     for reader in sources.QA_READERS.values():
         train_items += data_mod.qa_split(reader(args.data_dir / "train"))[0]
     nlp = load_parser()
-    pairs = generate(train_items, args.seed, nlp, args.max_items)
+    pairs = generate(train_items, args.seed, nlp, args.max_items, reverse=args.reverse,
+                     premise_chars=args.premise_chars)
     counts = Counter((kind, e.label == 0) for e, kind in pairs)
     print(f"{len(pairs)} pairs in {time.time() - started:.0f} s wall, "
           f"{time.process_time() - cpu_started:.0f} s CPU (spaCy parser: {'yes' if nlp else 'no'})")
