@@ -176,8 +176,11 @@ def _chunks(
     ray_address: str | None,
     ray_actors: int | None,
     total: int | None = None,
+    session: JudgeSession | None = None,
 ) -> Iterator[Iterator[list[ScoredRow]]]:
-    """Scored chunks from the chosen engine (both yield the same chunks in input order)."""
+    """Scored chunks from the chosen engine (both yield the same chunks in input order). The
+    local engine scores in ``session`` when given (left open: it is the caller's), else in a
+    session of the run's own."""
     if engine == "ray":
         from localeval.runner.ray_engine import ray_chunks
 
@@ -185,8 +188,8 @@ def _chunks(
         yield ray_chunks(rows, items, options, skip=skip, progress=progress, address=ray_address, actors=ray_actors,
                          total=total)
         return
-    with JudgeSession(options) as session:
-        yield run_chunks(rows, named, session=session, chunk_size=options.chunk_size, skip=skip, progress=progress)
+    with nullcontext(session) if session is not None else JudgeSession(options) as used:
+        yield run_chunks(rows, named, session=used, chunk_size=options.chunk_size, skip=skip, progress=progress)
 
 
 def run_options(
@@ -209,6 +212,36 @@ def run_options(
     )
 
 
+_OPTION_DEFAULTS: dict[str, Any] = {
+    "model": None, "device": None, "batch_size": None, "chunk_size": DEFAULT_CHUNK_SIZE, "cache": None,
+    "thresholds": None, "decomposer": None, "precision": None, "max_units": "default",
+}
+"""The scoring keywords of `evaluate` and `score_dataset` (`run_options`) with their defaults."""
+
+
+def _options_of(keywords: Mapping[str, Any], session: JudgeSession | None) -> RunOptions:
+    """The run's options: from the scoring keywords, or, with a ``session``, the session's own
+    (it was made with them, and its verdict cache, memos and decomposer thresholds follow
+    them). One source only: a keyword given beside a session is an error, not silently lost."""
+    if session is None:
+        return run_options(**keywords)
+    if not isinstance(session, JudgeSession):
+        raise TypeError(f"session must be a JudgeSession, got {type(session).__name__}")
+    given = [key for key, value in keywords.items() if not _is_default(value, _OPTION_DEFAULTS[key])]
+    if given:
+        raise ValueError(
+            f"{', '.join(given)} given beside session=: a session brings the run's options; "
+            "make it with them (JudgeSession(RunOptions(...))) or leave session unset"
+        )
+    return session.options
+
+
+def _is_default(value: Any, default: Any) -> bool:
+    if value is default or (default is None and isinstance(value, Mapping) and not value):
+        return True  # thresholds={} is no threshold, as None is
+    return type(value) is type(default) and value == default
+
+
 def _run(
     data: Any,
     metrics: str | Sequence[str | Metric],
@@ -225,9 +258,15 @@ def _run(
     ray_actors: int | None = None,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
+    session: JudgeSession | None = None,
 ) -> RunSummary:
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; engines: {', '.join(ENGINES)}")
+    if session is not None and engine != "local":
+        raise ValueError(
+            f"session= needs the local engine: on engine {engine!r} each actor scores in a session "
+            "of its own, in its own process, which the caller cannot be handed"
+        )
     if resume and output is None:
         raise ValueError("resume needs an output file")
     if output is not None:  # before a judge loads or a file opens
@@ -279,7 +318,7 @@ def _run(
         try:
             with make_progress(source.total, enabled=show_progress) as progress, _chunks(
                 engine, rows, metrics, named, options, skip=done, progress=progress,
-                ray_address=ray_address, ray_actors=ray_actors, total=source.total,
+                ray_address=ray_address, ray_actors=ray_actors, total=source.total, session=session,
             ) as chunks:
                 for chunk in chunks:
                     if writer is not None:
@@ -325,6 +364,7 @@ def evaluate(
     max_units: int | None | Literal["default"] = "default",
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
+    session: JudgeSession | None = None,
 ) -> EvaluationResult:
     """Score every row of ``data`` with every metric.
 
@@ -362,10 +402,20 @@ def evaluate(
             at most this many units of the contexts (those sharing most of its words);
             ``None``: every unit; ``"default"``: the metrics' default (6).
 
-    The keywords that change how rows are scored make one `localeval.options.RunOptions`
-    (`run_options`), the object the CLI, the config file and the Ray engine use too.
         max_row_chars, max_contexts: per-row budgets; a row over one is unscored with the
             reason (never truncated); ``None`` or 0: no limit (see `localeval.runner.budget`).
+        session: a `localeval.backends.session.JudgeSession` to score in (local engine only),
+            for a caller that reads what the run did: its public ``counters`` (pairs asked,
+            read from the cache, judged; forward passes; tokens) and ``timings`` (seconds per
+            stage) are the run's, and stay readable after it. Its verdict cache (memory and
+            file) and memos serve the run; the session stays open (close it, or use ``with``).
+            The run's options are the session's (``JudgeSession(RunOptions(model=...,
+            cache=...))``): the scoring keywords (``model`` to ``max_units``) are left unset.
+            Counters add up over the runs one session serves (subtract two ``snapshot()``).
+
+    The keywords that change how rows are scored make one `localeval.options.RunOptions`
+    (`run_options`), the object the CLI, the config file and the Ray engine use too; the
+    judge stays a pure predictor: everything a run learns lives in its session.
 
     Returns:
         an `EvaluationResult` holding every row, scored or with the reason it is not.
@@ -378,12 +428,16 @@ def evaluate(
     def keep_old(obj: dict[str, Any], named: list[tuple[str, Metric]]) -> None:
         rows.append(_from_record(obj, named))
 
+    options = _options_of(
+        {"model": model, "device": device, "batch_size": batch_size, "chunk_size": chunk_size, "cache": cache,
+         "thresholds": thresholds, "decomposer": decomposer, "precision": precision, "max_units": max_units},
+        session,
+    )
     summary = _run(
-        data, metrics, column_map,
-        run_options(model=model, device=device, batch_size=batch_size, chunk_size=chunk_size, cache=cache,
-                    thresholds=thresholds, decomposer=decomposer, precision=precision, max_units=max_units),
+        data, metrics, column_map, options,
         show_progress=show_progress, output=output, resume=resume, on_rows=keep, on_old=keep_old, engine=engine,
         ray_address=ray_address, ray_actors=ray_actors, max_row_chars=max_row_chars, max_contexts=max_contexts,
+        session=session,
     )
     rows.sort(key=lambda r: r.line)
     return EvaluationResult(rows, [m.metric for m in summary.metrics], summary)
@@ -422,15 +476,21 @@ def score_dataset(
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     options: RunOptions | None = None,
+    session: JudgeSession | None = None,
 ) -> RunSummary:
     """Like `evaluate`, but rows only go to ``output`` (``None``: stdout) and are not kept in
     memory: what the ``localeval score`` command runs, for datasets of any size.
-    ``options``: a ready `RunOptions` (the CLI's), in place of the option keywords."""
+    ``options``: a ready `RunOptions` (the CLI's), in place of the option keywords;
+    ``session``: as `evaluate`'s (its options are the run's)."""
+    keywords = {"model": model, "device": device, "batch_size": batch_size, "chunk_size": chunk_size, "cache": cache,
+                "thresholds": thresholds, "decomposer": decomposer, "precision": precision, "max_units": max_units}
     if options is None:
-        options = run_options(model=model, device=device, batch_size=batch_size, chunk_size=chunk_size, cache=cache,
-                              thresholds=thresholds, decomposer=decomposer, precision=precision, max_units=max_units)
+        options = _options_of(keywords, session)
+    elif session is not None and options != session.options:
+        raise ValueError("options= differs from the options the session was made with; give one of them")
     return _run(
         data, metrics, column_map, options,
         show_progress=show_progress, output=output, resume=resume, on_rows=None, on_old=None, engine=engine,
         ray_address=ray_address, ray_actors=ray_actors, max_row_chars=max_row_chars, max_contexts=max_contexts,
+        session=session,
     )
