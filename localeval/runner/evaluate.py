@@ -25,7 +25,7 @@ from localeval.backends.cache import JudgementCache
 from localeval.backends.session import JudgeSession
 from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.thresholds import did_you_mean
-from localeval.options import RunOptions, parse_max_units
+from localeval.options import DEFAULT_LOCATE, DEFAULT_SELECTOR, Candidates, Locate, RunOptions, parse_max_units
 from localeval.runner.columns import ColumnMap, ColumnSource, clean_value
 from localeval.runner.budget import DEFAULT_MAX_CONTEXTS, DEFAULT_MAX_ROW_CHARS, RowBudget, within_budget
 from localeval.runner.guard import OutputLock, check_output_path, check_run_record, is_regular_target, run_record, write_run_record
@@ -203,18 +203,23 @@ def run_options(
     decomposer: Any = None,
     precision: str | None = None,
     max_units: int | None | Literal["default"] = "default",
+    candidates: Candidates = DEFAULT_SELECTOR,
+    locate: Locate = DEFAULT_LOCATE,
+    screen: bool = True,
 ) -> RunOptions:
     """The `RunOptions` of `evaluate`'s keywords (``max_units="default"``: the metrics' default)."""
     return RunOptions(
         model=model, device=device, batch_size=batch_size, chunk_size=chunk_size, cache=cache,
         thresholds=thresholds or {}, decomposer=decomposer, precision=precision,
-        max_units=parse_max_units(max_units, zero_means_all=False),
+        max_units=parse_max_units(max_units, zero_means_all=False), candidates=candidates, locate=locate,
+        screen=screen,
     )
 
 
 _OPTION_DEFAULTS: dict[str, Any] = {
     "model": None, "device": None, "batch_size": None, "chunk_size": DEFAULT_CHUNK_SIZE, "cache": None,
     "thresholds": None, "decomposer": None, "precision": None, "max_units": "default",
+    "candidates": DEFAULT_SELECTOR, "locate": DEFAULT_LOCATE, "screen": True,
 }
 """The scoring keywords of `evaluate` and `score_dataset` (`run_options`) with their defaults."""
 
@@ -362,6 +367,9 @@ def evaluate(
     decomposer: Any = None,
     precision: str | None = None,
     max_units: int | None | Literal["default"] = "default",
+    candidates: Candidates = DEFAULT_SELECTOR,
+    locate: Locate = DEFAULT_LOCATE,
+    screen: bool = True,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     session: JudgeSession | None = None,
@@ -401,6 +409,13 @@ def evaluate(
         max_units: for metrics given by name that attribute claims: judge each claim against
             at most this many units of the contexts (those sharing most of its words);
             ``None``: every unit; ``"default"``: the metrics' default (6).
+        candidates: how those units are chosen: ``"overlap"`` (most of the claim's words),
+            ``"bm25"``, ``"embedding"`` (MiniLM cosine) or ``"hybrid"`` (an overlap shortlist
+            re-ranked by cosine); see `localeval.backends.candidates`.
+        locate: how a claim's evidence is narrowed to one sentence: ``"words"`` (no judge
+            call) or ``"judge"`` (each sentence judged).
+        screen: context relevance decides sentences sharing no content word with the
+            question without the judge; ``False`` judges every sentence.
 
         max_row_chars, max_contexts: per-row budgets; a row over one is unscored with the
             reason (never truncated); ``None`` or 0: no limit (see `localeval.runner.budget`).
@@ -410,7 +425,9 @@ def evaluate(
             stage) are the run's, and stay readable after it. Its verdict cache (memory and
             file) and memos serve the run; the session stays open (close it, or use ``with``).
             The run's options are the session's (``JudgeSession(RunOptions(model=...,
-            cache=...))``): the scoring keywords (``model`` to ``max_units``) are left unset.
+            cache=...))``): the keywords that make them (model, device, batch_size,
+            chunk_size, cache, thresholds, decomposer, precision, max_units, candidates,
+            locate, screen) are left unset.
             Counters add up over the runs one session serves (subtract two ``snapshot()``).
 
     The keywords that change how rows are scored make one `localeval.options.RunOptions`
@@ -430,7 +447,8 @@ def evaluate(
 
     options = _options_of(
         {"model": model, "device": device, "batch_size": batch_size, "chunk_size": chunk_size, "cache": cache,
-         "thresholds": thresholds, "decomposer": decomposer, "precision": precision, "max_units": max_units},
+         "thresholds": thresholds, "decomposer": decomposer, "precision": precision, "max_units": max_units,
+         "candidates": candidates, "locate": locate, "screen": screen},
         session,
     )
     summary = _run(
@@ -473,6 +491,9 @@ def score_dataset(
     decomposer: Any = None,
     precision: str | None = None,
     max_units: int | None | Literal["default"] = "default",
+    candidates: Candidates = DEFAULT_SELECTOR,
+    locate: Locate = DEFAULT_LOCATE,
+    screen: bool = True,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     options: RunOptions | None = None,
@@ -483,7 +504,8 @@ def score_dataset(
     ``options``: a ready `RunOptions` (the CLI's), in place of the option keywords;
     ``session``: as `evaluate`'s (its options are the run's)."""
     keywords = {"model": model, "device": device, "batch_size": batch_size, "chunk_size": chunk_size, "cache": cache,
-                "thresholds": thresholds, "decomposer": decomposer, "precision": precision, "max_units": max_units}
+                "thresholds": thresholds, "decomposer": decomposer, "precision": precision, "max_units": max_units,
+                "candidates": candidates, "locate": locate, "screen": screen}
     if options is None:
         options = _options_of(keywords, session)
     elif session is not None and options != session.options:
