@@ -73,69 +73,63 @@ def make_rows(n: int, seed: int = 13) -> list[dict]:
     return rows
 
 
-class JudgeMeter:
-    """Counts what the judge's model actually scores (unique pairs after the cache), the
-    seconds spent scoring them and their FLOPs, by wrapping the judge's public model call
-    (`NLIJudge.score_distinct`: only pairs no cache held reach it). FLOPs come from the token
-    counts the call's `ScoringState` keeps (the session's public counters hold the same sums);
-    the wrapper stays only because `evaluate` does not hand out its session."""
+class Measured:
+    """One timed `evaluate` call and what its session's public counters and timers say the
+    judge did: pairs sent to the model, seconds inside the model call (tokenizing, padding,
+    forward passes; the results are copied to the host, so a GPU's work is finished), FLOPs
+    from the tokens of those pairs."""
 
-    def __init__(self, judge) -> None:
+    def __init__(self, seconds: float, session, judge) -> None:
         from benchmarks.flops import encoder_flops_from_sums
 
-        self.judge, self.pairs, self.seconds, self.flops = judge, 0, 0.0, 0.0
         cfg = judge.model.config
-        shape = {"layers": cfg.num_hidden_layers, "hidden": cfg.hidden_size, "intermediate": cfg.intermediate_size}
-        original = judge.score_distinct
+        self.seconds = seconds
+        self.pairs = session.counters.pairs_judged
+        self.judge_seconds = session.timings.seconds["judge"]
+        self.flops = encoder_flops_from_sums(session.counters.tokens_judged, session.counters.tokens_judged_squared,
+                                             layers=cfg.num_hidden_layers, hidden=cfg.hidden_size,
+                                             intermediate=cfg.intermediate_size)
 
-        def metered(pairs, *args, state, **kwargs):
-            before = (state.tokens, state.tokens_squared)
-            start = time.perf_counter()
-            out = original(pairs, *args, state=state, **kwargs)
-            if judge.device.type == "cuda":
-                import torch
+    @property
+    def pairs_per_s(self) -> float:
+        return self.pairs / max(self.judge_seconds, 1e-9)
 
-                torch.cuda.synchronize()
-            self.seconds += time.perf_counter() - start
-            self.pairs += len(pairs)
-            self.flops += encoder_flops_from_sums(state.tokens - before[0], state.tokens_squared - before[1], **shape)
-            return out
+    @property
+    def flop_per_s(self) -> float:
+        return self.flops / max(self.judge_seconds, 1e-9)
 
-        judge.score_distinct = metered
 
-    def reset(self) -> None:
-        self.pairs, self.seconds, self.flops = 0, 0.0, 0.0
+def measured(rows: list[dict], metrics: list[str], judge, batch: int, cache: Path | None = None) -> Measured:
+    """`evaluate` over ``rows`` in a `JudgeSession` of our own (opening and closing it, cache
+    file included, is timed with the run, as in a plain ``evaluate`` call)."""
+    from localeval import evaluate
+    from localeval.backends.session import JudgeSession
+    from localeval.options import RunOptions
 
-    def timed(self, work) -> float:
-        """Seconds ``work()`` takes (counters start from zero)."""
-        self.reset()
-        start = time.perf_counter()
-        work()
-        return time.perf_counter() - start
+    start = time.perf_counter()
+    with JudgeSession(RunOptions(model=judge, batch_size=batch, cache=cache)) as session:
+        evaluate(rows, metrics, session=session, show_progress=False)
+    return Measured(time.perf_counter() - start, session, judge)
 
 
 def profile_run(rows: list[dict], judge, batch: int, cache: Path | None = None) -> dict:
-    """One run of the runner over ``rows`` (read from a JSON Lines file, written to one, as
-    ``localeval`` does on the command line) with a session of our own, so its public timers
-    (`JudgeSession.timings`) and counters are read: ms per row per stage, judge pairs per row."""
+    """One run of `score_dataset` (what ``localeval score`` runs) from a JSON Lines file to
+    one, in a session of our own, so its public timers (`JudgeSession.timings`) and counters
+    are read: ms per row per stage, judge pairs per row."""
     import json
 
     from benchmarks.flops import encoder_flops_from_sums
     from localeval.backends.session import STAGES, JudgeSession
     from localeval.options import RunOptions
-    from localeval.runner.output import dumps, record
-    from localeval.runner.rows import read_jsonl
-    from localeval.runner.run import resolve_metrics, run_chunks
+    from localeval.runner.evaluate import score_dataset
 
     options = RunOptions(model=judge, batch_size=batch, cache=cache)
-    named = resolve_metrics(METRICS, options)
     with tempfile.TemporaryDirectory() as tmp:
         source, target = Path(tmp) / "rows.jsonl", Path(tmp) / "scored.jsonl"
         source.write_text("".join(json.dumps(r) + "\n" for r in rows))
         start = time.perf_counter()
-        with JudgeSession(options) as session, target.open("w") as out:
-            for chunk in run_chunks(read_jsonl(source), named, session=session, chunk_size=options.chunk_size):
-                out.write("".join(dumps(record(row, results)) + "\n" for row, results in chunk))
+        with JudgeSession(options) as session:
+            score_dataset(source, METRICS, target, session=session, show_progress=False)
         seconds = time.perf_counter() - start
     n = len(rows)
     ms = {stage: round(1000 * session.timings.seconds[stage] / n, 3) for stage in STAGES}
@@ -220,31 +214,28 @@ def main(argv: list[str] | None = None) -> int:
                              "on the first size, without and with a filled cache file")
     args = parser.parse_args(argv)
 
-    from localeval import evaluate
     from localeval.backends import get_judge
     from localeval.metrics import get_metric
 
     start = time.perf_counter()
     judge = get_judge(args.model, device=args.device, precision=args.precision)
     load_s = time.perf_counter() - start
-    meter = JudgeMeter(judge)
     on_gpu = judge.device.type == "cuda"
     batch = args.batch_size or (128 if on_gpu else 32)
 
     runs = []
     for n in args.rows:
-        rows = make_rows(n)
-        seconds = meter.timed(lambda: evaluate(rows, METRICS, model=judge, batch_size=batch, show_progress=False))
-        run = {"rows": n, "seconds": round(seconds, 1), "rows_per_s": round(n / seconds, 2),
-               "judge_pairs": meter.pairs, "judge_seconds": round(meter.seconds, 1),
-               "judge_pairs_per_s": round(meter.pairs / max(meter.seconds, 1e-9), 1),
-               "judge_share_of_time": round(meter.seconds / seconds, 3),
-               "judge_tflop_per_s": round(meter.flops / max(meter.seconds, 1e-9) / 1e12, 3),
+        meas = measured(make_rows(n), METRICS, judge, batch)
+        run = {"rows": n, "seconds": round(meas.seconds, 1), "rows_per_s": round(n / meas.seconds, 2),
+               "judge_pairs": meas.pairs, "judge_seconds": round(meas.judge_seconds, 1),
+               "judge_pairs_per_s": round(meas.pairs_per_s, 1),
+               "judge_share_of_time": round(meas.judge_seconds / meas.seconds, 3),
+               "judge_tflop_per_s": round(meas.flop_per_s / 1e12, 3),
                "peak_rss_mb_so_far": _peak_rss_mb()}
         if on_gpu:
             from benchmarks.flops import H100_DENSE_BF16_PEAK
 
-            run["share_of_h100_peak"] = round(meter.flops / max(meter.seconds, 1e-9) / H100_DENSE_BF16_PEAK, 4)
+            run["share_of_h100_peak"] = round(meas.flop_per_s / H100_DENSE_BF16_PEAK, 4)
         runs.append(run)
         print(f"{n} rows: {run['rows_per_s']} rows/s, {run['judge_pairs_per_s']} judge pairs/s", file=sys.stderr, flush=True)
 
@@ -252,34 +243,29 @@ def main(argv: list[str] | None = None) -> int:
     # Each metric alone on the first size: the targets are per metric (context recall's).
     per_metric = []
     for name in METRICS:
-        seconds = meter.timed(lambda: evaluate(first, [name], model=judge, batch_size=batch, show_progress=False))
-        per_metric.append({"metric": name, "rows": len(first), "seconds": round(seconds, 1),
-                           "rows_per_s": round(len(first) / seconds, 2),
-                           "judge_pairs_per_row": round(meter.pairs / len(first), 1),
-                           "judge_pairs_per_s": round(meter.pairs / max(meter.seconds, 1e-9), 1)})
+        meas = measured(first, [name], judge, batch)
+        per_metric.append({"metric": name, "rows": len(first), "seconds": round(meas.seconds, 1),
+                           "rows_per_s": round(len(first) / meas.seconds, 2),
+                           "judge_pairs_per_row": round(meas.pairs / len(first), 1),
+                           "judge_pairs_per_s": round(meas.pairs_per_s, 1)})
         print(f"{name} alone: {per_metric[-1]['rows_per_s']} rows/s", file=sys.stderr, flush=True)
 
     # Naive loop: one row, one metric at a time, on the first rows.
     metrics = [get_metric(name, model=judge, batch_size=batch) for name in METRICS]
-
-    def naive() -> None:
-        for row in first[: args.naive_rows]:
-            for metric in metrics:
-                metric.score(row)
-
-    naive_s = meter.timed(naive)
-    runner_same_s = meter.timed(
-        lambda: evaluate(first[: args.naive_rows], METRICS, model=judge, batch_size=batch, show_progress=False)
-    )
+    start = time.perf_counter()
+    for row in first[: args.naive_rows]:
+        for metric in metrics:
+            metric.score(row)
+    naive_s = time.perf_counter() - start
+    runner_same_s = measured(first[: args.naive_rows], METRICS, judge, batch).seconds
 
     # Cached re-run of the first size.
     with tempfile.TemporaryDirectory() as tmp:
         cache = Path(tmp) / "verdicts.sqlite"
-        cached_run = lambda: evaluate(first, METRICS, model=judge, batch_size=batch, cache=cache, show_progress=False)  # noqa: E731
-        first_cached_s = meter.timed(cached_run)
-        # Each evaluate() is a run with its own JudgeSession: a re-run keeps nothing but the
-        # verdict file, as a new process would.
-        rerun_s = meter.timed(cached_run)
+        first_cached_s = measured(first, METRICS, judge, batch, cache).seconds
+        # Each run has its own JudgeSession: a re-run keeps nothing but the verdict file, as
+        # a new process would.
+        rerun_s = measured(first, METRICS, judge, batch, cache).seconds
         # And in a new process for real: module-level memos (content words, detected
         # languages) start empty and NLTK / spaCy's word lists are imported on the way, as
         # they are for a user's second run. Loading the judge is not timed.

@@ -11,6 +11,9 @@ file (``cache``, a ``model`` or ``decomposer`` that names a folder or file) are 
 model = "localeval-judge-minilm-l6"   # judge name or model folder
 device = "cuda"
 precision = "auto"                    # auto, fp32, bf16 (fast on CPUs with native bf16), fp16
+candidates = "overlap"                # how a claim's units are chosen: overlap, bm25, embedding, hybrid
+locate = "words"                      # evidence sentence found by words, or "judge"
+screen = true                         # context relevance: no shared word, no judge call
 batch_size = 128
 chunk_size = 512
 metrics = ["context_recall", "faithfulness"]
@@ -36,7 +39,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from localeval.options import RunOptions, parse_max_units
+from localeval.options import DEFAULT_LOCATE, DEFAULT_SELECTOR, Candidates, Locate, RunOptions, parse_max_units
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -67,6 +70,18 @@ class LocalevalConfig(BaseModel):
     max_units: int | None = Field(
         default=None, ge=0,
         description="units of the contexts each claim is judged against, those sharing most of its words (default: the metrics' own, 6); 0: every unit",
+    )
+    candidates: Candidates = Field(
+        default=DEFAULT_SELECTOR,
+        description="how the max_units units of a claim are chosen: overlap (most of its words), bm25, embedding (MiniLM cosine), hybrid (overlap shortlist re-ranked by cosine)",
+    )
+    locate: Locate = Field(
+        default=DEFAULT_LOCATE,
+        description="how a claim's evidence is narrowed to one sentence: words (most of its words, no judge call) or judge (each sentence judged)",
+    )
+    screen: bool = Field(
+        default=True,
+        description="context relevance: sentences sharing no content word with the question are decided irrelevant without the judge; false: judge every sentence",
     )
     batch_size: int | None = Field(default=None, ge=1, description="judge pairs per forward pass (default: 32 on CPU, 128 on CUDA)")
     chunk_size: int = Field(default=256, ge=1, description="rows scored together")
@@ -119,6 +134,7 @@ class LocalevalConfig(BaseModel):
             "decomposer": None if self.decomposer == "rule" else self.decomposer,
             "precision": self.precision,
             "max_units": parse_max_units(self.max_units),
+            "candidates": self.candidates, "locate": self.locate, "screen": self.screen,
             "max_row_chars": self.max_row_chars or None, "max_contexts": self.max_contexts or None,
         }
 

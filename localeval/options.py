@@ -14,14 +14,34 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-__all__ = ["DEFAULT_CHUNK_SIZE", "DEFAULT_MAX_UNITS", "RunOptions", "parse_max_units"]
+__all__ = [
+    "CANDIDATE_SELECTORS",
+    "DEFAULT_CHUNK_SIZE",
+    "DEFAULT_LOCATE",
+    "DEFAULT_MAX_UNITS",
+    "DEFAULT_SELECTOR",
+    "Candidates",
+    "Locate",
+    "RunOptions",
+    "parse_max_units",
+]
 
 DEFAULT_MAX_UNITS = 6
 """Units of the contexts each claim is judged against by default (`localeval.backends.attribution`)."""
+# The attribution options' names and defaults live here, not beside their code, so the CLI and
+# the config file check a value without importing the judge's modules (torch).
+Candidates = Literal["overlap", "bm25", "embedding", "hybrid"]
+"""The candidate selectors of `localeval.backends.candidates` (``SELECTORS``; a test keeps both equal)."""
+CANDIDATE_SELECTORS: tuple[str, ...] = get_args(Candidates)
+DEFAULT_SELECTOR: Candidates = "overlap"
+"""How a claim's ``max_units`` units are chosen unless told otherwise (benchmarks/results/candidates.md)."""
+Locate = Literal["words", "judge"]
+DEFAULT_LOCATE: Locate = "words"
+"""How a claim's evidence is narrowed to one sentence by default (`localeval.backends.attribution.attribute`)."""
 DEFAULT_CHUNK_SIZE = 256
 """Rows scored together by default (`localeval.runner.run`)."""
 
@@ -48,7 +68,8 @@ def parse_max_units(value: int | str | None, *, zero_means_all: bool = True) -> 
 
 class RunOptions(BaseModel):
     """How a run scores: the judge, its number format and batches, thresholds, the claim
-    attribution budget, the decomposer, the chunking and the verdict cache.
+    attribution budget and how it is spent (candidates, locate), the context relevance
+    screen, the decomposer, the chunking and the verdict cache.
 
     ``model`` and ``decomposer`` are names or paths (what a Ray actor can load on its own);
     the local engine also takes a loaded `NLIJudge` or decomposer object there.
@@ -63,6 +84,9 @@ class RunOptions(BaseModel):
     thresholds: Mapping[str, float] = Field(default_factory=dict, description="user thresholds; a key here beats a stored one")
     max_units: int | None = Field(default=DEFAULT_MAX_UNITS, ge=1, description="units per claim; None: every unit")
     exhaustive: bool = Field(default=False, description="judge every chosen unit even after one accepts the claim")
+    candidates: Candidates = Field(default=DEFAULT_SELECTOR, description="how a claim's max_units units are chosen")
+    locate: Locate = Field(default=DEFAULT_LOCATE, description="evidence narrowed to a sentence by its words or by the judge")
+    screen: bool = Field(default=True, description="context relevance decides sentences sharing no question word unjudged")
     decomposer: Any = Field(default=None, description="None/'rule', an instruction model path, or a decomposer object")
     chunk_size: int = Field(default=DEFAULT_CHUNK_SIZE, ge=1, description="rows scored together")
     cache: Any = Field(default=None, description="SQLite file of verdicts (a path, or a JudgementCache locally)")
@@ -102,6 +126,9 @@ class RunOptions(BaseModel):
             "thresholds": dict(self.thresholds) or None,
             "max_units": self.max_units,
             "exhaustive": self.exhaustive,
+            "candidates": self.candidates,
+            "locate": self.locate,
+            "screen": self.screen,
             "precision": self.precision,
             "decomposer": self.decomposer if self.decomposer is None or isinstance(self.decomposer, str)
             else type(self.decomposer).__name__,

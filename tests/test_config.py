@@ -136,3 +136,62 @@ def test_max_units_key_maps_to_the_runner_option() -> None:
     assert LocalevalConfig(max_units=3).score_kwargs()["max_units"] == 3
     with pytest.raises(ValueError):
         LocalevalConfig(max_units=-1)
+
+
+def test_attribution_and_screen_options_from_file_and_flags(tmp_path):
+    """candidates, locate and screen: keys of the file, flags over them, one RunOptions."""
+    from localeval.options import CANDIDATE_SELECTORS, DEFAULT_LOCATE, DEFAULT_SELECTOR, RunOptions
+
+    default = LocalevalConfig().run_options()
+    assert (default.candidates, default.locate, default.screen) == (DEFAULT_SELECTOR, DEFAULT_LOCATE, True)
+    (tmp_path / "localeval.toml").write_text('candidates = "bm25"\nlocate = "judge"\nscreen = false\n')
+    effective = load_config(cwd=tmp_path)
+    options = effective.config.run_options()
+    assert (options.candidates, options.locate, options.screen) == ("bm25", "judge", False)
+    assert dict((k, s) for k, _, s in effective.rows())["locate"] == "localeval.toml"
+    flagged = load_config(cwd=tmp_path, overrides={"candidates": "hybrid", "screen": True}).config.run_options()
+    assert (flagged.candidates, flagged.locate, flagged.screen) == ("hybrid", "judge", True)
+    # Every selector the candidates module has is a value the options accept, and no other.
+    from localeval.backends.candidates import SELECTORS
+
+    assert set(CANDIDATE_SELECTORS) == set(SELECTORS)
+    for name in CANDIDATE_SELECTORS:
+        assert RunOptions(candidates=name).candidates == name
+    # A bad value fails while the file is read, naming the file and the key.
+    for text, key in (('candidates = "bm26"\n', "candidates"), ('locate = "sentence"\n', "locate"),
+                      ('screen = "maybe"\n', "screen")):
+        (tmp_path / "localeval.toml").write_text(text)
+        with pytest.raises(ConfigError, match=rf"localeval.toml: {key}: "):
+            load_config(cwd=tmp_path)
+    with pytest.raises(ValueError):
+        RunOptions(candidates="bm26")
+
+
+def test_attribution_and_screen_options_reach_the_metrics(tmp_path):
+    """From the command line to the metrics the run builds: the summary's metadata lists each
+    metric's options, and the run record keeps them (a resume with other values is refused)."""
+    from tests.conftest import build_tiny_model
+
+    five = {0: "entailment", 1: "neutral", 2: "contradiction", 3: "relevant", 4: "not_relevant"}
+    tiny = build_tiny_model(tmp_path / "tiny5", five, {"max_length": 64, "tasks": {"nli": [0, 1, 2], "relevance": [3, 4]}})
+    data = write_jsonl(tmp_path / "rows.jsonl", make_rows(3))
+    out, summary = tmp_path / "out.jsonl", tmp_path / "summary.json"
+    base = ["score", str(data), "-m", "context_recall,context_relevance", "--model", str(tiny), "--no-progress",
+            "-o", str(out)]
+    result = cli.invoke(app, [*base, "--candidates", "bm25", "--locate", "judge", "--no-screen",
+                              "--summary-json", str(summary)])
+    assert result.exit_code == 0, result.output
+    metrics = json.loads(summary.read_text())["run"]["metrics"]
+    assert metrics["context_recall"]["options"]["candidates"] == "bm25"
+    assert metrics["context_recall"]["options"]["locate"] == "judge"
+    assert metrics["context_relevance"]["options"]["screen"] is False
+    record = json.loads((tmp_path / "out.jsonl.run.json").read_text())["options"]
+    assert (record["candidates"], record["locate"], record["screen"]) == ("bm25", "judge", False)
+    # Each screened sentence would say so; with --no-screen every sentence is judged.
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    sentences = [s for r in rows for s in r["context_relevance_details"]["sentences"]]
+    assert sentences and all(s.get("screened") is None for s in sentences)
+    resumed = cli.invoke(app, [*base, "--candidates", "overlap", "--locate", "judge", "--no-screen", "--resume"])
+    assert resumed.exit_code == 2 and "candidates" in resumed.output
+    bad = cli.invoke(app, [*base, "--candidates", "bm26"])
+    assert bad.exit_code == 2 and "candidates" in bad.output and "bm25" in bad.output

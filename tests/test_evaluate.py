@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import sys
 
 import pytest
 
@@ -201,3 +202,62 @@ def test_column_map_errors(judge3):
     broken = evaluate([{"gt": "The cat sat."}], [metric], {"reference": lambda row: row["missing"]}, show_progress=False)
     assert broken.scores("context_recall") == [None]
     assert "column map for reference failed: KeyError" in broken[0].results["context_recall"].reason
+
+
+def test_session_counters_are_the_runs(judge3, tmp_path, monkeypatch):
+    """A caller's session serves the run: its public counters are what the run asked the judge
+    (counted here at the judge's model call), and a re-run on the filled cache file judges nothing."""
+    from localeval.backends.session import JudgeSession
+    from localeval.options import RunOptions
+
+    sent: list[int] = []
+    original = judge3.score_distinct
+
+    def counted(pairs, *args, **kwargs):
+        sent.append(len(pairs))
+        return original(pairs, *args, **kwargs)
+
+    monkeypatch.setattr(judge3, "score_distinct", counted)
+    options = RunOptions(model=judge3, cache=str(tmp_path / "verdicts.sqlite"), chunk_size=5)
+    rows, names = ROWS[:8], ["context_recall", "faithfulness"]
+    with JudgeSession(options) as first:
+        fresh = evaluate(rows, names, session=first, show_progress=False)
+        counted_first, sent_first = first.counters.snapshot(), sum(sent)
+        first.predict(judge3, [("The cat sat.", "A cat sat.")])  # still open after the run
+    assert counted_first["pairs_judged"] == sent_first > 0
+    assert counted_first["pairs_unique"] == counted_first["pairs_judged"] + counted_first["cache_hits"]
+    assert counted_first["pairs_requested"] >= counted_first["pairs_unique"]
+    assert counted_first["batches"] > 0 and counted_first["tokens_judged"] > 0
+
+    sent.clear()
+    with JudgeSession(options) as second:
+        cached = evaluate(rows, names, session=second, show_progress=False)
+    assert sent == [] and second.counters.pairs_judged == 0 and second.counters.batches == 0
+    assert second.counters.cache_hits == counted_first["pairs_unique"] > 0
+    assert second.counters.pairs_requested == counted_first["pairs_requested"]
+    for name in names:
+        assert cached.scores(name) == fresh.scores(name)
+
+
+def test_session_brings_the_runs_options(judge3, monkeypatch):
+    from localeval.backends.session import JudgeSession
+    from localeval.options import RunOptions
+    evaluate_module = sys.modules["localeval.runner.evaluate"]
+    from localeval.runner.evaluate import score_dataset
+
+    with JudgeSession(RunOptions(model=judge3, max_units=2)) as session:
+        with pytest.raises(ValueError, match="model, max_units given beside session="):
+            evaluate(ROWS[:2], ["context_recall"], model=judge3, max_units=3, session=session, show_progress=False)
+        with pytest.raises(ValueError, match="session= needs the local engine"):
+            evaluate(ROWS[:2], ["context_recall"], engine="ray", session=session, show_progress=False)
+        with pytest.raises(ValueError, match="differs from the options the session"):
+            score_dataset(ROWS[:2], ["context_recall"], None, options=RunOptions(model=judge3), session=session,
+                          show_progress=False)
+        with pytest.raises(TypeError, match="must be a JudgeSession"):
+            evaluate(ROWS[:2], ["context_recall"], session=RunOptions(), show_progress=False)
+        # The metrics given by name are built from the session's options.
+        built = []
+        resolve = evaluate_module.resolve_metrics
+        monkeypatch.setattr(evaluate_module, "resolve_metrics", lambda *a, **k: built.extend(resolve(*a, **k)) or built)
+        evaluate(ROWS[:2], ["context_recall"], session=session, show_progress=False)
+        assert [(m.judge, m.max_units) for _, m in built] == [(judge3, 2)] and session.counters.calls > 0

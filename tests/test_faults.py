@@ -25,7 +25,7 @@ from localeval.runner.guard import OutputLock, record_path
 from localeval.runner.output import CsvWriter
 from localeval.runner.reading import MAX_DEPTH, csv_records, json_lines
 
-from bulk_helpers import THREE_LABELS, make_rows, sharp_tiny_model, write_jsonl
+from bulk_helpers import THREE_LABELS, make_rows, same_up_to, sharp_tiny_model, write_jsonl
 
 cli = CliRunner()
 GOOD = {"user_input": "Where is Paris?", "response": "Paris is in France.", "retrieved_contexts": ["Paris is the capital of France."], "reference": "Paris is in France."}
@@ -188,6 +188,68 @@ def test_resume_refuses_another_input_other_options_a_missing_record_and_a_secon
     result = _score(model_dir, str(data), "-o", str(out), "--resume")
     assert result.exit_code == 2 and "no run record" in result.output
     assert not Path(f"{out}.lock").exists()
+
+
+def _written_before_options_were_recorded(record: dict) -> dict:
+    """``record`` as localeval wrote it before the scoring core v2 and the options that came
+    after it: no exhaustive, candidates, locate or screen among the run's options, max_units
+    as evaluate()'s keyword ("default"), metrics without candidates, locate, screen or
+    given_thresholds (the shape of a real record of that version)."""
+    old = json.loads(json.dumps(record))
+    for key in ("exhaustive", "candidates", "locate", "screen"):
+        del old["options"][key]
+    old["options"]["max_units"] = "default"
+    for metric in old["metrics"]:
+        for key in ("candidates", "locate", "screen", "given_thresholds"):
+            metric["options"].pop(key, None)
+    return old
+
+
+def test_resume_an_output_whose_record_predates_options(tmp_path, model_dir):
+    data = write_jsonl(tmp_path / "in.jsonl", make_rows(6))
+    full = tmp_path / "full.jsonl"
+    assert _score(model_dir, str(data), "-o", str(full), "--locate", "judge").exit_code == 0
+    out = tmp_path / "out.jsonl"  # killed after three rows, by an earlier version
+    out.write_text("".join(full.read_text(encoding="utf-8").splitlines(keepends=True)[:3]), encoding="utf-8")
+    old = _written_before_options_were_recorded(json.loads(record_path(full).read_text()))
+    record_path(out).write_text(json.dumps(old))
+    # Evidence was located by judging each sentence then: today's default (words) is another
+    # run, and the message names the option (max_units "default" and the absent exhaustive,
+    # candidates are what that run did, so the run's options do not differ).
+    refused = _score(model_dir, str(data), "-o", str(out), "--resume")
+    assert refused.exit_code == 2 and "metrics' options (context_recall: locate)" in refused.output, refused.output
+    assert "the options (" not in refused.output
+    # What that run did resumes, to the file an uninterrupted run writes.
+    resumed = _score(model_dir, str(data), "-o", str(out), "--resume", "--locate", "judge")
+    assert resumed.exit_code == 0, resumed.output
+    assert same_up_to(_lines(out), _lines(full))  # the runner's promise: equal to 1e-6 across batches
+    # An absent key stands for what the earlier run did, not for anything.
+    record_path(out).write_text(json.dumps(old))
+    for args, message in ((["--max-units", "3"], "the options (max_units)"),
+                          (["--candidates", "bm25"], "the options (candidates)")):
+        result = _score(model_dir, str(data), "-o", str(out), "--resume", "--locate", "judge", *args)
+        assert result.exit_code == 2 and message in result.output, result.output
+
+
+def test_an_earlier_record_without_the_relevance_screen_means_every_sentence_judged(tmp_path):
+    from localeval.runner.guard import check_run_record
+
+    def record(metric_options: dict, run_options: dict) -> dict:
+        return {"format": 1, "input": {"kind": "list", "rows": 2}, "column_map": {}, "judge_weights": ["w"],
+                "metrics": [{"name": "context_relevance", "class": "localeval.metrics.context_relevance.ContextRelevance",
+                             "options": {"exhaustive": False, "level": "sentence", "max_units": 6, "threshold": None,
+                                         **metric_options}}],
+                "options": {"decomposer": None, "precision": None, "thresholds": {"relevance": 0.6}, **run_options}}
+
+    out = tmp_path / "out.jsonl"
+    record_path(out).write_text(json.dumps(record({}, {"max_units": "default"})))
+    now = {"candidates": "overlap", "locate": "judge", "given_thresholds": {"relevance": 0.6}}
+    run_now = {"max_units": 6, "exhaustive": False, "candidates": "overlap", "locate": "judge"}
+    with pytest.raises(ValueError, match=r"context_relevance: screen\)"):
+        check_run_record(out, record({**now, "screen": True}, {**run_now, "screen": True}))
+    check_run_record(out, record({**now, "screen": False}, {**run_now, "screen": False}))  # as it ran then
+    with pytest.raises(ValueError, match=r"context_relevance: given_thresholds\)"):  # run-wide thresholds then
+        check_run_record(out, record({**now, "screen": False, "given_thresholds": {}}, {**run_now, "screen": False}))
 
 
 # ----------------------------------------------------------------------- 5. damaged caches

@@ -57,15 +57,12 @@ from localeval.backends.candidates import DEFAULT_SELECTOR, Selector, get_select
 from localeval.backends.nli import NLIJudge
 from localeval.backends.session import JudgeSession, session_scope
 from localeval.backends.verdict import JudgedUnit, claim_signals
-from localeval.options import DEFAULT_MAX_UNITS
+from localeval.options import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Locate
 from localeval.text import Window, make_windows, split_sentences
 
 __all__ = ["DEFAULT_LOCATE", "DEFAULT_MAX_UNITS", "DEFAULT_UNIT_SENTENCES", "Evidence", "Granularity", "Support", "attribute"]
 
 Granularity = Literal["both", "window", "sentence"]
-Locate = Literal["words", "judge"]
-DEFAULT_LOCATE: Locate = "words"
-"""How evidence is narrowed to a sentence by default (see `attribute`'s ``locate``)."""
 DEFAULT_UNIT_SENTENCES = 2
 
 

@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from localeval.options import DEFAULT_SELECTOR
 from localeval.text.lexical import content_terms, content_words, word_overlap
 
 __all__ = [
@@ -140,8 +141,8 @@ SELECTORS: dict[str, Selector] = {
     "embedding": Selector("embedding", embedding_scores),
     "hybrid": Selector("hybrid", hybrid_scores),
 }
-DEFAULT_SELECTOR = "overlap"
-"""The selector `attribute` uses unless told otherwise (see benchmarks/results/candidates.md)."""
+# DEFAULT_SELECTOR (the selector `attribute` uses unless told otherwise, see
+# benchmarks/results/candidates.md) is defined with the run options, where the CLI reads it.
 
 
 def get_selector(selector: str | Selector) -> Selector:

@@ -78,6 +78,9 @@ def score(
     device: Optional[str] = typer.Option(None, "--device", help="cpu, cuda, cuda:1 ... (default: auto)."),
     precision: Optional[str] = typer.Option(None, "--precision", help="Judge number format: auto (fp32 on CPU, fp16 on CUDA), fp32, bf16 (2-3x faster on CPUs with native bf16; probabilities within ~0.02 of fp32), fp16."),
     max_units: Optional[int] = typer.Option(None, "--max-units", help="Units of the contexts each claim is judged against, those sharing most of its words (default: the metrics' own, 6; 0: every unit, slower on long contexts)."),
+    candidates: Optional[str] = typer.Option(None, "--candidates", help="How the --max-units units of a claim are chosen: overlap (default: most of its words), bm25, embedding (MiniLM cosine), hybrid (overlap shortlist re-ranked by cosine)."),
+    locate: Optional[str] = typer.Option(None, "--locate", help="How a claim's evidence is narrowed to one sentence: words (default: most of its words, no judge call) or judge (each sentence judged)."),
+    screen: Optional[bool] = typer.Option(None, "--screen/--no-screen", help="Context relevance: decide sentences sharing no content word with the question without the judge (default: on); --no-screen judges every sentence."),
     batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Pairs per judge forward pass (default: 32 on CPU, 128 on CUDA)."),
     chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="Rows scored together (default: 256)."),
     column_map: list[str] = typer.Option([], "--column-map", help="FIELD=COLUMN or FIELD=column.key; repeat for several fields."),
@@ -122,6 +125,7 @@ def score(
             "thresholds": _parse_thresholds(threshold) or None, "cache": None if cache is None else str(cache),
             "progress": progress, "engine": engine, "ray_address": ray_address, "ray_actors": ray_actors,
             "decomposer": decomposer, "precision": precision, "max_units": max_units,
+            "candidates": candidates, "locate": locate, "screen": screen,
             "max_row_chars": max_row_chars, "max_contexts": max_contexts,
         }
         settings = _load(config, flags).config

@@ -25,7 +25,7 @@ from localeval.backends.cache import JudgementCache
 from localeval.backends.session import JudgeSession
 from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.thresholds import did_you_mean
-from localeval.options import RunOptions, parse_max_units
+from localeval.options import DEFAULT_LOCATE, DEFAULT_SELECTOR, Candidates, Locate, RunOptions, parse_max_units
 from localeval.runner.columns import ColumnMap, ColumnSource, clean_value
 from localeval.runner.budget import DEFAULT_MAX_CONTEXTS, DEFAULT_MAX_ROW_CHARS, RowBudget, within_budget
 from localeval.runner.guard import OutputLock, check_output_path, check_run_record, is_regular_target, run_record, write_run_record
@@ -176,8 +176,11 @@ def _chunks(
     ray_address: str | None,
     ray_actors: int | None,
     total: int | None = None,
+    session: JudgeSession | None = None,
 ) -> Iterator[Iterator[list[ScoredRow]]]:
-    """Scored chunks from the chosen engine (both yield the same chunks in input order)."""
+    """Scored chunks from the chosen engine (both yield the same chunks in input order). The
+    local engine scores in ``session`` when given (left open: it is the caller's), else in a
+    session of the run's own."""
     if engine == "ray":
         from localeval.runner.ray_engine import ray_chunks
 
@@ -185,8 +188,8 @@ def _chunks(
         yield ray_chunks(rows, items, options, skip=skip, progress=progress, address=ray_address, actors=ray_actors,
                          total=total)
         return
-    with JudgeSession(options) as session:
-        yield run_chunks(rows, named, session=session, chunk_size=options.chunk_size, skip=skip, progress=progress)
+    with nullcontext(session) if session is not None else JudgeSession(options) as used:
+        yield run_chunks(rows, named, session=used, chunk_size=options.chunk_size, skip=skip, progress=progress)
 
 
 def run_options(
@@ -200,13 +203,48 @@ def run_options(
     decomposer: Any = None,
     precision: str | None = None,
     max_units: int | None | Literal["default"] = "default",
+    candidates: Candidates = DEFAULT_SELECTOR,
+    locate: Locate = DEFAULT_LOCATE,
+    screen: bool = True,
 ) -> RunOptions:
     """The `RunOptions` of `evaluate`'s keywords (``max_units="default"``: the metrics' default)."""
     return RunOptions(
         model=model, device=device, batch_size=batch_size, chunk_size=chunk_size, cache=cache,
         thresholds=thresholds or {}, decomposer=decomposer, precision=precision,
-        max_units=parse_max_units(max_units, zero_means_all=False),
+        max_units=parse_max_units(max_units, zero_means_all=False), candidates=candidates, locate=locate,
+        screen=screen,
     )
+
+
+_OPTION_DEFAULTS: dict[str, Any] = {
+    "model": None, "device": None, "batch_size": None, "chunk_size": DEFAULT_CHUNK_SIZE, "cache": None,
+    "thresholds": None, "decomposer": None, "precision": None, "max_units": "default",
+    "candidates": DEFAULT_SELECTOR, "locate": DEFAULT_LOCATE, "screen": True,
+}
+"""The scoring keywords of `evaluate` and `score_dataset` (`run_options`) with their defaults."""
+
+
+def _options_of(keywords: Mapping[str, Any], session: JudgeSession | None) -> RunOptions:
+    """The run's options: from the scoring keywords, or, with a ``session``, the session's own
+    (it was made with them, and its verdict cache, memos and decomposer thresholds follow
+    them). One source only: a keyword given beside a session is an error, not silently lost."""
+    if session is None:
+        return run_options(**keywords)
+    if not isinstance(session, JudgeSession):
+        raise TypeError(f"session must be a JudgeSession, got {type(session).__name__}")
+    given = [key for key, value in keywords.items() if not _is_default(value, _OPTION_DEFAULTS[key])]
+    if given:
+        raise ValueError(
+            f"{', '.join(given)} given beside session=: a session brings the run's options; "
+            "make it with them (JudgeSession(RunOptions(...))) or leave session unset"
+        )
+    return session.options
+
+
+def _is_default(value: Any, default: Any) -> bool:
+    if value is default or (default is None and isinstance(value, Mapping) and not value):
+        return True  # thresholds={} is no threshold, as None is
+    return type(value) is type(default) and value == default
 
 
 def _run(
@@ -225,9 +263,15 @@ def _run(
     ray_actors: int | None = None,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
+    session: JudgeSession | None = None,
 ) -> RunSummary:
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; engines: {', '.join(ENGINES)}")
+    if session is not None and engine != "local":
+        raise ValueError(
+            f"session= needs the local engine: on engine {engine!r} each actor scores in a session "
+            "of its own, in its own process, which the caller cannot be handed"
+        )
     if resume and output is None:
         raise ValueError("resume needs an output file")
     if output is not None:  # before a judge loads or a file opens
@@ -279,7 +323,7 @@ def _run(
         try:
             with make_progress(source.total, enabled=show_progress) as progress, _chunks(
                 engine, rows, metrics, named, options, skip=done, progress=progress,
-                ray_address=ray_address, ray_actors=ray_actors, total=source.total,
+                ray_address=ray_address, ray_actors=ray_actors, total=source.total, session=session,
             ) as chunks:
                 for chunk in chunks:
                     if writer is not None:
@@ -323,8 +367,12 @@ def evaluate(
     decomposer: Any = None,
     precision: str | None = None,
     max_units: int | None | Literal["default"] = "default",
+    candidates: Candidates = DEFAULT_SELECTOR,
+    locate: Locate = DEFAULT_LOCATE,
+    screen: bool = True,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
+    session: JudgeSession | None = None,
 ) -> EvaluationResult:
     """Score every row of ``data`` with every metric.
 
@@ -361,11 +409,30 @@ def evaluate(
         max_units: for metrics given by name that attribute claims: judge each claim against
             at most this many units of the contexts (those sharing most of its words);
             ``None``: every unit; ``"default"``: the metrics' default (6).
+        candidates: how those units are chosen: ``"overlap"`` (most of the claim's words),
+            ``"bm25"``, ``"embedding"`` (MiniLM cosine) or ``"hybrid"`` (an overlap shortlist
+            re-ranked by cosine); see `localeval.backends.candidates`.
+        locate: how a claim's evidence is narrowed to one sentence: ``"words"`` (no judge
+            call) or ``"judge"`` (each sentence judged).
+        screen: context relevance decides sentences sharing no content word with the
+            question without the judge; ``False`` judges every sentence.
 
-    The keywords that change how rows are scored make one `localeval.options.RunOptions`
-    (`run_options`), the object the CLI, the config file and the Ray engine use too.
         max_row_chars, max_contexts: per-row budgets; a row over one is unscored with the
             reason (never truncated); ``None`` or 0: no limit (see `localeval.runner.budget`).
+        session: a `localeval.backends.session.JudgeSession` to score in (local engine only),
+            for a caller that reads what the run did: its public ``counters`` (pairs asked,
+            read from the cache, judged; forward passes; tokens) and ``timings`` (seconds per
+            stage) are the run's, and stay readable after it. Its verdict cache (memory and
+            file) and memos serve the run; the session stays open (close it, or use ``with``).
+            The run's options are the session's (``JudgeSession(RunOptions(model=...,
+            cache=...))``): the keywords that make them (model, device, batch_size,
+            chunk_size, cache, thresholds, decomposer, precision, max_units, candidates,
+            locate, screen) are left unset.
+            Counters add up over the runs one session serves (subtract two ``snapshot()``).
+
+    The keywords that change how rows are scored make one `localeval.options.RunOptions`
+    (`run_options`), the object the CLI, the config file and the Ray engine use too; the
+    judge stays a pure predictor: everything a run learns lives in its session.
 
     Returns:
         an `EvaluationResult` holding every row, scored or with the reason it is not.
@@ -378,12 +445,17 @@ def evaluate(
     def keep_old(obj: dict[str, Any], named: list[tuple[str, Metric]]) -> None:
         rows.append(_from_record(obj, named))
 
+    options = _options_of(
+        {"model": model, "device": device, "batch_size": batch_size, "chunk_size": chunk_size, "cache": cache,
+         "thresholds": thresholds, "decomposer": decomposer, "precision": precision, "max_units": max_units,
+         "candidates": candidates, "locate": locate, "screen": screen},
+        session,
+    )
     summary = _run(
-        data, metrics, column_map,
-        run_options(model=model, device=device, batch_size=batch_size, chunk_size=chunk_size, cache=cache,
-                    thresholds=thresholds, decomposer=decomposer, precision=precision, max_units=max_units),
+        data, metrics, column_map, options,
         show_progress=show_progress, output=output, resume=resume, on_rows=keep, on_old=keep_old, engine=engine,
         ray_address=ray_address, ray_actors=ray_actors, max_row_chars=max_row_chars, max_contexts=max_contexts,
+        session=session,
     )
     rows.sort(key=lambda r: r.line)
     return EvaluationResult(rows, [m.metric for m in summary.metrics], summary)
@@ -419,18 +491,28 @@ def score_dataset(
     decomposer: Any = None,
     precision: str | None = None,
     max_units: int | None | Literal["default"] = "default",
+    candidates: Candidates = DEFAULT_SELECTOR,
+    locate: Locate = DEFAULT_LOCATE,
+    screen: bool = True,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     options: RunOptions | None = None,
+    session: JudgeSession | None = None,
 ) -> RunSummary:
     """Like `evaluate`, but rows only go to ``output`` (``None``: stdout) and are not kept in
     memory: what the ``localeval score`` command runs, for datasets of any size.
-    ``options``: a ready `RunOptions` (the CLI's), in place of the option keywords."""
+    ``options``: a ready `RunOptions` (the CLI's), in place of the option keywords;
+    ``session``: as `evaluate`'s (its options are the run's)."""
+    keywords = {"model": model, "device": device, "batch_size": batch_size, "chunk_size": chunk_size, "cache": cache,
+                "thresholds": thresholds, "decomposer": decomposer, "precision": precision, "max_units": max_units,
+                "candidates": candidates, "locate": locate, "screen": screen}
     if options is None:
-        options = run_options(model=model, device=device, batch_size=batch_size, chunk_size=chunk_size, cache=cache,
-                              thresholds=thresholds, decomposer=decomposer, precision=precision, max_units=max_units)
+        options = _options_of(keywords, session)
+    elif session is not None and options != session.options:
+        raise ValueError("options= differs from the options the session was made with; give one of them")
     return _run(
         data, metrics, column_map, options,
         show_progress=show_progress, output=output, resume=resume, on_rows=None, on_old=None, engine=engine,
         ray_address=ray_address, ray_actors=ray_actors, max_row_chars=max_row_chars, max_contexts=max_contexts,
+        session=session,
     )

@@ -10,7 +10,11 @@
   the input's identity (sha256 of the file, or the kind and row count of in-memory data), the
   metrics and their options, the column map, the thresholds and the judge's weights. A resume
   whose record differs, or an output without a record, is refused with what differs, so one
-  file never mixes two settings or two inputs.
+  file never mixes two settings or two inputs. A record written by an earlier version lacks
+  the options added since: each counts as what that version did (``exhaustive`` off, units
+  by word overlap; evidence located by the judge and every sentence judged for relevance, so
+  such an output resumes with ``--locate judge`` / ``--no-screen``), never blindly as today's
+  default.
 * **Staged writes.** CSV and Parquet (never appended to) are written to a temporary file
   beside the output and renamed over it when the run succeeds; a failed run leaves the
   previous file as it was. JSON Lines is written in place: that is what lets a killed run
@@ -236,18 +240,95 @@ def write_run_record(output: str | os.PathLike[str], record: Mapping[str, Any]) 
     os.replace(staged, path)
 
 
+# ---------------------------------------------------------------------- older records
+# A record written by an earlier localeval lacks the options added since (or spells one the
+# old way). Such a key is compared as the value the earlier run used, never blindly as
+# today's default: only where that value is known.
+_RUN_OPTIONS_BEFORE: dict[str, Any] = {"exhaustive": False, "candidates": "overlap"}
+"""Run options absent from an earlier record: ``exhaustive`` could not be set, and a claim's
+units were always chosen by word overlap (the ``overlap`` selector)."""
+_RECORDED_PER_METRIC = frozenset({"locate", "screen"})
+"""Run options whose value before they were recorded depends on the version that wrote the
+record (evidence located by the judge, later by words; context relevance judging every
+sentence, later screening). Each metric's options record what it did and are compared, so an
+earlier record's run-level key is not."""
+_METRIC_OPTIONS_BEFORE: dict[str, Any] = {"exhaustive": False, "candidates": "overlap", "locate": "judge", "screen": False}
+"""A metric's options absent from an earlier record, as that metric worked: units chosen by
+overlap; evidence located by judging each sentence (``locate`` came with the words default);
+every sentence judged (``screen`` came with the screen on). Resuming such an output with
+today's defaults is refused, naming the option (``--locate judge``, ``--no-screen`` resume it)."""
+
+
+def _as_recorded_now(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """``old`` with what an earlier version left out or spelt differently filled in as the
+    earlier run had it (see the tables above); a current record is returned unchanged."""
+    from localeval.llm import RULE_NAMES
+    from localeval.options import DEFAULT_MAX_UNITS
+
+    out = dict(old)
+    old_options, new_options = old.get("options"), new.get("options")
+    if isinstance(old_options, Mapping) and isinstance(new_options, Mapping):
+        options = dict(old_options)
+        if options.get("max_units") == "default":  # evaluate()'s keyword, recorded as given
+            options["max_units"] = DEFAULT_MAX_UNITS
+        if isinstance(options.get("decomposer"), str) and options["decomposer"].strip().lower() in RULE_NAMES:
+            options["decomposer"] = None  # the rules, now recorded as None
+        for key in new_options.keys() - old_options.keys():
+            if key in _RUN_OPTIONS_BEFORE:
+                options[key] = _RUN_OPTIONS_BEFORE[key]
+            elif key in _RECORDED_PER_METRIC:
+                options[key] = new_options[key]
+        out["options"] = options
+    old_metrics = old.get("metrics")
+    if isinstance(old_metrics, list):
+        given = (old_options or {}).get("thresholds") if isinstance(old_options, Mapping) else None
+        before = {**_METRIC_OPTIONS_BEFORE, "given_thresholds": dict(given or {})}  # thresholds were run-wide
+        new_metrics = list(new.get("metrics") or [])
+        new_metrics += [None] * (len(old_metrics) - len(new_metrics))  # a metric more: differs anyway
+        out["metrics"] = [_metric_as_recorded_now(m, n, before) for m, n in zip(old_metrics, new_metrics)]
+    return out
+
+
+def _metric_as_recorded_now(old: Any, new: Any, before: Mapping[str, Any]) -> Any:
+    if not (isinstance(old, Mapping) and isinstance(new, Mapping) and old.get("class") == new.get("class")):
+        return old
+    options, now = old.get("options"), new.get("options")
+    if not (isinstance(options, Mapping) and isinstance(now, Mapping)):
+        return old
+    filled = {**options, **{k: _plain(before[k]) for k in now.keys() - options.keys() if k in before}}
+    return {**old, "options": dict(sorted(filled.items()))}
+
+
 def _differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     labels = {"input": "the input", "metrics": "the metrics or their options", "column_map": "the column map",
               "judge_weights": "the judge's weights", "options": "the options", "format": "the record format"}
+    old = _as_recorded_now(old, new)
     out = []
     for key in new:
         if old.get(key) != new[key]:
             if key == "options" and isinstance(old.get(key), Mapping):
                 changed = sorted(k for k in set(old[key]) | set(new[key]) if old[key].get(k) != new[key].get(k))
                 out.append(f"the options ({', '.join(changed)})")
+            elif key == "metrics" and _metric_options_changed(old[key], new[key]):
+                out.append(f"the metrics' options ({_metric_options_changed(old[key], new[key])})")
             else:
                 out.append(labels.get(key, key))
     return out
+
+
+def _metric_options_changed(old: Any, new: Any) -> str:
+    """``"context_recall: locate; ..."`` when the same metrics differ only in their options."""
+    if not (isinstance(old, list) and len(old) == len(new)):
+        return ""
+    parts = []
+    for a, b in zip(old, new):
+        if not (isinstance(a, Mapping) and isinstance(a.get("options"), Mapping)) \
+                or (a.get("name"), a.get("class")) != (b.get("name"), b.get("class")):
+            return ""
+        keys = sorted(k for k in a["options"].keys() | b["options"].keys() if a["options"].get(k) != b["options"].get(k))
+        if keys:
+            parts.append(f"{b['name']}: {', '.join(keys)}")
+    return "; ".join(parts)
 
 
 def check_run_record(output: str | os.PathLike[str], record: Mapping[str, Any]) -> None:
