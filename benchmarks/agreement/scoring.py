@@ -23,6 +23,8 @@ from localeval.metrics import (
     Metric,
     QuestionRecall,
     RAGChecker,
+    TraceCompleteness,
+    TraceUtilization,
 )
 
 __all__ = ["Harness", "build_metrics", "graded_figures", "rmse", "pearson", "spearman"]
@@ -36,6 +38,9 @@ _METRICS: dict[str, tuple[type[Metric], dict[str, Any]]] = {
     "context_relevance": (ContextRelevance, {"level": "sentence"}),
     "question_recall": (QuestionRecall, {}),
     "utilization": (ContextPrecision, {"mode": "response"}),
+    # RAGBench's TRACe utilization and completeness, on localeval's sentences.
+    "trace_utilization": (TraceUtilization, {}),
+    "trace_completeness": (TraceCompleteness, {}),
     # Answer-side metrics (benchmarks.agreement.answers); each is scored in its own call, as
     # two of them share the metric name.
     # Their scores are read at the stored threshold, not re-thresholded: early acceptance

@@ -1,0 +1,156 @@
+"""RAGBench's TRACe utilization and completeness, against localeval's sentence-level metrics.
+
+``python -m benchmarks.agreement.trace``: the RAGBench part of the agreement harness only
+(the same rows: `benchmarks.agreement.run.CAPS`, seeded and stratified), scoring
+``trace_utilization`` (both ways of counting a used sentence), ``trace_completeness``,
+``context_relevance`` and ``faithfulness`` through `localeval.evaluate()` with one verdict
+cache, and writing ``benchmarks/results/trace.{json,md}``.
+
+Figures per subset and pooled: RMSE and Pearson at the thresholds stored with the judge, and
+out of fold (a utilization threshold chosen by 5-fold CV on the other folds, RMSE); floors:
+always the mean, and word overlap (a sentence is used when the response repeats a share of
+its content words >= t, t chosen by the same CV; for completeness, relevant when it holds a
+share of the question's content words >= the relevance floor's CV threshold).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.agreement import ragbench
+from benchmarks.agreement.run import CAPS, _cap
+from benchmarks.agreement.scoring import Harness, build_metrics, graded_figures, rmse
+from benchmarks.agreement.thresholds import cv_graded, share_at
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+__all__ = ["main", "trace_figures"]
+
+
+def _probs(results, relevant_only: bool = False) -> list[list[float] | None]:
+    """Per row, the utilized-probability of each sentence (of each relevant one); ``None`` for
+    an unscored row (completeness: no relevant sentence)."""
+    out: list[list[float] | None] = []
+    for r in results:
+        if r.score is None:
+            out.append(None)
+            continue
+        out.append([s.probability for s in r.sentences if s.relevant or not relevant_only])
+    return out
+
+
+def _figures(probs: list[list[float] | None], gold: np.ndarray, stored: float, subsets: list[str]) -> dict:
+    """Pooled and per-subset figures over rows both scored by us and labelled (finite gold)."""
+    keep = [i for i, p in enumerate(probs) if p is not None and np.isfinite(gold[i])]
+    p = [probs[i] for i in keep]
+    g = gold[keep]
+    cv = cv_graded(p, g, stored)
+    at_stored = share_at(p, stored)
+    oof = np.asarray(cv["oof_scores"])
+    per = {}
+    for subset in dict.fromkeys(subsets):
+        ix = [j for j, i in enumerate(keep) if subsets[i] == subset]
+        per[subset] = {"n": len(ix), **graded_figures(at_stored[ix], g[ix]), "rmse_cv": round(rmse(oof[ix], g[ix]), 4)}
+    return {
+        "n": len(keep), "n_unscored": sum(1 for x in probs if x is None),
+        "n_gold_missing": int((~np.isfinite(gold)).sum()),
+        "stored_threshold": stored, "at_stored": graded_figures(at_stored, g),
+        "cv_threshold": cv["threshold"], "cv": cv["cv"], "subsets": per,
+    }
+
+
+def trace_figures(rows, subsets, results: dict[str, list], thresholds: dict[str, float]) -> dict:
+    util_gold = np.array([r.utilization for r in rows], float)
+    comp_gold = np.array([r.completeness for r in rows], float)
+    out = {
+        "utilization_evidence": _figures(_probs(results["trace_utilization"]), util_gold,
+                                         thresholds["utilization"], subsets),
+        "utilization_entailing": _figures(_probs(results["trace_utilization_entailing"]), util_gold,
+                                          thresholds["utilization"], subsets),
+        "completeness": _figures(_probs(results["trace_completeness"], relevant_only=True), comp_gold,
+                                 thresholds["utilization"], subsets),
+        "completeness_entailing": _figures(_probs(results["trace_completeness_entailing"], relevant_only=True),
+                                           comp_gold, thresholds["utilization"], subsets),
+    }
+    # floors: word overlap, thresholds by the same CV
+    util_overlap = [ragbench.overlap_utilization_probs(r) for r in rows]
+    rel_overlap = [ragbench.overlap_sentence_probs(r) for r in rows]
+    out["floor_utilization_overlap"] = _figures(util_overlap, util_gold, 0.5, subsets)
+    t_rel = cv_graded(rel_overlap, [r.relevance for r in rows], 0.5)["threshold"]
+    comp_overlap = [[u for u, q in zip(us, qs) if q >= t_rel] or None for us, qs in zip(util_overlap, rel_overlap)]
+    out["floor_completeness_overlap"] = _figures(comp_overlap, comp_gold, 0.5, subsets)
+    out["floor_completeness_overlap"]["relevance_overlap_threshold"] = t_rel
+    # the chunk-level proxies these metrics replace are not rescored here (see agreement.md)
+    return out
+
+
+def _portable(path: Path) -> str:
+    try:
+        return os.path.relpath(path, REPO_ROOT) if path.is_absolute() else str(path)
+    except ValueError:
+        return path.name
+
+
+def main(argv: list[str] | None = None) -> dict:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.agreement.trace", description=__doc__.split("\n")[0])
+    default_data = Path(os.environ.get("LOCALEVAL_DATA_DIR") or REPO_ROOT.parent / "shared" / "data") / "meta-eval"
+    p.add_argument("--data-dir", type=Path, default=default_data)
+    p.add_argument("--limit-per-set", type=int, default=None, help="cap every subset at N rows (quick runs)")
+    p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/trace.json")
+    args = p.parse_args(argv)
+
+    from localeval.backends import get_judge
+    from localeval.metrics import TraceCompleteness, TraceUtilization
+
+    from benchmarks.files import finite, write_results
+    from benchmarks.machine import describe_machine, weights_sha256
+
+    log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+    start = time.perf_counter()
+    judge = get_judge(None)
+    harness = Harness(judge, build_metrics(judge))
+    harness.metrics["trace_utilization_entailing"] = TraceUtilization(judge, used="entailing", exhaustive=True)
+    harness.metrics["trace_completeness_entailing"] = TraceCompleteness(judge, used="entailing", exhaustive=True)
+    rb = ragbench.load_ragbench(args.data_dir, {s: _cap(f"ragbench/{s}", args.limit_per_set) for s in ragbench.SUBSETS})
+    rows, subsets, results = [], [], {k: [] for k in ("trace_utilization", "trace_utilization_entailing",
+                                                      "trace_completeness", "trace_completeness_entailing",
+                                                      "context_relevance", "faithfulness")}
+    timings = {}
+    for subset, (sub_rows, _) in rb.items():
+        t0 = time.perf_counter()
+        samples = [r.sample() for r in sub_rows]
+        got = harness.score(samples, ["faithfulness", "context_relevance", "trace_utilization", "trace_completeness"])
+        # its own call: it shares the metric name with the evidence one
+        got |= harness.score(samples, ["trace_utilization_entailing", "trace_completeness_entailing"])
+        for k in results:
+            results[k] += got[k]
+        rows += sub_rows
+        subsets += [subset] * len(sub_rows)
+        timings[subset] = round(time.perf_counter() - t0, 1)
+        log(f"ragbench/{subset}: {len(sub_rows)} rows, {timings[subset]} s")
+    util = harness.metrics["trace_utilization"]
+    thresholds = {"utilization": util.resolved_threshold(),
+                  "relevance": harness.metrics["trace_completeness"].resolved_threshold("relevance")}
+    figures = trace_figures(rows, subsets, results, thresholds)
+    report = finite({
+        "command": "python -m benchmarks.agreement.trace" + (f" --limit-per-set {args.limit_per_set}" if args.limit_per_set else ""),
+        "model": judge.name, "weights_sha256": weights_sha256(judge.path), "machine": describe_machine(),
+        "elapsed_s": round(time.perf_counter() - start, 1), "timings_s": timings,
+        "n_total": {s: n for s, (_, n) in rb.items()}, "thresholds": thresholds, "figures": figures,
+    })
+    from benchmarks.agreement.trace_table import markdown
+
+    text = markdown(report)
+    write_results(args.output, report, text)
+    print(text)
+    log(f"wrote {_portable(args.output)} and {_portable(args.output.with_suffix('.md'))}")
+    return report
+
+
+if __name__ == "__main__":
+    main()
