@@ -241,7 +241,7 @@ def test_a_decomposer_reaches_every_metric_that_splits_text(tiny_nli_dir):
     chosen = RuleBasedDecomposer()
     metrics = build_metrics(judge, chosen)
     given = {name for name, m in metrics.items() if getattr(m, "decomposer", None) is chosen}
-    assert given == {"context_recall", "faithfulness", "question_recall", "utilization",
+    assert given == {"context_recall", "faithfulness", "question_recall", "trace_utilization", "trace_completeness",
                      "factual_recall", "factual_precision", "ragchecker"}
     from localeval.metrics.decomposed import is_rule_based
 

@@ -107,6 +107,7 @@ def main(argv: list[str] | None = None) -> dict:
     from localeval.backends import get_judge
     from localeval.metrics import TraceCompleteness, TraceUtilization
 
+    from benchmarks.agreement.trace_table import markdown, replaced_proxies
     from benchmarks.files import finite, write_results
     from benchmarks.machine import describe_machine, weights_sha256
 
@@ -142,9 +143,8 @@ def main(argv: list[str] | None = None) -> dict:
         "model": judge.name, "weights_sha256": weights_sha256(judge.path), "machine": describe_machine(),
         "elapsed_s": round(time.perf_counter() - start, 1), "timings_s": timings,
         "n_total": {s: n for s, (_, n) in rb.items()}, "thresholds": thresholds, "figures": figures,
+        "replaced_proxies": replaced_proxies(),
     })
-    from benchmarks.agreement.trace_table import markdown
-
     text = markdown(report)
     write_results(args.output, report, text)
     print(text)

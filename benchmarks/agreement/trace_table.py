@@ -14,13 +14,17 @@ def _f(x, digits: int = 3) -> str:
     return "—" if x is None else f"{x:.{digits}f}"
 
 
-def _proxies() -> dict[str, dict]:
-    """The chunk-level proxies' figures on the same rows, from the last full agreement run."""
+def replaced_proxies(path: Path = _AGREEMENT) -> dict[str, dict]:
+    """Per subset, the RMSE of the chunk-level proxies these metrics replaced, from an agreement
+    run made before the replacement (same rows); ``{}`` once the file holds the new metrics."""
     try:
-        sections = json.loads(_AGREEMENT.read_text())["sections"]["completeness_utilization"]
+        sections = json.loads(path.read_text())["sections"]["completeness_utilization"]
     except (OSError, KeyError, ValueError):
         return {}
-    return {r["set"].split("/", 1)[1]: r for r in sections if "utilization" in r}
+    if any("completeness_unscored" in r for r in sections):  # already the TRACe metrics
+        return {}
+    return {r["set"].split("/", 1)[1]: {"utilization_rmse": r["utilization"]["rmse"],
+                                        "completeness_rmse": r["completeness"]["rmse"]} for r in sections}
 
 
 def markdown(report: dict) -> str:
@@ -74,16 +78,16 @@ def markdown(report: dict) -> str:
         "completeness n | completeness RMSE / RMSE (CV) / Pearson | floor: overlap (CV) / mean | replaced proxy RMSE (ChunkRecall) |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    proxies = _proxies()
+    proxies = report.get("replaced_proxies") or {}
     u, fu, fc = f["utilization_evidence"], f["floor_utilization_overlap"], f["floor_completeness_overlap"]
     for subset, us in u["subsets"].items():
         cs, fus, fcs = c["subsets"].get(subset, {}), fu["subsets"][subset], fc["subsets"].get(subset, {})
         px = proxies.get(subset, {})
         lines.append(
             f"| {subset} | {us['n']}/{report['n_total'][subset]} | {_f(us['rmse'])} / {_f(us['rmse_cv'])} / {_f(us['pearson'])} | "
-            f"{_f(fus['rmse_cv'])} / {_f(us['mean_floor_rmse'])} | {_f(px.get('utilization', {}).get('rmse'))} | "
+            f"{_f(fus['rmse_cv'])} / {_f(us['mean_floor_rmse'])} | {_f(px.get('utilization_rmse'))} | "
             f"{cs.get('n', 0)} | {_f(cs.get('rmse'))} / {_f(cs.get('rmse_cv'))} / {_f(cs.get('pearson'))} | "
-            f"{_f(fcs.get('rmse_cv'))} / {_f(cs.get('mean_floor_rmse'))} | {_f(px.get('completeness', {}).get('rmse'))} |"
+            f"{_f(fcs.get('rmse_cv'))} / {_f(cs.get('mean_floor_rmse'))} | {_f(px.get('completeness_rmse'))} |"
         )
     lines += ["", "Replaced proxies: the chunk-level figures of the last full agreement run "
               "(`benchmarks/results/agreement.json`, same rows), kept for comparison.", ""]

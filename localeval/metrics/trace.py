@@ -29,14 +29,17 @@ Edge cases (deterministic, documented, tested):
 * ``response`` / ``retrieved_contexts`` (and for completeness ``user_input``) missing ->
   ``None`` with a reason.
 * no non-empty context -> ``None``: a share of zero sentences is undefined.
-* empty response, or one with no claim ("I don't know.") -> utilization ``0.0`` (the response
-  used no sentence; the ratio is over context sentences, so it is defined), completeness
-  ``0.0`` when some sentence is relevant.
+* empty response, one with no claim ("Yes.", "I hope this helps!"), or a non-answer ("I don't
+  know", "the context does not say"; `localeval.text.answers.is_non_answer`, never
+  attributed) -> utilization ``0.0`` with a reason (the response used no sentence; the ratio
+  is over context sentences, so it is defined), completeness ``0.0`` when some sentence is
+  relevant.
 * completeness with no relevant sentence -> ``None`` with a reason: nothing relevant to be
   complete about (RAGBench leaves the label empty too); a 1.0 or 0.0 would bias averages.
 * completeness with an empty question -> ``None`` (relevance to no question is undefined).
-* non-English rows are scored like any other; the run marks them with a language warning
-  (the judge was trained on English).
+* text that does not look like English -> scored, with a reason saying the score is less
+  reliable (the judge and splitters are English models); the run also marks the row with a
+  language warning.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ from localeval.metrics.decomposed import claim_units
 from localeval.metrics.thresholds import ThresholdChoice, choose_threshold
 from localeval.schema import Sample
 from localeval.text import Span, split_sentences
+from localeval.text.answers import is_non_answer, non_english_note
 
 __all__ = ["TraceCompleteness", "TraceCompletenessResult", "TraceSentence", "TraceUtilization",
            "TraceUtilizationResult"]
@@ -183,6 +187,12 @@ class TraceUtilization(JudgedMetric):
         """One result per sample (every required column present)."""
         texts = [s.response or "" for s in samples]
         decomposed = claim_units(self.decomposer, texts, split_coordination=self.split_coordination, session=session)
+        for units, _ in decomposed:
+            for u in units:
+                # "The context does not say X" shares X's words with the sentence that would say
+                # it: a non-answer uses no sentence, so it is never attributed.
+                if u.skip_reason is None and is_non_answer(u.text):
+                    u.skip_reason = "non-answer: it declines to answer"
         claims = [[u for u in units if u.skip_reason is None] for units, _ in decomposed]
         skipped = [[SkippedClaim(text=u.text, start=u.start, end=u.end, reason=u.skip_reason)
                     for u in units if u.skip_reason] for units, _ in decomposed]
@@ -209,7 +219,7 @@ class TraceUtilization(JudgedMetric):
                                  attributed=s.evidence is not None and s.probability >= threshold, evidence=s.evidence)
                 for c, s in zip(claims[i], row)
             ]
-            reason = None
+            reason = non_english_note(response=sample.response)
             if not claims[i]:
                 why = ("response is empty" if not texts[i].strip() else
                        "response has no claims, only " + "; ".join(f"{s.text.strip()!r} ({s.reason})" for s in skipped[i][:3])
@@ -237,8 +247,9 @@ class TraceCompleteness(TraceUtilization):
     result_type = TraceCompletenessResult
     threshold_kinds = ("entailment", "relevance")
 
-    def __init__(self, model=None, *, relevance_threshold: float | None = None, screen: bool = True, **options) -> None:
-        super().__init__(model, **options)
+    def __init__(self, model=None, *, relevance_threshold: float | None = None, screen: bool = True,
+                 decomposer=None, **options) -> None:
+        super().__init__(model, decomposer=decomposer, **options)
         self.relevance_threshold = relevance_threshold
         self.screen = screen
 
@@ -280,6 +291,7 @@ class TraceCompleteness(TraceUtilization):
                     score=None, reason="no context sentence is relevant to the question: nothing to be complete about",
                     sentences=sentences, **common))
                 continue
+            reason = u.reason or non_english_note(user_input=sample.user_input)
             results.append(self.result_type(
-                score=sum(s.utilized for s in relevant) / len(relevant), reason=u.reason, sentences=sentences, **common))
+                score=sum(s.utilized for s in relevant) / len(relevant), reason=reason, sentences=sentences, **common))
         return results
