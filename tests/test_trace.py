@@ -136,3 +136,15 @@ def test_registry_cli_names_and_report(scored, tmp_path):
     html = explain("trace_utilization", {"retrieved_contexts": [CONTEXT], "trace_utilization": util.score,
                                          "trace_utilization_details": util.details()})
     assert "1 of 4 context sentences used" in html
+
+
+def test_attribute_lists_the_units_a_claim_was_judged_against(default_judge):
+    from localeval.backends.attribution import attribute
+
+    (support,), = attribute(default_judge, [(["The Louvre is located in Paris."], [CONTEXT])], units=True)
+    assert support.units and all(0.0 <= u.probability <= 1.0 for u in support.units)
+    assert max(u.probability for u in support.units) == pytest.approx(support.probability, abs=1e-6)
+    best = max(support.units, key=lambda u: u.probability)
+    assert best.short and 1 in best.sentence_indices  # the unit holding "It is located in Paris, France."
+    (plain,), = attribute(default_judge, [(["The Louvre is located in Paris."], [CONTEXT])])
+    assert plain.units is None and plain.probability == support.probability
