@@ -2,9 +2,11 @@
 
 ``python -m benchmarks.agreement.trace``: the RAGBench part of the agreement harness only
 (the same rows: `benchmarks.agreement.run.CAPS`, seeded and stratified), scoring
-``trace_utilization`` (both ways of counting a used sentence), ``trace_completeness``,
-``context_relevance`` and ``faithfulness`` through `localeval.evaluate()` with one verdict
-cache, and writing ``benchmarks/results/trace.{json,md}``.
+``trace_utilization`` and ``trace_completeness`` (both ways of counting a used sentence)
+through `localeval.evaluate()` with one verdict cache, and writing
+``benchmarks/results/trace.{json,md}``. ``--write-threshold`` stores the utilization threshold
+chosen on all of these rows under ``trace_utilization`` in the judge's config.json (the figures
+reported for it are the out-of-fold ones).
 
 Figures per subset and pooled: RMSE and Pearson at the thresholds stored with the judge, and
 out of fold (a utilization threshold chosen by 5-fold CV on the other folds, RMSE); floors:
@@ -25,7 +27,7 @@ import numpy as np
 
 from benchmarks.agreement import ragbench
 from benchmarks.agreement.run import CAPS, _cap
-from benchmarks.agreement.scoring import Harness, build_metrics, graded_figures, rmse
+from benchmarks.agreement.scoring import Harness, graded_figures, rmse
 from benchmarks.agreement.thresholds import cv_graded, share_at
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -102,30 +104,40 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--data-dir", type=Path, default=default_data)
     p.add_argument("--limit-per-set", type=int, default=None, help="cap every subset at N rows (quick runs)")
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/trace.json")
+    p.add_argument("--write-threshold", action="store_true",
+                   help="store the chosen trace_utilization threshold in the judge's config.json (full runs only)")
     args = p.parse_args(argv)
+    if args.write_threshold and args.limit_per_set is not None:
+        p.error("--write-threshold needs a full run")
 
     from localeval.backends import get_judge
     from localeval.metrics import TraceCompleteness, TraceUtilization
 
     from benchmarks.agreement.trace_table import markdown, replaced_proxies
-    from benchmarks.files import finite, write_results
+    from benchmarks.files import finite, write_results, write_thresholds
     from benchmarks.machine import describe_machine, weights_sha256
 
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
     start = time.perf_counter()
     judge = get_judge(None)
-    harness = Harness(judge, build_metrics(judge))
-    harness.metrics["trace_utilization_entailing"] = TraceUtilization(judge, used="entailing", exhaustive=True)
-    harness.metrics["trace_completeness_entailing"] = TraceCompleteness(judge, used="entailing", exhaustive=True)
+    # As shipped (early acceptance at faithfulness' threshold: probabilities below it are exact,
+    # so the CV over thresholds below it is too); "entailing" judges every chosen unit anyway.
+    # Each is given the threshold faithfulness decides at, so the figures "at the stored
+    # threshold" are those of the decision before a utilization threshold was chosen.
+    base = TraceUtilization(judge).judging_threshold()
+    harness = Harness(judge, {
+        "trace_utilization": TraceUtilization(judge, threshold=base),
+        "trace_completeness": TraceCompleteness(judge, threshold=base),
+        "trace_utilization_entailing": TraceUtilization(judge, used="entailing", exhaustive=True, threshold=base),
+        "trace_completeness_entailing": TraceCompleteness(judge, used="entailing", exhaustive=True, threshold=base),
+    })
     rb = ragbench.load_ragbench(args.data_dir, {s: _cap(f"ragbench/{s}", args.limit_per_set) for s in ragbench.SUBSETS})
-    rows, subsets, results = [], [], {k: [] for k in ("trace_utilization", "trace_utilization_entailing",
-                                                      "trace_completeness", "trace_completeness_entailing",
-                                                      "context_relevance", "faithfulness")}
+    rows, subsets, results = [], [], {k: [] for k in harness.metrics}
     timings = {}
     for subset, (sub_rows, _) in rb.items():
         t0 = time.perf_counter()
         samples = [r.sample() for r in sub_rows]
-        got = harness.score(samples, ["faithfulness", "context_relevance", "trace_utilization", "trace_completeness"])
+        got = harness.score(samples, ["trace_utilization", "trace_completeness"])
         # its own call: it shares the metric name with the evidence one
         got |= harness.score(samples, ["trace_utilization_entailing", "trace_completeness_entailing"])
         for k in results:
@@ -134,8 +146,7 @@ def main(argv: list[str] | None = None) -> dict:
         subsets += [subset] * len(sub_rows)
         timings[subset] = round(time.perf_counter() - t0, 1)
         log(f"ragbench/{subset}: {len(sub_rows)} rows, {timings[subset]} s")
-    util = harness.metrics["trace_utilization"]
-    thresholds = {"utilization": util.resolved_threshold(),
+    thresholds = {"utilization": base,
                   "relevance": harness.metrics["trace_completeness"].resolved_threshold("relevance")}
     figures = trace_figures(rows, subsets, results, thresholds)
     report = finite({
@@ -144,7 +155,10 @@ def main(argv: list[str] | None = None) -> dict:
         "elapsed_s": round(time.perf_counter() - start, 1), "timings_s": timings,
         "n_total": {s: n for s, (_, n) in rb.items()}, "thresholds": thresholds, "figures": figures,
         "replaced_proxies": replaced_proxies(),
+        "written": {"trace_utilization": figures["utilization_evidence"]["cv_threshold"]} if args.write_threshold else {},
     })
+    if args.write_threshold:
+        write_thresholds(judge.path, report["written"])
     text = markdown(report)
     write_results(args.output, report, text)
     print(text)

@@ -42,10 +42,12 @@ def markdown(report: dict) -> str:
         "Gold: RAGBench's GPT-4 sentence labels, `utilization_score` = utilized sentences / sentences, "
         "`completeness_score` = relevant and utilized / relevant (rows whose completeness label is empty are "
         "left out). Ours: `trace_utilization` and `trace_completeness` on localeval's own sentences. "
-        f"Thresholds as stored with the judge: utilized at P(entailment) >= {th['utilization']:.4f} "
-        f"(faithfulness'), relevant at P(relevant) >= {th['relevance']:.4f} (context relevance's). "
-        "CV: a utilization threshold chosen on the other 4 folds (5-fold), RMSE out of fold; the "
-        "shipped metric uses the stored threshold.",
+        f"RMSE / Pearson: at faithfulness' stored threshold (utilized at P(entailment) >= {th['utilization']:.4f}); "
+        f"relevant at P(relevant) >= {th['relevance']:.4f} (context relevance's) throughout. "
+        "CV: the utilization threshold chosen on the other 4 folds (5-fold), figures out of fold; "
+        "\"CV threshold\" is the one chosen on all rows"
+        + (f", written to the judge's config.json as `trace_utilization` ({report['written']['trace_utilization']:.4f}) "
+           "and used by the metrics by default." if report.get("written") else " (not written)."),
         "",
         "## Pooled",
         "",
@@ -72,7 +74,7 @@ def markdown(report: dict) -> str:
         f"{f['floor_completeness_overlap']['relevance_overlap_threshold']:.3f} of the question's content words "
         "(the relevance floor's CV threshold), used as for utilization.",
         "",
-        "## Per subset (stored thresholds; RMSE (CV) out of fold)",
+        "## Per subset (`used=evidence`; RMSE at faithfulness' threshold, RMSE (CV) out of fold)",
         "",
         "| subset | n | utilization RMSE / RMSE (CV) / Pearson | floor: overlap (CV) / mean | replaced proxy RMSE (ContextPrecision response) | "
         "completeness n | completeness RMSE / RMSE (CV) / Pearson | floor: overlap (CV) / mean | replaced proxy RMSE (ChunkRecall) |",

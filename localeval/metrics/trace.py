@@ -22,7 +22,12 @@ localeval makes both judgements with its local judge, on its own sentences of th
 Thresholds: utilization reads ``trace_utilization`` when given or stored, else faithfulness'
 (the same decision), else the generic ``entailment``; completeness decides "utilized" exactly
 as utilization does and "relevant" exactly as context relevance does (``context_relevance``,
-else ``relevance``).
+else ``relevance``). The judge is asked exactly what faithfulness asks (early acceptance at
+faithfulness' threshold); utilization's threshold is then applied to the probabilities, which
+are exact below faithfulness' threshold. The shipped judge stores a ``trace_utilization``
+threshold far below faithfulness' (chosen by 5-fold CV on RAGBench dev,
+benchmarks/results/trace.md): RAGBench counts a sentence as utilized when the response
+draws on it, even where the judge would not call the claim fully supported.
 
 Edge cases (deterministic, documented, tested):
 
@@ -176,11 +181,20 @@ class TraceUtilization(JudgedMetric):
         if kind != "entailment":
             return super()._judge_threshold(kind, key)
         # own key, then faithfulness', then the generic one; a user-given key beats a stored one
+        return self._chain((own, self.borrowed_key, kind))
+
+    def _chain(self, names: Sequence[str]) -> ThresholdChoice:
         for table, source in ((self.given_thresholds, "given"), (self.judge.thresholds, "stored")):
-            for name in (own, self.borrowed_key, kind):
+            for name in names:
                 if name in table:
                     return ThresholdChoice(float(table[name]), name, source)
-        return choose_threshold({}, {}, own, kind)
+        return choose_threshold({}, {}, names[0], names[-1])
+
+    def judging_threshold(self) -> float:
+        """The threshold faithfulness decides at: the judge's early acceptance stops there, so
+        the claims are judged exactly as faithfulness judges them (its pairs, its evidence)
+        whatever lower threshold utilization then applies."""
+        return self._chain((self.borrowed_key, "entailment")).value
 
     def utilization(self, samples: list[Sample], threshold: float, session: JudgeSession,
                     show_progress_bar: bool = False) -> list[TraceUtilizationResult]:
@@ -201,7 +215,11 @@ class TraceUtilization(JudgedMetric):
         supports = attribute(
             self.judge, [([c.text for c in claims[i]], list(samples[i].retrieved_contexts or [])) for i in todo],
             session=session, batch_size=self.batch_size, show_progress_bar=show_progress_bar,
-            max_units=self.max_units, accept_at=None if entailing else self.accept_at(threshold),
+            # Early acceptance at faithfulness' threshold: a claim accepted there is above any
+            # lower utilization threshold too, and one below it was judged against every unit,
+            # so each verdict at ``threshold`` is exact and no pair beyond faithfulness' is asked.
+            max_units=self.max_units,
+            accept_at=None if entailing else self.accept_at(max(threshold, self.judging_threshold())),
             candidates=self.candidates, locate=self.locate, units=entailing,
         )
         by_row = dict(zip(todo, supports))
