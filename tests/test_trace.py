@@ -108,15 +108,19 @@ def test_entailing_counts_every_sentence_of_an_entailing_unit(default_judge):
         TraceUtilization(default_judge, used="all")
 
 
-def test_thresholds_follow_faithfulness_and_context_relevance(default_judge):
+def test_thresholds_follow_faithfulness_and_context_relevance(default_judge, tiny_judge):
     stored = default_judge.thresholds
-    assert TraceUtilization(default_judge).resolved_threshold() == stored["faithfulness"]
+    own = stored.get("trace_utilization", stored["faithfulness"])  # stored by benchmarks.agreement.trace
+    assert TraceUtilization(default_judge).resolved_threshold() == own
+    assert TraceUtilization(default_judge).judging_threshold() == stored["faithfulness"]
     comp = TraceCompleteness(default_judge)
     assert comp.resolved_threshold("relevance") == stored["context_relevance"]
-    assert comp.resolved_threshold("entailment") == stored["faithfulness"]
+    assert comp.resolved_threshold("entailment") == own
     given = TraceCompleteness(default_judge, thresholds={"trace_utilization": 0.9, "context_relevance": 0.2})
     assert given.resolved_threshold("entailment") == 0.9 and given.resolved_threshold("relevance") == 0.2
-    assert TraceUtilization(default_judge, thresholds={"faithfulness": 0.8}).resolved_threshold() == 0.8
+    # a judge without a key of its own falls back to faithfulness', then to the generic one
+    assert TraceUtilization(tiny_judge, thresholds={"faithfulness": 0.8}).resolved_threshold() == 0.8
+    assert TraceUtilization(tiny_judge, thresholds={"entailment": 0.7}).resolved_threshold() == 0.7
     assert "trace_utilization" in known_threshold_keys()
     assert threshold_uses("trace_completeness") == [("entailment", "trace_utilization"), ("relevance", "context_relevance")]
 

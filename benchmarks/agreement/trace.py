@@ -104,6 +104,7 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--data-dir", type=Path, default=default_data)
     p.add_argument("--limit-per-set", type=int, default=None, help="cap every subset at N rows (quick runs)")
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/trace.json")
+    p.add_argument("--model", default=None, help="judge name or local model folder (default: the shipped judge)")
     p.add_argument("--write-threshold", action="store_true",
                    help="store the chosen trace_utilization threshold in the judge's config.json (full runs only)")
     args = p.parse_args(argv)
@@ -119,7 +120,7 @@ def main(argv: list[str] | None = None) -> dict:
 
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
     start = time.perf_counter()
-    judge = get_judge(None)
+    judge = get_judge(args.model)
     # As shipped (early acceptance at faithfulness' threshold: probabilities below it are exact,
     # so the CV over thresholds below it is too); "entailing" judges every chosen unit anyway.
     # Each is given the threshold faithfulness decides at, so the figures "at the stored
@@ -150,7 +151,8 @@ def main(argv: list[str] | None = None) -> dict:
                   "relevance": harness.metrics["trace_completeness"].resolved_threshold("relevance")}
     figures = trace_figures(rows, subsets, results, thresholds)
     report = finite({
-        "command": "python -m benchmarks.agreement.trace" + (f" --limit-per-set {args.limit_per_set}" if args.limit_per_set else ""),
+        "command": "python -m benchmarks.agreement.trace" + (f" --limit-per-set {args.limit_per_set}" if args.limit_per_set else "")
+        + (" --write-threshold" if args.write_threshold else ""),
         "model": judge.name, "weights_sha256": weights_sha256(judge.path), "machine": describe_machine(),
         "elapsed_s": round(time.perf_counter() - start, 1), "timings_s": timings,
         "n_total": {s: n for s, (_, n) in rb.items()}, "thresholds": thresholds, "figures": figures,
