@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> dict:
     figures = trace_figures(rows, subsets, results, thresholds)
     report = finite({
         "command": "python -m benchmarks.agreement.trace" + (f" --limit-per-set {args.limit_per_set}" if args.limit_per_set else "")
-        + (" --write-threshold" if args.write_threshold else ""),
+        + (f" --model {args.model}" if args.model else "") + (" --write-threshold" if args.write_threshold else ""),
         "model": judge.name, "weights_sha256": weights_sha256(judge.path), "machine": describe_machine(),
         "elapsed_s": round(time.perf_counter() - start, 1), "timings_s": timings,
         "n_total": {s: n for s, (_, n) in rb.items()}, "thresholds": thresholds, "figures": figures,
