@@ -28,7 +28,7 @@ import numpy as np
 from benchmarks.agreement import ragbench
 from benchmarks.agreement.run import CAPS, _cap
 from benchmarks.agreement.scoring import Harness, graded_figures, rmse
-from benchmarks.agreement.thresholds import cv_graded, share_at
+from benchmarks.agreement.thresholds import FOLDS, _best_rmse_threshold, cv_graded, folds_of, share_at
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 __all__ = ["main", "trace_figures"]
@@ -79,6 +79,20 @@ def trace_figures(rows, subsets, results: dict[str, list], thresholds: dict[str,
         "completeness_entailing": _figures(_probs(results["trace_completeness_entailing"], relevant_only=True),
                                            comp_gold, thresholds["utilization"], subsets),
     }
+    # Completeness as shipped: "utilized" at utilization's threshold, here the one chosen for
+    # utilization on the other folds (out of fold, as the utilization figures).
+    util_probs = _probs(results["trace_utilization"])
+    comp_probs = _probs(results["trace_completeness"], relevant_only=True)
+    folds = folds_of([0] * len(rows), FOLDS)
+    pred = np.full(len(rows), np.nan)
+    for fold in range(FOLDS):
+        train = [i for i in range(len(rows)) if folds[i] != fold and util_probs[i] is not None]
+        t = _best_rmse_threshold([util_probs[i] for i in train], util_gold[train])
+        for i in range(len(rows)):
+            if folds[i] == fold and comp_probs[i] is not None:
+                pred[i] = share_at([comp_probs[i]], t)[0]
+    ok = np.isfinite(pred) & np.isfinite(comp_gold)
+    out["completeness"]["at_utilization_threshold_cv"] = graded_figures(pred[ok], comp_gold[ok])
     # floors: word overlap, thresholds by the same CV
     util_overlap = [ragbench.overlap_utilization_probs(r) for r in rows]
     rel_overlap = [ragbench.overlap_sentence_probs(r) for r in rows]

@@ -66,8 +66,12 @@ def markdown(report: dict) -> str:
             f"{_f(fl['cv']['rmse'])} (n {fl['n']}) | {_f(x['at_stored']['mean_floor_rmse'])} |"
         )
     c = f["completeness"]
+    shipped = c.get("at_utilization_threshold_cv")
     lines += [
         "",
+        *([f"Completeness as shipped (utilized at utilization's threshold, chosen on the other folds): "
+           f"RMSE (CV) {_f(shipped['rmse'])}, Pearson {_f(shipped['pearson'])} (n {c['n']}). The completeness rows' "
+           "own CV threshold is the best any threshold does for completeness.", ""] if shipped else []),
         f"Completeness: {c['n_unscored']} rows unscored by us (no sentence judged relevant: `None` with a reason), "
         f"{c['n_gold_missing']} rows without a RAGBench label; figures are over the {c['n']} rows both give. "
         f"Overlap floor for completeness: relevant when the sentence holds >= "
