@@ -241,8 +241,32 @@ def test_a_decomposer_reaches_every_metric_that_splits_text(tiny_nli_dir):
     chosen = RuleBasedDecomposer()
     metrics = build_metrics(judge, chosen)
     given = {name for name, m in metrics.items() if getattr(m, "decomposer", None) is chosen}
-    assert given == {"context_recall", "faithfulness", "question_recall", "utilization",
+    assert given == {"context_recall", "faithfulness", "question_recall", "trace_utilization", "trace_completeness",
                      "factual_recall", "factual_precision", "ragchecker"}
     from localeval.metrics.decomposed import is_rule_based
 
     assert all(is_rule_based(getattr(m, "decomposer", None)) for m in build_metrics(judge).values())
+
+
+def test_trace_benchmark_scores_ragbench_only_and_leaves_the_judge_alone(meta_eval, tmp_path, default_judge):
+    from benchmarks.agreement.trace import main
+
+    config = default_judge.path / "config.json"
+    before = config.read_bytes()
+    out = tmp_path / "trace.json"
+    report = main(["--data-dir", str(meta_eval), "--limit-per-set", "2", "--output", str(out)])
+    assert config.read_bytes() == before  # the threshold is written only when asked
+    saved = json.loads(out.read_text())
+    _finite_or_none(saved)
+    f = saved["figures"]
+    for key in ("utilization_evidence", "utilization_entailing", "completeness", "completeness_entailing",
+                "floor_utilization_overlap", "floor_completeness_overlap"):
+        assert f[key]["n"] <= 14 and 0 <= f[key]["cv"]["rmse"] <= 1, key
+    assert f["utilization_evidence"]["n"] == 14  # 2 rows x 7 subsets, none dropped
+    assert sorted(f["utilization_evidence"]["subsets"]) == sorted(
+        ("covidqa", "delucionqa", "emanual", "expertqa", "hagrid", "hotpotqa", "msmarco"))
+    md = out.with_suffix(".md").read_text()
+    assert md.startswith("# RAGBench TRACe") and "always the mean" in md
+    assert report["written"] == {}
+    with pytest.raises(SystemExit):
+        main(["--data-dir", str(meta_eval), "--limit-per-set", "2", "--write-threshold"])

@@ -3,8 +3,8 @@
 | RAGBench label | localeval metric | how compared |
 |---|---|---|
 | ``relevance_score`` (relevant sentences / sentences) | `ContextRelevance(level="sentence")` | RMSE, Pearson; relevant sentence keys: precision / recall / F1 |
-| ``completeness_score`` | `ChunkRecall` | RMSE, Pearson |
-| ``utilization_score`` | `ContextPrecision(mode="response")` (chunks the response used, rank-aware) | RMSE, Pearson: a proxy, not the same quantity |
+| ``completeness_score`` (relevant and utilized / relevant sentences) | `TraceCompleteness` | RMSE, Pearson (rows both label) |
+| ``utilization_score`` (utilized sentences / sentences) | `TraceUtilization` | RMSE, Pearson |
 | ``adherence_score`` (bool) | `Faithfulness` | AUROC of its lowest claim probability; balanced accuracy of "every claim supported" |
 
 Each document becomes one retrieved context: its RAGBench sentences joined by spaces, with the

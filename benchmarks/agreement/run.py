@@ -85,7 +85,7 @@ def run_agreement(
     rb = ragbench.load_ragbench(data, {s: _cap(f"ragbench/{s}", limit) for s in ragbench.SUBSETS})
     rb_results = {
         s: timed(f"ragbench/{s}", lambda rows=rows: harness.score(
-            [r.sample() for r in rows], ["context_relevance", "faithfulness", "chunk_recall", "utilization"]))
+            [r.sample() for r in rows], ["context_relevance", "faithfulness", "trace_utilization", "trace_completeness"]))
         for s, (rows, _) in rb.items()
     }
     attr_limit = {name: _cap(name, limit) for name in CAPS}

@@ -15,7 +15,6 @@ from localeval.backends.cache import JudgementCache
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.metrics import (
     ChunkRecall,
-    ContextPrecision,
     ContextRecall,
     ContextRelevance,
     FactualCorrectness,
@@ -23,6 +22,8 @@ from localeval.metrics import (
     Metric,
     QuestionRecall,
     RAGChecker,
+    TraceCompleteness,
+    TraceUtilization,
 )
 
 __all__ = ["Harness", "build_metrics", "graded_figures", "rmse", "pearson", "spearman"]
@@ -35,7 +36,10 @@ _METRICS: dict[str, tuple[type[Metric], dict[str, Any]]] = {
     "chunk_recall": (ChunkRecall, {}),
     "context_relevance": (ContextRelevance, {"level": "sentence"}),
     "question_recall": (QuestionRecall, {}),
-    "utilization": (ContextPrecision, {"mode": "response"}),
+    # RAGBench's TRACe utilization and completeness, on localeval's sentences (they replaced the
+    # chunk-level proxies ContextPrecision(mode="response") and ChunkRecall in the RAGBench section).
+    "trace_utilization": (TraceUtilization, {}),
+    "trace_completeness": (TraceCompleteness, {}),
     # Answer-side metrics (benchmarks.agreement.answers); each is scored in its own call, as
     # two of them share the metric name.
     # Their scores are read at the stored threshold, not re-thresholded: early acceptance

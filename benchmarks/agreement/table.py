@@ -75,15 +75,19 @@ def build_sections(state: dict, final: dict[str, float]) -> dict:
             "gpt35_pearson_these_rows": _r(pearson(*zip(*gpt))) if gpt else None,
             "peer": PEERS["ragbench_relevance_rmse"],
         })
+        # TRACe completeness and utilization, on localeval's sentences, at the stored thresholds
         comp = ragbench.gold_arrays(rows, "completeness")
-        ok = np.isfinite(comp)
-        cr = np.array([r.score if r.score is not None else 0.0 for r in rbr[subset]["chunk_recall"]])
+        comp_res = rbr[subset]["trace_completeness"]
+        ok = np.array([np.isfinite(g) and r.score is not None for g, r in zip(comp, comp_res)], bool)
+        cr = np.array([r.score if r.score is not None else np.nan for r in comp_res])
         util_gold = ragbench.gold_arrays(rows, "utilization")
-        util = np.array([r.score if r.score is not None else 0.0 for r in rbr[subset]["utilization"]])
+        # never None on RAGBench (every row has a context); 0.0 would be the used share of nothing
+        util = np.array([r.score if r.score is not None else 0.0 for r in rbr[subset]["trace_utilization"]])
         gptu = [(r.peers["gpt35_utilization"], r.utilization) for r in rows if "gpt35_utilization" in r.peers]
         sections["completeness_utilization"].append({
             "set": f"ragbench/{subset}", "n": n,
             "completeness": graded_figures(cr[ok], comp[ok]), "completeness_n": int(ok.sum()),
+            "completeness_unscored": int(sum(r.score is None for r in comp_res)),
             "utilization": graded_figures(util, util_gold),
             "utilization_floor_overlap_rmse_cv": round(rmse(state["floor_util"]["oof_scores"][sl], util_gold), 4),
             "gpt35_utilization_rmse_these_rows": round(rmse(*zip(*gptu)), 4) if gptu else None,
@@ -202,15 +206,19 @@ def markdown(report: dict) -> str:
     lines += ["", f"Published (RAGBench test, relevance RMSE): {PEERS['ragbench_relevance_rmse']}.", ""]
 
     lines += [
-        "## RAGBench: completeness (`ChunkRecall`) and utilization (`ContextPrecision(mode=\"response\")`, a proxy)",
+        "## RAGBench: TRACe completeness (`trace_completeness`) and utilization (`trace_utilization`), sentence level",
         "",
-        "| subset | completeness RMSE / Pearson | floor: mean | utilization RMSE / Pearson | floor: overlap RMSE (CV) | floor: mean | GPT-3.5 utilization RMSE, these rows |",
-        "|---|---|---|---|---|---|---|",
+        "Completeness over the rows both RAGBench and localeval score (n; localeval leaves a row unscored when no "
+        "sentence is relevant). More figures (CV thresholds, both ways of counting a used sentence): "
+        "benchmarks/results/trace.md.",
+        "",
+        "| subset | completeness n | completeness RMSE / Pearson | floor: mean | utilization RMSE / Pearson | floor: overlap RMSE (CV) | floor: mean | GPT-3.5 utilization RMSE, these rows |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in s["completeness_utilization"]:
         c, u = r["completeness"], r["utilization"]
         lines.append(
-            f"| {r['set']} | {_f(c['rmse'])} / {_f(c['pearson'])} | {_f(c['mean_floor_rmse'])} | {_f(u['rmse'])} / {_f(u['pearson'])} | "
+            f"| {r['set']} | {r.get('completeness_n', '—')} | {_f(c['rmse'])} / {_f(c['pearson'])} | {_f(c['mean_floor_rmse'])} | {_f(u['rmse'])} / {_f(u['pearson'])} | "
             f"{_f(r['utilization_floor_overlap_rmse_cv'])} | {_f(u['mean_floor_rmse'])} | {_f(r['gpt35_utilization_rmse_these_rows'])} |"
         )
 

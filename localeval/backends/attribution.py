@@ -60,7 +60,8 @@ from localeval.backends.verdict import JudgedUnit, claim_signals
 from localeval.options import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Locate
 from localeval.text import Window, make_windows, split_sentences
 
-__all__ = ["DEFAULT_LOCATE", "DEFAULT_MAX_UNITS", "DEFAULT_UNIT_SENTENCES", "Evidence", "Granularity", "Support", "attribute"]
+__all__ = ["DEFAULT_LOCATE", "DEFAULT_MAX_UNITS", "DEFAULT_UNIT_SENTENCES", "Evidence", "Granularity", "JudgedSpan",
+           "Support", "attribute"]
 
 Granularity = Literal["both", "window", "sentence"]
 DEFAULT_UNIT_SENTENCES = 2
@@ -79,9 +80,23 @@ class Evidence(BaseModel):
     """Character span of the unit that gave the claim its probability."""
 
 
+class JudgedSpan(BaseModel):
+    """One unit a claim was judged against, and the judge's P(entailment) of the claim by it."""
+
+    context_index: int
+    sentence_indices: tuple[int, ...]
+    """Indices of the unit's sentences among ``split_sentences(retrieved_contexts[context_index])``."""
+    short: bool
+    """A short unit (a run of ``unit_sentences`` sentences), not a judge-sized window."""
+    probability: float
+
+
 class Support(BaseModel):
     probability: float
     evidence: Evidence | None = None
+    units: list[JudgedSpan] | None = None
+    """With ``attribute(..., units=True)``: every unit the claim was judged against (under
+    ``accept_at``, an accepted claim was judged against its accepting unit only)."""
     signals: dict[str, float] | None = None
     """With ``attribute(..., signals=True)``: the claim's verdict signals
     (`localeval.backends.verdict.claim_signals`), from the units it was judged against."""
@@ -201,6 +216,7 @@ def attribute(
     signals: bool = False,
     candidates: str | Selector = DEFAULT_SELECTOR,
     locate: Locate = DEFAULT_LOCATE,
+    units: bool = False,
 ) -> list[list[Support]]:
     """Support of each claim by its group's contexts.
 
@@ -232,6 +248,8 @@ def attribute(
             (one small extra call per such claim; on the bulk benchmark's rows more than half of
             all pairs). Probabilities and verdicts are the same either way, only the evidence
             sentence may differ: benchmarks/results/candidates.md.
+        units: also list every unit each claim was judged against, with its probability
+            (`Support.units`); no extra judge call.
     Returns:
         per group, one `Support` per claim, in order.
     """
@@ -247,7 +265,7 @@ def attribute(
         raise ValueError(f"accept_at must be in [0, 1] or None, got {accept_at}")
     with session_scope(session) as run:
         return _attribute(run, judge, groups, granularity, unit_sentences, locate_sentence, batch_size,
-                          show_progress_bar, max_units, accept_at, signals, candidates, locate)
+                          show_progress_bar, max_units, accept_at, signals, candidates, locate, units)
 
 
 def _attribute(
@@ -264,6 +282,7 @@ def _attribute(
     signals: bool,
     candidates: str | Selector,
     locate: Locate,
+    with_units: bool = False,
 ) -> list[list[Support]]:
     selector = get_selector(candidates)
     pairs: list[tuple[str, str]] = []
@@ -295,6 +314,7 @@ def _attribute(
     refine: dict[tuple[int, int], list[tuple[int, Window]]] = {}
     best: dict[tuple[int, int], tuple[float, _Unit, Window]] = {}
     claim_signals_of: dict[tuple[int, int], dict[str, float]] = {}
+    judged_units: dict[tuple[int, int], list[JudgedSpan]] = {}
     for g, ((claims, contexts), group_plan) in enumerate(zip(groups, plan)):
         for k, claim_plan in enumerate(group_plan):
             if not claim_plan:
@@ -329,6 +349,13 @@ def _attribute(
                     refine_pairs.append((s.text, claims[k]))
                 refine[(g, k)] = candidates
             best[(g, k)] = (float(probs[pi]), unit, evidence_window)
+            if with_units:
+                # Pairs never judged (early acceptance) are NaN: left out.
+                judged_units[(g, k)] = [
+                    JudgedSpan(context_index=u.context_index, sentence_indices=u.window.sentence_indices,
+                               short=u.sentence, probability=float(probs[i]))
+                    for i, u in claim_plan if not np.isnan(probs[i])
+                ]
             if signals:
                 judged = [JudgedUnit(u.window.text, u.sentence, float(probs[i]), float(contra[i])) for i, u in claim_plan]
                 claim_signals_of[(g, k)] = claim_signals(claims[k], judged, contexts)
@@ -345,6 +372,10 @@ def _attribute(
             usable = [c for c in contexts if c and c.strip()]
             for k, support in enumerate(supports[g]):
                 support.signals = claim_signals_of.get((g, k)) or claim_signals(claims[k], [], usable)
+    if with_units:
+        for g, row in enumerate(supports):
+            for k, support in enumerate(row):
+                support.units = judged_units.get((g, k), [])
     return supports
 
 

@@ -17,6 +17,13 @@ from localeval.metrics.ragchecker import RAGChecker, RAGCheckerResult
 from localeval.metrics.registry import METRICS, get_metric
 from localeval.metrics.retrieval import RetrievalMetrics, RetrievalResult
 from localeval.metrics.semantic_similarity import SemanticSimilarity, SemanticSimilarityResult
+from localeval.metrics.trace import (
+    TraceCompleteness,
+    TraceCompletenessResult,
+    TraceSentence,
+    TraceUtilization,
+    TraceUtilizationResult,
+)
 
 __all__ = [
     "METRICS",
@@ -52,5 +59,10 @@ __all__ = [
     "RetrievalResult",
     "SemanticSimilarity",
     "SemanticSimilarityResult",
+    "TraceCompleteness",
+    "TraceCompletenessResult",
+    "TraceSentence",
+    "TraceUtilization",
+    "TraceUtilizationResult",
     "get_metric",
 ]

@@ -20,6 +20,7 @@ from localeval.metrics.question_recall import QuestionRecall
 from localeval.metrics.ragchecker import RAGChecker
 from localeval.metrics.retrieval import RetrievalMetrics
 from localeval.metrics.semantic_similarity import SemanticSimilarity
+from localeval.metrics.trace import TraceCompleteness, TraceUtilization
 from localeval.metrics.thresholds import GENERIC_KINDS, did_you_mean
 
 METRICS: dict[str, type[Metric]] = {
@@ -37,6 +38,8 @@ METRICS: dict[str, type[Metric]] = {
     SemanticSimilarity.name: SemanticSimilarity,
     AnswerCorrectness.name: AnswerCorrectness,
     RAGChecker.name: RAGChecker,
+    TraceUtilization.name: TraceUtilization,
+    TraceCompleteness.name: TraceCompleteness,
 }
 
 

@@ -270,6 +270,48 @@ def _relevance(details: dict[str, Any], contexts: list[str] | None) -> str:
     return '<p class="muted">no sentence judged</p>'
 
 
+@renders("trace_utilization", "trace_completeness")
+def _trace(details: dict[str, Any], contexts: list[str] | None) -> str:
+    """The contexts with the sentences the response used marked; for completeness, the
+    relevant ones it used (green) and left out (red), used but irrelevant ones in blue."""
+    sentences = _dicts(details.get("sentences"))
+    if not sentences:
+        return '<p class="muted">no context sentence</p>'
+    completeness = any(isinstance(s.get("relevant"), bool) for s in sentences)
+    used = sum(1 for s in sentences if s.get("utilized"))
+
+    def verdict(s: dict[str, Any]) -> tuple[str, str] | None:
+        tip = f"p(entailment)={fmt(s.get('probability'))}"
+        if completeness and s.get("relevant"):
+            return ("ok", f"relevant, used ({tip})") if s.get("utilized") else ("bad", "relevant, not used")
+        return ("used", f"used ({tip})") if s.get("utilized") else None
+
+    if completeness:
+        relevant = [s for s in sentences if s.get("relevant")]
+        head = (f"<p><b>{sum(1 for s in relevant if s.get('utilized'))} of {len(relevant)} relevant sentences used</b> "
+                f"by the response ({used} of {len(sentences)} sentences used); "
+                '<mark class="ok">relevant, used</mark> <mark class="bad">relevant, not used</mark> '
+                '<mark class="used">used, not relevant</mark>.</p>')
+    else:
+        head = (f"<p><b>{used} of {len(sentences)} context sentences used</b> by the response "
+                f'(threshold {fmt(details.get("threshold"))}); <mark class="used">used</mark>, hover for the probability.</p>')
+    if contexts is not None:
+        by_ctx: dict[int, list[tuple[int, int, str, str]]] = {}
+        for s in sentences:
+            v = verdict(s)
+            if v is not None and isinstance(s.get("context_index"), int):
+                by_ctx.setdefault(s["context_index"], []).append((s.get("start"), s.get("end"), *v))
+        body = "".join(
+            f'<div class="ctx"><span class="muted">context {i}:</span> {highlight(text, by_ctx.get(i, []))}</div>'
+            for i, text in enumerate(contexts) if text.strip())
+    else:
+        body = "<ul>" + "".join(
+            f'<li class="{v[0]}">{esc(v[1])}: {esc(s.get("text", ""))}</li>'
+            for s in sentences if (v := verdict(s)) is not None) + "</ul>"
+    claims = _dicts(details.get("claims"))
+    return head + body + (_claim_table(claims, "used", "not supported") if claims else "")
+
+
 @renders("context_entity_recall")
 def _entities(details: dict[str, Any], contexts: list[str] | None = None) -> str:
     ents = _dicts(details.get("entities"))

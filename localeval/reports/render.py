@@ -25,7 +25,7 @@ h3{font-size:15px;margin:18px 0 6px}table{border-collapse:collapse;margin:6px 0}
 td,th{border:1px solid #ddd;padding:3px 7px;vertical-align:top;text-align:left}th{background:#f4f4f4}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}.muted{color:#777}
 .plots{display:flex;flex-wrap:wrap;gap:8px}.plots figure{margin:0}.plots svg{width:380px;height:auto}
-mark.ok{background:#c9f0cf}mark.bad{background:#ffd0cc}tr.bad td:first-child,li.bad,p.bad{color:#b3261e}
+mark.ok{background:#c9f0cf}mark.bad{background:#ffd0cc}mark.used{background:#dde7ff}tr.bad td:first-child,li.bad,p.bad{color:#b3261e}
 tr.ok td:first-child,li.ok{color:#1e6b2c}.ctx{background:#fafafa;border-left:3px solid #ccc;padding:4px 8px;margin:4px 0;white-space:pre-wrap}
 .chunk{margin:6px 0}details.row{border:1px solid #ddd;border-radius:4px;margin:8px 0;padding:4px 10px}
 details.row>summary{cursor:pointer;font-weight:600}.fields td:first-child{width:90px;color:#555}

@@ -1,0 +1,100 @@
+"""The markdown of `benchmarks.agreement.trace`'s results."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+__all__ = ["markdown"]
+
+_AGREEMENT = Path(__file__).resolve().parents[2] / "benchmarks/results/agreement.json"
+
+
+def _f(x, digits: int = 3) -> str:
+    return "—" if x is None else f"{x:.{digits}f}"
+
+
+def replaced_proxies(path: Path = _AGREEMENT) -> dict[str, dict]:
+    """Per subset, the RMSE of the chunk-level proxies these metrics replaced, from an agreement
+    run made before the replacement (same rows); ``{}`` once the file holds the new metrics."""
+    try:
+        sections = json.loads(path.read_text())["sections"]["completeness_utilization"]
+    except (OSError, KeyError, ValueError):
+        return {}
+    if any("completeness_unscored" in r for r in sections):  # already the TRACe metrics
+        return {}
+    return {r["set"].split("/", 1)[1]: {"utilization_rmse": r["utilization"]["rmse"],
+                                        "completeness_rmse": r["completeness"]["rmse"]} for r in sections}
+
+
+def markdown(report: dict) -> str:
+    f = report["figures"]
+    m = report["machine"]
+    th = report["thresholds"]
+    lines = [
+        "# RAGBench TRACe: sentence-level utilization and completeness",
+        "",
+        f"Judge `{report['model']}` (weights sha256 `{report['weights_sha256'][:12]}`), scored through "
+        f"`localeval.evaluate()` on RAGBench validation rows (the agreement harness' seeded, stratified "
+        f"sample). Run: `{report['command']}` ({report['elapsed_s']:.0f} s on {m['cpu_cores']} CPU cores, "
+        f"{m['cpu']}; {m['date_utc']}).",
+        "",
+        "Gold: RAGBench's GPT-4 sentence labels, `utilization_score` = utilized sentences / sentences, "
+        "`completeness_score` = relevant and utilized / relevant (rows whose completeness label is empty are "
+        "left out). Ours: `trace_utilization` and `trace_completeness` on localeval's own sentences. "
+        f"RMSE / Pearson: at faithfulness' stored threshold (utilized at P(entailment) >= {th['utilization']:.4f}); "
+        f"relevant at P(relevant) >= {th['relevance']:.4f} (context relevance's) throughout. "
+        "CV: the utilization threshold chosen on the other 4 folds (5-fold), figures out of fold; "
+        "\"CV threshold\" is the one chosen on all rows"
+        + (f", written to the judge's config.json as `trace_utilization` ({report['written']['trace_utilization']:.4f}) "
+           "and used by the metrics by default." if report.get("written") else " (not written)."),
+        "",
+        "## Pooled",
+        "",
+        "| target | ours | n | RMSE | Pearson | Spearman | RMSE (CV) | Pearson (CV) | CV threshold | floor: overlap RMSE (CV) | floor: always the mean |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    rows = (("utilization", "trace_utilization, used=evidence", "utilization_evidence", "floor_utilization_overlap"),
+            ("utilization", "trace_utilization, used=entailing", "utilization_entailing", "floor_utilization_overlap"),
+            ("completeness", "trace_completeness, used=evidence", "completeness", "floor_completeness_overlap"),
+            ("completeness", "trace_completeness, used=entailing", "completeness_entailing", "floor_completeness_overlap"))
+    for target, name, key, floor in rows:
+        x, fl = f[key], f[floor]
+        lines.append(
+            f"| {target} | {name} | {x['n']} | {_f(x['at_stored']['rmse'])} | {_f(x['at_stored']['pearson'])} | "
+            f"{_f(x['at_stored']['spearman'])} | {_f(x['cv']['rmse'])} | {_f(x['cv']['pearson'])} | {x['cv_threshold']:.4f} | "
+            f"{_f(fl['cv']['rmse'])} (n {fl['n']}) | {_f(x['at_stored']['mean_floor_rmse'])} |"
+        )
+    c = f["completeness"]
+    shipped = c.get("at_utilization_threshold_cv")
+    lines += [
+        "",
+        *([f"Completeness as shipped (utilized at utilization's threshold, chosen on the other folds): "
+           f"RMSE (CV) {_f(shipped['rmse'])}, Pearson {_f(shipped['pearson'])} (n {c['n']}). The completeness rows' "
+           "own CV threshold is the best any threshold does for completeness.", ""] if shipped else []),
+        f"Completeness: {c['n_unscored']} rows unscored by us (no sentence judged relevant: `None` with a reason), "
+        f"{c['n_gold_missing']} rows without a RAGBench label; figures are over the {c['n']} rows both give. "
+        f"Overlap floor for completeness: relevant when the sentence holds >= "
+        f"{f['floor_completeness_overlap']['relevance_overlap_threshold']:.3f} of the question's content words "
+        "(the relevance floor's CV threshold), used as for utilization.",
+        "",
+        "## Per subset (`used=evidence`; RMSE at faithfulness' threshold, RMSE (CV) out of fold)",
+        "",
+        "| subset | n | utilization RMSE / RMSE (CV) / Pearson | floor: overlap (CV) / mean | replaced proxy RMSE (ContextPrecision response) | "
+        "completeness n | completeness RMSE / RMSE (CV) / Pearson | floor: overlap (CV) / mean | replaced proxy RMSE (ChunkRecall) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    proxies = report.get("replaced_proxies") or {}
+    u, fu, fc = f["utilization_evidence"], f["floor_utilization_overlap"], f["floor_completeness_overlap"]
+    for subset, us in u["subsets"].items():
+        cs, fus, fcs = c["subsets"].get(subset, {}), fu["subsets"][subset], fc["subsets"].get(subset, {})
+        px = proxies.get(subset, {})
+        lines.append(
+            f"| {subset} | {us['n']}/{report['n_total'][subset]} | {_f(us['rmse'])} / {_f(us['rmse_cv'])} / {_f(us['pearson'])} | "
+            f"{_f(fus['rmse_cv'])} / {_f(us['mean_floor_rmse'])} | {_f(px.get('utilization_rmse'))} | "
+            f"{cs.get('n', 0)} | {_f(cs.get('rmse'))} / {_f(cs.get('rmse_cv'))} / {_f(cs.get('pearson'))} | "
+            f"{_f(fcs.get('rmse_cv'))} / {_f(cs.get('mean_floor_rmse'))} | {_f(px.get('completeness_rmse'))} |"
+        )
+    lines += ["", "Replaced proxies: the chunk-level figures of the last full agreement run "
+              "(`benchmarks/results/agreement.json`, same rows), kept for comparison.", ""]
+    return "\n".join(lines)
