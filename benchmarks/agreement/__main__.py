@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks.files import portable_path
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -36,13 +38,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if not args.data_dir.is_dir():
         p.error(f"no meta-eval folder at {args.data_dir} (use --data-dir)")
     return args
-
-
-def _portable(path: Path) -> str:
-    try:
-        return os.path.relpath(path, REPO_ROOT) if path.is_absolute() else str(path)
-    except ValueError:
-        return path.name
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -96,7 +91,7 @@ def main(argv: list[str] | None = None) -> dict:
     text = markdown(report)
     write_results(args.output, report, text)
     print(text)
-    log(f"wrote {_portable(args.output)} and {_portable(args.output.with_suffix('.md'))}")
+    log(f"wrote {portable_path(args.output)} and {portable_path(args.output.with_suffix('.md'))}")
     return report
 
 

@@ -23,6 +23,8 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks.files import portable_path
+
 import numpy as np
 
 from benchmarks.agreement import ragbench
@@ -105,13 +107,6 @@ def trace_figures(rows, subsets, results: dict[str, list], thresholds: dict[str,
     return out
 
 
-def _portable(path: Path) -> str:
-    try:
-        return os.path.relpath(path, REPO_ROOT) if path.is_absolute() else str(path)
-    except ValueError:
-        return path.name
-
-
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(prog="python -m benchmarks.agreement.trace", description=__doc__.split("\n")[0])
     default_data = Path(os.environ.get("LOCALEVAL_DATA_DIR") or REPO_ROOT.parent / "shared" / "data") / "meta-eval"
@@ -178,7 +173,7 @@ def main(argv: list[str] | None = None) -> dict:
     text = markdown(report)
     write_results(args.output, report, text)
     print(text)
-    log(f"wrote {_portable(args.output)} and {_portable(args.output.with_suffix('.md'))}")
+    log(f"wrote {portable_path(args.output)} and {portable_path(args.output.with_suffix('.md'))}")
     return report
 
 
