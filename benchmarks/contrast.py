@@ -121,7 +121,8 @@ def _summary(rows: list[dict]) -> dict:
     }
 
 
-def score(items: list[ContrastItem], model: str | None, device: str | None, batch_size: int) -> dict:
+def score(items: list[ContrastItem], model: str | None, device: str | None, batch_size: int,
+          contrasts: bool = True) -> dict:
     """Judge every item as context recall would; per-item rows plus the threshold used."""
     from localeval.backends import get_judge
     from localeval.backends.attribution import attribute
@@ -138,6 +139,7 @@ def score(items: list[ContrastItem], model: str | None, device: str | None, batc
         batch_size=batch_size,
         max_units=metric.max_units,
         accept_at=None,
+        contrasts=contrasts,
     )
     seconds = time.perf_counter() - started
     rows = []
@@ -151,6 +153,7 @@ def score(items: list[ContrastItem], model: str | None, device: str | None, batc
                 "probability": support.probability,
                 "verdict": "supported" if supported else "not_supported",
                 "correct": supported == (item.label == "supported"),
+                "contrast": support.contrast,
             }
         )
     return {
@@ -172,7 +175,9 @@ def markdown(result: dict, items: dict[str, ContrastItem]) -> str:
         "",
         f"Judge `{result['model']['name']}` (weights sha256 `{result['model']['weights_sha256'][:12]}`), "
         f"verdict = P(entailment) >= {t['value']:.4f} (`{t['key']}`), premise as the only context, "
-        "scored through `localeval.backends.attribution.attribute` as context recall scores claims. "
+        "scored through `localeval.backends.attribution.attribute` as context recall scores claims, "
+        + ("with the contrast rules (`localeval.text.contrasts`) on. " if result.get("contrasts", True)
+           else "the judge alone (contrast rules off). ") +
         f"Data: `{result['data']['path']}` ({result['data']['n']} pairs, hand-written; sha256 "
         f"`{result['data']['sha256'][:12]}`).",
         "",
@@ -188,6 +193,11 @@ def markdown(result: dict, items: dict[str, ContrastItem]) -> str:
             f"| {row['category']} | {row['n']} | {_pct(row['accuracy'])} | {_pct(row['standard_error'])} | "
             f"{_pct(sup['accuracy'])} ({sup['n']}) | {_pct(neg['accuracy'])} ({neg['n']}) |"
         )
+    overruled = [r for r in result["items"] if r.get("contrast")]
+    if overruled:
+        right = sum(r["correct"] for r in overruled)
+        lines += ["", f"A contrast rule overruled the judge's best unit on {len(overruled)} claims; "
+                  f"{right} of those verdicts are right."]
     wrong = [r for r in result["items"] if not r["correct"]]
     lines += ["", f"## Wrong verdicts ({len(wrong)})", ""]
     if wrong:
@@ -206,6 +216,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--limit", type=int, default=None, help="at most N items per category (quick runs)")
     p.add_argument("--device", default=None, help="cpu, cuda, ... (default: CUDA when available)")
     p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--no-contrasts", dest="contrasts", action="store_false",
+                   help="the judge alone: no contrast rule overrules it (localeval.text.contrasts)")
     args = p.parse_args(argv)
     if args.limit is not None and args.limit < 1:
         p.error("--limit must be >= 1")
@@ -220,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"contrast: cannot read the contrast set: {err}", file=sys.stderr)
         return 2
     chosen = limit_per_category(items, args.limit)
-    scored = score(chosen, args.model, args.device, args.batch_size)
+    scored = score(chosen, args.model, args.device, args.batch_size, args.contrasts)
     judge = scored.pop("judge")
     rows = scored["rows"]
     categories = [
@@ -240,6 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         },
         "machine": describe_machine(),
         "threshold": scored["threshold"],
+        "contrasts": args.contrasts,
         "seconds": scored["seconds"],
         "categories": categories,
         "overall": _summary(rows),

@@ -87,6 +87,7 @@ class RunOptions(BaseModel):
     candidates: Candidates = Field(default=DEFAULT_SELECTOR, description="how a claim's max_units units are chosen")
     locate: Locate = Field(default=DEFAULT_LOCATE, description="evidence narrowed to a sentence by its words or by the judge")
     screen: bool = Field(default=True, description="context relevance decides sentences sharing no question word unjudged")
+    contrasts: bool = Field(default=True, description="contrast rules overrule the judge on a unit that states the opposite of a claim")
     decomposer: Any = Field(default=None, description="None/'rule', an instruction model path, or a decomposer object")
     chunk_size: int = Field(default=DEFAULT_CHUNK_SIZE, ge=1, description="rows scored together")
     cache: Any = Field(default=None, description="SQLite file of verdicts (a path, or a JudgementCache locally)")
@@ -129,6 +130,7 @@ class RunOptions(BaseModel):
             "candidates": self.candidates,
             "locate": self.locate,
             "screen": self.screen,
+            "contrasts": self.contrasts,
             "precision": self.precision,
             "decomposer": self.decomposer if self.decomposer is None or isinstance(self.decomposer, str)
             else type(self.decomposer).__name__,

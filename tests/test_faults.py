@@ -192,15 +192,15 @@ def test_resume_refuses_another_input_other_options_a_missing_record_and_a_secon
 
 def _written_before_options_were_recorded(record: dict) -> dict:
     """``record`` as localeval wrote it before the scoring core v2 and the options that came
-    after it: no exhaustive, candidates, locate or screen among the run's options, max_units
-    as evaluate()'s keyword ("default"), metrics without candidates, locate, screen or
-    given_thresholds (the shape of a real record of that version)."""
+    after it: no exhaustive, candidates, locate, screen or contrasts among the run's options,
+    max_units as evaluate()'s keyword ("default"), metrics without candidates, locate, screen,
+    contrasts or given_thresholds (the shape of a real record of that version)."""
     old = json.loads(json.dumps(record))
-    for key in ("exhaustive", "candidates", "locate", "screen"):
+    for key in ("exhaustive", "candidates", "locate", "screen", "contrasts"):
         del old["options"][key]
     old["options"]["max_units"] = "default"
     for metric in old["metrics"]:
-        for key in ("candidates", "locate", "screen", "given_thresholds"):
+        for key in ("candidates", "locate", "screen", "contrasts", "given_thresholds"):
             metric["options"].pop(key, None)
     return old
 
@@ -208,26 +208,29 @@ def _written_before_options_were_recorded(record: dict) -> dict:
 def test_resume_an_output_whose_record_predates_options(tmp_path, model_dir):
     data = write_jsonl(tmp_path / "in.jsonl", make_rows(6))
     full = tmp_path / "full.jsonl"
-    assert _score(model_dir, str(data), "-o", str(full), "--locate", "judge").exit_code == 0
+    assert _score(model_dir, str(data), "-o", str(full), "--locate", "judge", "--no-contrasts").exit_code == 0
     out = tmp_path / "out.jsonl"  # killed after three rows, by an earlier version
     out.write_text("".join(full.read_text(encoding="utf-8").splitlines(keepends=True)[:3]), encoding="utf-8")
     old = _written_before_options_were_recorded(json.loads(record_path(full).read_text()))
     record_path(out).write_text(json.dumps(old))
-    # Evidence was located by judging each sentence then: today's default (words) is another
-    # run, and the message names the option (max_units "default" and the absent exhaustive,
-    # candidates are what that run did, so the run's options do not differ).
+    # Evidence was located by judging each sentence then, and no contrast rule ran: today's
+    # defaults (words, rules on) are another run, and the message names the options
+    # (max_units "default" and the absent exhaustive, candidates are what that run did, so the
+    # run's options do not differ).
     refused = _score(model_dir, str(data), "-o", str(out), "--resume")
-    assert refused.exit_code == 2 and "metrics' options (context_recall: locate)" in refused.output, refused.output
+    assert refused.exit_code == 2 and "metrics' options (context_recall: contrasts, locate)" in refused.output, refused.output
     assert "the options (" not in refused.output
+    refused = _score(model_dir, str(data), "-o", str(out), "--resume", "--locate", "judge")
+    assert refused.exit_code == 2 and "(context_recall: contrasts)" in refused.output, refused.output
     # What that run did resumes, to the file an uninterrupted run writes.
-    resumed = _score(model_dir, str(data), "-o", str(out), "--resume", "--locate", "judge")
+    resumed = _score(model_dir, str(data), "-o", str(out), "--resume", "--locate", "judge", "--no-contrasts")
     assert resumed.exit_code == 0, resumed.output
     assert same_up_to(_lines(out), _lines(full))  # the runner's promise: equal to 1e-6 across batches
     # An absent key stands for what the earlier run did, not for anything.
     record_path(out).write_text(json.dumps(old))
     for args, message in ((["--max-units", "3"], "the options (max_units)"),
                           (["--candidates", "bm25"], "the options (candidates)")):
-        result = _score(model_dir, str(data), "-o", str(out), "--resume", "--locate", "judge", *args)
+        result = _score(model_dir, str(data), "-o", str(out), "--resume", "--locate", "judge", "--no-contrasts", *args)
         assert result.exit_code == 2 and message in result.output, result.output
 
 
@@ -243,8 +246,8 @@ def test_an_earlier_record_without_the_relevance_screen_means_every_sentence_jud
 
     out = tmp_path / "out.jsonl"
     record_path(out).write_text(json.dumps(record({}, {"max_units": "default"})))
-    now = {"candidates": "overlap", "locate": "judge", "given_thresholds": {"relevance": 0.6}}
-    run_now = {"max_units": 6, "exhaustive": False, "candidates": "overlap", "locate": "judge"}
+    now = {"candidates": "overlap", "locate": "judge", "contrasts": False, "given_thresholds": {"relevance": 0.6}}
+    run_now = {"max_units": 6, "exhaustive": False, "candidates": "overlap", "locate": "judge", "contrasts": False}
     with pytest.raises(ValueError, match=r"context_relevance: screen\)"):
         check_run_record(out, record({**now, "screen": True}, {**run_now, "screen": True}))
     check_run_record(out, record({**now, "screen": False}, {**run_now, "screen": False}))  # as it ran then

@@ -166,9 +166,9 @@ class ChunkRecall(JudgedMetric):
         reflected: dict[tuple[int, int, int], bool] = {}
         if keys:
             forward = attribute(self.judge, forward_groups, session=session, locate_sentence=False, batch_size=self.batch_size,
-                                max_units=self.max_units, accept_at=self.accept_at(ent_t))
+                                max_units=self.max_units, accept_at=self.accept_at(ent_t), contrasts=self.contrasts)
             backward = attribute(self.judge, backward_groups, session=session, locate_sentence=False, batch_size=self.batch_size,
-                                 max_units=self.max_units, accept_at=self.accept_at(ent_t))
+                                 max_units=self.max_units, accept_at=self.accept_at(ent_t), contrasts=self.contrasts)
             for key, f, b in zip(keys, forward, backward):
                 best = max([f[0].probability, *(x.probability for x in b)])
                 reflected[key] = best >= ent_t

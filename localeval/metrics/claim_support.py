@@ -37,6 +37,10 @@ class ClaimAttribution(BaseModel):
     probability: float
     evidence: Evidence | None = None
     """Best-supporting sentence of the contexts (given even when below the threshold)."""
+    contrast: str | None = None
+    """Why the unit the judge liked best did not decide: a contrast rule found that it states
+    the opposite of the claim ("number: the claim's 18 is not in the evidence, which states
+    8"); ``None`` when no rule overruled the judge."""
 
 
 class SkippedClaim(BaseModel):
@@ -87,6 +91,9 @@ class JudgedMetric(Metric):
             `localeval.backends.candidates`).
         locate: how a claim's evidence is narrowed to one sentence: ``"words"`` (most of the
             claim's words, no judge call) or ``"judge"`` (each sentence judged).
+        contrasts: let rules overrule the judge on a unit that states another number or unit,
+            the opposite direction or state, or negates what the claim affirms
+            (`localeval.text.contrasts`); ``False``: the judge alone.
     """
 
     threshold_kind: ClassVar[str] = "entailment"
@@ -105,6 +112,7 @@ class JudgedMetric(Metric):
         thresholds: Mapping[str, float] | None = None,
         candidates: str = DEFAULT_SELECTOR,
         locate: str = DEFAULT_LOCATE,
+        contrasts: bool = True,
     ) -> None:
         if max_units is not None and max_units < 1:
             raise ValueError(f"max_units must be >= 1 or None, got {max_units}")
@@ -122,13 +130,14 @@ class JudgedMetric(Metric):
         if locate not in ("words", "judge"):
             raise ValueError(f"locate must be 'words' or 'judge', got {locate!r}")
         self.locate = locate
+        self.contrasts = bool(contrasts)
 
     def judge_options(self) -> dict[str, object]:
         """The judge options of this metric, for a metric it builds from parts (precision_recall,
         ragchecker, answer_correctness), so the parts judge exactly as it was asked to."""
         return {"threshold": self.threshold, "batch_size": self.batch_size, "max_units": self.max_units,
                 "exhaustive": self.exhaustive, "thresholds": self.given_thresholds,
-                "candidates": self.candidates, "locate": self.locate}
+                "candidates": self.candidates, "locate": self.locate, "contrasts": self.contrasts}
 
     def accept_at(self, threshold: float) -> float | None:
         """What `attribute` gets as ``accept_at`` for decisions at ``threshold``."""
@@ -198,6 +207,7 @@ class JudgedMetric(Metric):
             accept_at=self.accept_at(threshold),
             candidates=self.candidates,
             locate=self.locate,
+            contrasts=self.contrasts,
         )
         by_group = dict(zip(to_judge, supports))
         return [
@@ -209,6 +219,7 @@ class JudgedMetric(Metric):
                     attributed=support.evidence is not None and support.probability >= threshold,
                     probability=round(support.probability, 6),
                     evidence=support.evidence,
+                    contrast=support.contrast,
                 )
                 for claim, support in zip(claims, by_group.get(i, []))
             ]

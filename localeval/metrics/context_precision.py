@@ -116,7 +116,7 @@ class ContextPrecision(JudgedMetric):
         if groups:
             threshold = self.resolved_threshold("entailment")
             supports = attribute(self.judge, groups, session=session, batch_size=self.batch_size, show_progress_bar=show_progress_bar,
-                                 max_units=self.max_units, accept_at=self.accept_at(threshold))
+                                 max_units=self.max_units, accept_at=self.accept_at(threshold), contrasts=self.contrasts)
             for (i, rank, claims), per_claim in zip(flat, supports):
                 best = max(range(len(claims)), key=lambda k: per_claim[k].probability)
                 support = per_claim[best]

@@ -64,6 +64,8 @@ class CheckedClaim(BaseModel):
     evidence: Span | None = None
     """The sentence of the other text that supports the claim best (given even when below
     the threshold), with its span in that text."""
+    contrast: str | None = None
+    """Why the sentence the judge liked best did not decide (`ClaimAttribution.contrast`)."""
 
     @classmethod
     def of(cls, judged: ClaimAttribution) -> CheckedClaim:

@@ -220,7 +220,7 @@ class TraceUtilization(JudgedMetric):
             # so each verdict at ``threshold`` is exact and no pair beyond faithfulness' is asked.
             max_units=self.max_units,
             accept_at=None if entailing else self.accept_at(max(threshold, self.judging_threshold())),
-            candidates=self.candidates, locate=self.locate, units=entailing,
+            candidates=self.candidates, locate=self.locate, units=entailing, contrasts=self.contrasts,
         )
         by_row = dict(zip(todo, supports))
         results = []
@@ -234,7 +234,8 @@ class TraceUtilization(JudgedMetric):
             sentences = _utilized(contexts, row, threshold, self.used)
             attributions = [
                 ClaimAttribution(text=c.text, start=c.start, end=c.end, probability=round(s.probability, 6),
-                                 attributed=s.evidence is not None and s.probability >= threshold, evidence=s.evidence)
+                                 attributed=s.evidence is not None and s.probability >= threshold, evidence=s.evidence,
+                                 contrast=s.contrast)
                 for c, s in zip(claims[i], row)
             ]
             reason = non_english_note(response=sample.response)

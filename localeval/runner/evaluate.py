@@ -206,20 +206,21 @@ def run_options(
     candidates: Candidates = DEFAULT_SELECTOR,
     locate: Locate = DEFAULT_LOCATE,
     screen: bool = True,
+    contrasts: bool = True,
 ) -> RunOptions:
     """The `RunOptions` of `evaluate`'s keywords (``max_units="default"``: the metrics' default)."""
     return RunOptions(
         model=model, device=device, batch_size=batch_size, chunk_size=chunk_size, cache=cache,
         thresholds=thresholds or {}, decomposer=decomposer, precision=precision,
         max_units=parse_max_units(max_units, zero_means_all=False), candidates=candidates, locate=locate,
-        screen=screen,
+        screen=screen, contrasts=contrasts,
     )
 
 
 _OPTION_DEFAULTS: dict[str, Any] = {
     "model": None, "device": None, "batch_size": None, "chunk_size": DEFAULT_CHUNK_SIZE, "cache": None,
     "thresholds": None, "decomposer": None, "precision": None, "max_units": "default",
-    "candidates": DEFAULT_SELECTOR, "locate": DEFAULT_LOCATE, "screen": True,
+    "candidates": DEFAULT_SELECTOR, "locate": DEFAULT_LOCATE, "screen": True, "contrasts": True,
 }
 """The scoring keywords of `evaluate` and `score_dataset` (`run_options`) with their defaults."""
 
@@ -370,6 +371,7 @@ def evaluate(
     candidates: Candidates = DEFAULT_SELECTOR,
     locate: Locate = DEFAULT_LOCATE,
     screen: bool = True,
+    contrasts: bool = True,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     session: JudgeSession | None = None,
@@ -448,7 +450,8 @@ def evaluate(
     options = _options_of(
         {"model": model, "device": device, "batch_size": batch_size, "chunk_size": chunk_size, "cache": cache,
          "thresholds": thresholds, "decomposer": decomposer, "precision": precision, "max_units": max_units,
-         "candidates": candidates, "locate": locate, "screen": screen},
+         "candidates": candidates, "locate": locate, "screen": screen,
+         "contrasts": contrasts},
         session,
     )
     summary = _run(
@@ -494,6 +497,7 @@ def score_dataset(
     candidates: Candidates = DEFAULT_SELECTOR,
     locate: Locate = DEFAULT_LOCATE,
     screen: bool = True,
+    contrasts: bool = True,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     options: RunOptions | None = None,
@@ -505,7 +509,8 @@ def score_dataset(
     ``session``: as `evaluate`'s (its options are the run's)."""
     keywords = {"model": model, "device": device, "batch_size": batch_size, "chunk_size": chunk_size, "cache": cache,
                 "thresholds": thresholds, "decomposer": decomposer, "precision": precision, "max_units": max_units,
-                "candidates": candidates, "locate": locate, "screen": screen}
+                "candidates": candidates, "locate": locate, "screen": screen,
+         "contrasts": contrasts}
     if options is None:
         options = _options_of(keywords, session)
     elif session is not None and options != session.options:

@@ -247,16 +247,18 @@ def write_run_record(output: str | os.PathLike[str], record: Mapping[str, Any]) 
 _RUN_OPTIONS_BEFORE: dict[str, Any] = {"exhaustive": False, "candidates": "overlap"}
 """Run options absent from an earlier record: ``exhaustive`` could not be set, and a claim's
 units were always chosen by word overlap (the ``overlap`` selector)."""
-_RECORDED_PER_METRIC = frozenset({"locate", "screen"})
+_RECORDED_PER_METRIC = frozenset({"locate", "screen", "contrasts"})
 """Run options whose value before they were recorded depends on the version that wrote the
 record (evidence located by the judge, later by words; context relevance judging every
 sentence, later screening). Each metric's options record what it did and are compared, so an
 earlier record's run-level key is not."""
-_METRIC_OPTIONS_BEFORE: dict[str, Any] = {"exhaustive": False, "candidates": "overlap", "locate": "judge", "screen": False}
+_METRIC_OPTIONS_BEFORE: dict[str, Any] = {"exhaustive": False, "candidates": "overlap", "locate": "judge", "screen": False,
+                                          "contrasts": False}
 """A metric's options absent from an earlier record, as that metric worked: units chosen by
 overlap; evidence located by judging each sentence (``locate`` came with the words default);
-every sentence judged (``screen`` came with the screen on). Resuming such an output with
-today's defaults is refused, naming the option (``--locate judge``, ``--no-screen`` resume it)."""
+every sentence judged (``screen`` came with the screen on); the judge alone (``contrasts`` came
+with the rules on). Resuming such an output with today's defaults is refused, naming the
+option (``--locate judge``, ``--no-screen``, ``--no-contrasts`` resume it)."""
 
 
 def _as_recorded_now(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:

@@ -71,7 +71,7 @@ def resolve_metrics(
     share one judge, with ``options.judge_batch_size`` pairs per forward pass, the run's
     ``thresholds`` (a user key beats the judge's stored one, `localeval.metrics.thresholds`;
     the judge itself is never copied or changed), ``max_units``, ``exhaustive``,
-    ``candidates`` and ``locate``, and context relevance the ``screen``; those
+    ``candidates``, ``locate`` and ``contrasts``, and context relevance the ``screen``; those
     that split claims or questions share the decomposer (``None``/``"rule"``: the rules; a
     model directory or ``.gguf`` file: an `LLMDecomposer`; or a decomposer object).
     ``load_judge=False`` builds them without loading the judge (to learn the output names).
@@ -109,7 +109,7 @@ def resolve_metrics(
                 kwargs.update(model=judge, batch_size=options.judge_batch_size(judge.device.type),
                               max_units=options.max_units, exhaustive=options.exhaustive,
                               thresholds=dict(options.thresholds), candidates=options.candidates,
-                              locate=options.locate)
+                              locate=options.locate, contrasts=options.contrasts)
             if "screen" in inspect.signature(cls.__init__).parameters:  # context relevance's screen
                 kwargs["screen"] = options.screen
             if options.decomposer is not None and load_judge and "decomposer" in inspect.signature(cls.__init__).parameters:

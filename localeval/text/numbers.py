@@ -22,8 +22,22 @@ _UNITS = {
 _TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
 _SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000,
            "trillion": 1_000_000_000_000, "k": 1_000, "bn": 1_000_000_000}  # not "m": metres
-_TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[a-z]+", re.IGNORECASE)
-_DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?")
+# A comma belongs to a number only between digits, so that "in 2022, while" reads 2022.
+# Digits glued to a word or code before them ("ED2", "LNW-80", "COVID-19") are part of a name.
+_TOKEN = re.compile(r"(?<![A-Za-z])\d+(?:,\d+)*(?:\.\d+)?|[a-z]+", re.IGNORECASE)
+_CODE = re.compile(r"(?<![\w-])[A-Za-z]+-\d[\w-]*")
+# "2018-19" and "2018–2019" state both years.
+_YEARS = re.compile(r"\b(1\d|20)(\d\d)\s*[-–]\s*(\d\d)(?!\d)")
+# "[10]": a citation marker, not a number the text states.
+_CITATION = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]")
+# "$2.6m", "€3 bn": after a currency sign, "m" is million (elsewhere it is metres).
+_MONEY_SCALE = re.compile(r"([$€£]\s?\d+(?:\.\d+)?)\s?m\b")
+# "50, 000": a thousands group spaced out by a tokenizer.
+_SPACED_GROUP = re.compile(r"(?<=\d), (?=\d{3}(?!\d))")
+# Clock times ("14:00", "2 p.m.", "9.30 am") are one value each, "14:00", read before any number.
+_CLOCK = re.compile(r"\b(\d{1,2}):(\d{2})(?!\d)(?:\s*([ap])\.?m\b\.?)?", re.IGNORECASE)
+_MERIDIEM = re.compile(r"\b(\d{1,2})(?:\.(\d{2}))?\s*([ap])\.?m\b\.?", re.IGNORECASE)
+_DECADE = re.compile(r"\b(\d{3}0)'?s\b")
 # A year-like, ordinal-suffixed or plain number: commas are thousands separators only when
 # every group after the first has three digits ("1,200" but not "1,2").
 _GROUPED = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
@@ -49,6 +63,37 @@ def _canonical(value: float) -> str:
     return str(int(value)) if value == int(value) else f"{value:g}"
 
 
+def _times_and_decades(text: str) -> tuple[str, set[str]]:
+    """Clock times as "H:MM" (24 hours) and decades as "1920s"; the text without them."""
+    found: set[str] = set()
+
+    def clock(match: re.Match) -> str:
+        hour, minute = int(match.group(1)), int(match.group(2) or 0)
+        meridiem = (match.group(3) or "").lower()
+        if meridiem == "p" and hour < 12:
+            hour += 12
+        elif meridiem == "a" and hour == 12:
+            hour = 0
+        if hour < 24 and minute < 60:
+            found.add(f"{hour}:{minute:02d}")
+        return " "
+
+    def decade(match: re.Match) -> str:
+        found.add(match.group(1) + "s")
+        return " "
+
+    def years(match: re.Match) -> str:
+        found.add(match.group(1) + match.group(2))
+        found.add(match.group(1) + match.group(3))
+        return " "
+
+    text = _MONEY_SCALE.sub(r"\1 million", _SPACED_GROUP.sub(",", _CITATION.sub(" ", text)))
+    text = _YEARS.sub(years, text)
+    text = _CLOCK.sub(clock, text)
+    text = _MERIDIEM.sub(clock, text)
+    return _CODE.sub(" ", _DECADE.sub(decade, text)), found
+
+
 @lru_cache(maxsize=16384)
 def numbers_in(text: str) -> frozenset[str]:
     """Canonical numbers stated in ``text`` ("3,000" / "three thousand" -> ``"3000"``).
@@ -57,7 +102,6 @@ def numbers_in(text: str) -> frozenset[str]:
     number multiplies it ("2.5 million" -> ``"2500000"``). "one" alone is left out: it is
     far more often a pronoun ("the one that ...") than a count.
     """
-    found: set[str] = set()
     current: float | None = None  # the number being read
     spelled = True  # read from words only (so "one" alone can be skipped)
 
@@ -65,6 +109,7 @@ def numbers_in(text: str) -> frozenset[str]:
         if current is not None and not (spelled and current == 1):
             found.add(_canonical(current))
 
+    text, found = _times_and_decades(text)
     for token in _TOKEN.findall(text.replace("-", " ")):
         lowered = token.lower()
         value = _value(token)

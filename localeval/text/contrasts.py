@@ -1,0 +1,437 @@
+"""Contrasts a rule can see between a claim and one premise: the cases a small NLI judge misses.
+
+A cross-encoder reads "closed on Mondays" and "open on Mondays" as near neighbours, and
+"eight" and "eighteen" as the same kind of word. These checks compare what the claim states
+with what the premise states, with no model:
+
+- ``number``: the claim states a number the premise does not, while the premise states
+  others ("eighteen members" against "eight members"; formats are normalised first, so
+  "$3,000" and "3000 dollars" agree -- `localeval.text.numbers`);
+- ``unit``: the same number with a different unit of the same kind ("45 euros" / "$45",
+  "180 degrees Fahrenheit" / "180 °C", "12 miles" / "12 km");
+- ``bound``: the same number bounded from the other side ("at least 8 kg" / "up to 8 kg");
+- ``opposite``: a word whose opposite the premise uses about the same thing ("increased" /
+  "fell" for "operating costs"; "open" / "closed" for "Mondays");
+- ``negated``: something the claim affirms that the premise negates or excepts ("sails on
+  Wednesdays" / "sails daily except on Wednesdays"; "signed by ... but not by Britain").
+
+`contrast` returns the first that applies, as a short reason, or ``None``. Every rule fires
+only on positive evidence of a contrast in the premise, never on mere absence of a word, so a
+premise that says nothing about the claim is left to the judge. The rules are English-only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+from localeval.text.lexical import normalise, stop_words
+from localeval.text.numbers import numbers_in
+
+__all__ = ["CONTRAST_RULES", "contrast"]
+
+CONTRAST_RULES: tuple[str, ...] = ("number", "unit", "bound", "opposite", "negated")
+
+_TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[A-Za-z]+(?:'[a-z]+)?|[°€$£%]|[.;:!?]")
+_CLAUSE_END = frozenset(".;:!?")
+
+# ------------------------------------------------------------------ lexicons
+# Opposite pairs: (class, side) per word form. Multi-word phrases are matched first.
+_OPPOSITES: dict[str, tuple[str, int]] = {}
+
+
+def _pair(name: str, plus: str, minus: str) -> None:
+    for side, words in ((1, plus), (-1, minus)):
+        for word in words.split(","):
+            _OPPOSITES[word.strip()] = (name, side)
+
+
+_pair("change", "increase,increased,increases,increasing,rise,rises,rose,risen,rising,grew,grow,grows,grown,"
+      "went up,go up,goes up,gone up,climbed,climbs,soared,gained",
+      "decrease,decreased,decreases,decreasing,fall,falls,fell,fallen,falling,declined,declines,declining,"
+      "dropped,drops,shrank,shrinks,shrunk,went down,go down,goes down,gone down,plunged,slumped")
+_pair("order", "before,earlier than,prior to", "after,later than")
+_pair("level", "higher,highest,larger,largest,bigger,biggest,greater,greatest,hotter,hottest,warmer,warmest,"
+      "faster,fastest,older,oldest,longer,longest,heavier,heaviest",
+      "lower,lowest,smaller,smallest,lesser,least,colder,coldest,cooler,coolest,slower,slowest,younger,"
+      "youngest,shorter,shortest,lighter,lightest")
+_pair("open", "open,opens,opened", "closed,close,closes,shut")
+_pair("permit", "allowed,permitted,legal,lawful",
+      "banned,prohibited,forbidden,illegal,unlawful,may not,must not,cannot,can not,not allowed,not permitted")
+_pair("outcome", "passed,won,wins,win,succeeded,survived", "failed,lost,loses,lose,died")
+_pair("presence", "present,available", "absent,unavailable")
+
+_AUXILIARIES = frozenset("is are was were be been do does did has have had will would can could may might must "
+                         "should".split())
+_NEGATORS = frozenset("not no never n't without nor neither cannot except excluding".split())
+# "not only X but also Y" affirms X.
+_NOT_NEGATING = (("not", "only"), ("not", "just"), ("no", "longer"), ("no", "doubt"), ("not", "until"))
+
+# Bounds attached to a number: +1 = a lower bound ("at least 8"), -1 = an upper bound.
+_BOUNDS: dict[str, int] = {
+    "at least": 1, "no less than": 1, "not less than": 1, "no fewer than": 1, "a minimum of": 1, "minimum": 1,
+    "more than": 1, "over": 1, "above": 1, "exceeding": 1, "greater than": 1,
+    "at most": -1, "no more than": -1, "not more than": -1, "up to": -1, "a maximum of": -1, "maximum": -1,
+    "less than": -1, "fewer than": -1, "under": -1, "below": -1, "within": -1,
+}
+
+# Units of measure and currencies: word -> (dimension, unit). "pounds" is left out (weight or
+# sterling), as are one-letter abbreviations that are also words.
+_UNITS: dict[str, tuple[str, str]] = {}
+
+
+def _unit(dimension: str, unit: str, forms: str) -> None:
+    for form in forms.split(","):
+        _UNITS[form.strip()] = (dimension, unit)
+
+
+_unit("money", "usd", "$,dollar,dollars,usd")
+_unit("money", "eur", "€,euro,euros,eur")
+_unit("money", "gbp", "£,sterling,gbp")
+_unit("money", "jpy", "yen,jpy")
+_unit("temperature", "c", "c,celsius,centigrade")
+_unit("temperature", "f", "f,fahrenheit")
+_unit("length", "km", "km,kilometre,kilometres,kilometer,kilometers")
+_unit("length", "mile", "mile,miles,mi")
+_unit("length", "m", "metre,metres,meter,meters")
+_unit("length", "ft", "ft,foot,feet")
+_unit("length", "cm", "cm,centimetre,centimetres,centimeter,centimeters")
+_unit("length", "inch", "inch,inches")
+_unit("mass", "kg", "kg,kilogram,kilograms,kilo,kilos")
+_unit("mass", "g", "gram,grams")
+_unit("mass", "lb", "lb,lbs")
+_unit("time", "s", "second,seconds,secs")
+_unit("time", "min", "minute,minutes,mins")
+_unit("time", "h", "hour,hours,hrs")
+_unit("time", "day", "day,days")
+_unit("time", "week", "week,weeks")
+_unit("time", "month", "month,months")
+_unit("time", "year", "year,years")
+_unit("share", "percent", "%,percent,per cent")
+# Base-unit factors of the units that convert by a factor.
+_FACTORS = {"km": 1000.0, "m": 1.0, "cm": 0.01, "mile": 1609.344, "ft": 0.3048, "inch": 0.0254,
+            "kg": 1000.0, "g": 1.0, "lb": 453.59237, "s": 1.0, "min": 60.0, "h": 3600.0, "day": 86400.0,
+            "week": 604800.0}
+_UNIT_SKIP = frozenset("° degree degrees of a an per".split())  # between a number and its unit
+
+
+@dataclass(frozen=True)
+class _Token:
+    text: str  # lower case
+    clause: int  # index of the clause (split at . ; : ! ?) the token is in
+
+
+@lru_cache(maxsize=32768)
+def _tokens(text: str) -> tuple[_Token, ...]:
+    out: list[_Token] = []
+    clause = 0
+    for match in _TOKEN.finditer(text.replace("’", "'")):
+        word = match.group(0).lower()
+        if word in _CLAUSE_END:
+            # A decimal point never reaches here (numbers are one token).
+            clause += 1
+            continue
+        if word.endswith("n't"):
+            out.append(_Token(word[:-3] or word, clause))
+            out.append(_Token("n't", clause))
+            continue
+        out.append(_Token(word, clause))
+    return tuple(out)
+
+
+def _phrases(tokens: tuple[_Token, ...], lexicon: dict, longest: int = 3) -> Iterator[tuple[int, int, str]]:
+    """(start, end, phrase) of lexicon entries, longest match first, not overlapping."""
+    i = 0
+    while i < len(tokens):
+        for size in range(longest, 0, -1):
+            phrase = " ".join(t.text for t in tokens[i:i + size])
+            if len(tokens[i:i + size]) == size and phrase in lexicon:
+                yield i, i + size, phrase
+                i += size
+                break
+        else:
+            i += 1
+
+
+def _content(tokens: tuple[_Token, ...]) -> set[str]:
+    stops = stop_words()
+    return {normalise(t.text) for t in tokens
+            if t.text.isalpha() and t.text not in stops and t.text not in _OPPOSITES and len(t.text) > 2}
+
+
+def _anchors_near(tokens: tuple[_Token, ...], at: int, span: int = 6) -> set[str]:
+    """Content words within ``span`` tokens of position ``at``, inside its clause."""
+    clause = tokens[at].clause
+    near = tokens[max(0, at - span): at + span + 1]
+    return _content(tuple(t for t in near if t.clause == clause))
+
+
+def _negated(tokens: tuple[_Token, ...], start: int, end: int) -> bool:
+    """Is the phrase at ``tokens[start:end]`` negated: a negator among the two words before it
+    ("not allowed"), or right after it ("allowed not")?"""
+    clause = tokens[start].clause
+    for j in range(max(0, start - 2), start):
+        if tokens[j].text in _NEGATORS and tokens[j].clause == clause:
+            nxt = tokens[j + 1].text if j + 1 < len(tokens) else ""
+            if (tokens[j].text, nxt) not in _NOT_NEGATING:
+                return True
+    after = tokens[end] if end < len(tokens) else None
+    return after is not None and after.text in ("not", "n't") and after.clause == clause
+
+
+# ------------------------------------------------------------------ the rules
+
+def _number_rule(claim: str, premise: str, source: str) -> str | None:
+    stated = numbers_in(premise)
+    if not stated:
+        return None
+    # Absent from the whole source too: a window of a long document may hold only part of
+    # what the claim draws on.
+    known = stated | numbers_in(source)
+    missing = sorted(v for v in numbers_in(claim) - known if not _follows(v, premise, stated)
+                     and not (_RELATIVE_YEAR.search(source or premise) and _is_year(v)))
+    if missing:
+        return f"number: the claim's {', '.join(missing)} is not in the evidence, which states {', '.join(sorted(stated))}"
+    return None
+
+
+_RELATIVE_YEAR = re.compile(r"\b(?:this|last|next|previous|past|coming) year\b", re.IGNORECASE)
+
+
+def _is_year(number: str) -> bool:
+    return number.isdigit() and 1000 <= int(number) <= 2100
+
+
+def _value(number: str) -> float | None:
+    try:
+        return float(number)
+    except ValueError:
+        return None
+
+
+def _follows(number: str, premise: str, stated: frozenset[str]) -> bool:
+    """Can the premise give ``number`` without stating it? A year of a decade ("1920s"), a
+    difference or sum of two stated numbers ("six years before" from 1998 and 2004), a value
+    inside a stated range ("19" between "at least 18" and "under 21"), or the same quantity in
+    another unit ("1,200 metres" for "1.2 km")."""
+    if number.endswith("s"):  # a decade
+        start = _value(number[:-1])
+        return start is not None and any((v := _value(x)) is not None and start <= v < start + 10 for x in stated)
+    value = _value(number)
+    if value is None:
+        return False
+    values = [v for x in stated if (v := _value(x)) is not None]
+    if any(abs(abs(a - b) - value) < 1e-9 or abs(a + b - value) < 1e-9 for i, a in enumerate(values)
+           for b in values[i + 1:]):
+        return True
+    bounds = _bounds(premise)
+    lows = [v for (x, _), sides in bounds.items() if 1 in sides and (v := _value(x)) is not None]
+    highs = [v for (x, _), sides in bounds.items() if -1 in sides and (v := _value(x)) is not None]
+    if any(lo <= value <= hi for lo in lows for hi in highs):
+        return True
+    return any(abs(value * factor - base) < 1e-6 * max(1.0, base) for factor in _FACTORS.values()
+               for base in _base_values(premise))
+
+
+def _base_values(text: str) -> set[float]:
+    """Every stated quantity in its dimension's base unit (metres, grams, seconds)."""
+    out = set()
+    for number, units in _measures(text).items():
+        value = _value(number)
+        if value is None:
+            continue
+        out |= {value * _FACTORS[unit] for _, unit in units if unit in _FACTORS}
+    return out
+
+
+def _measures(text: str) -> dict[str, set[tuple[str, str]]]:
+    """Number -> the (dimension, unit) pairs it is stated with."""
+    tokens = _tokens(text)
+    out: dict[str, set[tuple[str, str]]] = {}
+    for i, token in enumerate(tokens):
+        values = numbers_in(token.text) if token.text[0].isdigit() else frozenset()
+        if len(values) != 1:
+            continue
+        value = next(iter(values))
+        found: tuple[str, str] | None = None
+        if i > 0 and tokens[i - 1].text in _UNITS and tokens[i - 1].text in "$€£":
+            found = _UNITS[tokens[i - 1].text]
+        j = i + 1
+        while found is None and j < len(tokens) and j <= i + 3:
+            word = tokens[j].text
+            if word in ("million", "billion", "thousand", "bn", "k") or word in _UNIT_SKIP:
+                j += 1
+                continue
+            two = f"{word} {tokens[j + 1].text}" if j + 1 < len(tokens) else ""
+            found = _UNITS.get(two) or _UNITS.get(word)
+            break
+        if found is not None:
+            out.setdefault(value, set()).add(found)
+    return out
+
+
+def _unit_rule(claim: str, premise: str, source: str) -> str | None:
+    stated = _measures(premise)
+    for value, units in _measures(claim).items():
+        theirs = stated.get(value)
+        if not theirs:
+            continue
+        for dimension, unit in units:
+            same_kind = {u for d, u in theirs if d == dimension}
+            if same_kind and unit not in same_kind:
+                return f"unit: the claim's {value} {unit} is {value} {'/'.join(sorted(same_kind))} in the evidence"
+    return None
+
+
+def _unit_after(tokens: tuple[_Token, ...], i: int) -> str | None:
+    """The unit stated right after the number at ``i`` ("4 grams" -> "g"), if any."""
+    for j in range(i + 1, min(i + 4, len(tokens))):
+        word = tokens[j].text
+        if word in _UNIT_SKIP or word in ("million", "billion", "thousand"):
+            continue
+        two = f"{word} {tokens[j + 1].text}" if j + 1 < len(tokens) else ""
+        found = _UNITS.get(two) or _UNITS.get(word)
+        return found[1] if found else None
+    return None
+
+
+def _bounds(text: str) -> dict[tuple[str, str | None], set[int]]:
+    """(number, unit) -> the sides it is bounded from (+1 lower bound, -1 upper bound)."""
+    tokens = _tokens(text)
+    out: dict[tuple[str, str | None], set[int]] = {}
+    for start, end, phrase in _phrases(tokens, _BOUNDS):
+        # The bounded number follows the phrase, possibly after "of", "the" or a currency sign.
+        for k in range(end, min(end + 3, len(tokens))):
+            values = numbers_in(tokens[k].text)
+            if values:
+                out.setdefault((next(iter(values)), _unit_after(tokens, k)), set()).add(_BOUNDS[phrase])
+                break
+            if tokens[k].text not in ("of", "the", "a", "$", "€", "£"):
+                break
+    return out
+
+
+def _bound_rule(claim: str, premise: str, source: str) -> str | None:
+    stated = _bounds(premise)
+    for (value, unit), sides in _bounds(claim).items():
+        # The same number with the same unit, or with no unit on either side.
+        theirs = set().union(*(s for (v, u), s in stated.items() if v == value and (u == unit or None in (u, unit))))
+        if theirs and not (sides & theirs):
+            word = {1: "at least", -1: "at most"}
+            return (f"bound: the claim has {word[next(iter(sides))]} {value}, the evidence "
+                    f"{word[next(iter(theirs))]} {value}")
+    return None
+
+
+# Relations whose two sides can trade places: "A before B" says what "B after A" says.
+_RELATIONS = frozenset({"order", "level"})
+
+
+@dataclass(frozen=True)
+class _Polar:
+    name: str
+    side: int
+    anchors: frozenset[str]  # content words near the word, in its clause
+    left: frozenset[str]  # the two content words just before it in its clause
+    right: frozenset[str]  # and just after it
+
+
+def _nearest(tokens: tuple[_Token, ...], clause: int, k: int = 2) -> frozenset[str]:
+    words = [w for t in tokens if t.clause == clause for w in _content((t,))]
+    return frozenset(words[:k])
+
+
+def _polar(tokens: tuple[_Token, ...]) -> list[_Polar]:
+    """Every opposite-pair word; a negated word flips its side. Words inside a bound phrase
+    ("no less than") belong to the bound rule."""
+    bound_at = {i for start, end, _ in _phrases(tokens, _BOUNDS) for i in range(start, end)}
+    out = []
+    for start, end, phrase in _phrases(tokens, _OPPOSITES):
+        if start in bound_at:
+            continue
+        name, side = _OPPOSITES[phrase]
+        if _negated(tokens, start, end):
+            side = -side
+        clause = tokens[start].clause
+        out.append(_Polar(name, side, frozenset(_anchors_near(tokens, start)),
+                          _nearest(tokens[:start][::-1], clause), _nearest(tokens[end:], clause)))
+    return out
+
+
+def _opposite_rule(claim: str, premise: str, source: str) -> str | None:
+    premise_polar = _polar(_tokens(premise))
+    if not premise_polar:
+        return None
+    for mine in _polar(_tokens(claim)):
+        needed = min(2, len(mine.anchors))
+        if not needed:
+            continue
+        # The premise's words of the same pair about the same thing; every one of them must
+        # say the opposite. "The same thing" is first the word's complement ("open *on
+        # Mondays*", "higher *than at any time*"), else two shared words nearby.
+        same = [t for t in premise_polar if t.name == mine.name]
+        about = [t for t in same if mine.right & t.right] or [
+            t for t in same if len(mine.anchors & t.anchors) >= needed]
+        sides = set()
+        for theirs in about:
+            side = theirs.side
+            if (mine.name in _RELATIONS and mine.left & theirs.right and mine.right & theirs.left
+                    and not (mine.left & theirs.left or mine.right & theirs.right)):
+                side = -side  # the two sides traded places: "A before B" is "B after A"
+            sides.add(side)
+        if sides == {-mine.side}:
+            return (f"opposite: the evidence says the opposite about {', '.join(sorted(mine.anchors)[:3])} "
+                    f"({mine.name})")
+    return None
+
+
+def _negated_rule(claim: str, premise: str, source: str) -> str | None:
+    claim_tokens = _tokens(claim)
+    if any(t.text in _NEGATORS for t in claim_tokens):
+        return None  # the claim negates something itself: comparing scopes needs a parse
+    wanted = _content(claim_tokens)
+    tokens = _tokens(premise)
+    negated: set[str] = set()
+    affirmed: set[str] = set()
+    for i, token in enumerate(tokens):
+        word = normalise(token.text)
+        if word not in wanted:
+            continue
+        # A negator at most three words before, inside the clause ("except on Wednesdays",
+        # "but not by Britain", "may not sublet").
+        window = [t for t in tokens[max(0, i - 3): i] if t.clause == token.clause]
+        words = [t.text for t in window]
+        hit = any(w in _NEGATORS for w in words) and not any(
+            (a, b) in _NOT_NEGATING for a, b in zip(words, words[1:] + [token.text])
+        )
+        # Or negated right after it: "weight gain was not observed", "but cars are not".
+        after = [t.text for t in tokens[i + 1: i + 3] if t.clause == token.clause]
+        hit = hit or (len(after) == 2 and after[0] in _AUXILIARIES and after[1] in ("not", "n't"))
+        (negated if hit else affirmed).add(word)
+    only_negated = negated - affirmed
+    # What the claim is about, negated in the evidence and never affirmed there: a name, or
+    # at least a quarter of the claim's content words.
+    names = {normalise(t) for t in re.findall(r"(?<!^)(?<![.!?] )\b[A-Z][\w-]+", claim.strip())}
+    if only_negated and (only_negated & names or 4 * len(only_negated) >= len(wanted)):
+        return f"negated: the evidence negates {', '.join(sorted(only_negated))}"
+    return None
+
+
+_RULES = {"number": _number_rule, "unit": _unit_rule, "bound": _bound_rule, "opposite": _opposite_rule,
+          "negated": _negated_rule}
+
+
+@lru_cache(maxsize=65536)
+def contrast(claim: str, premise: str, source: str = "", rules: tuple[str, ...] = CONTRAST_RULES) -> str | None:
+    """The first contrast ``rules`` find between ``claim`` and ``premise``, as a reason, or None.
+
+    ``source`` is the whole text the premise was taken from (a window of a long document): a
+    number the claim states counts as missing only when the source lacks it too.
+    """
+    for name in rules:
+        reason = _RULES[name](claim, premise, source)
+        if reason is not None:
+            return reason
+    return None

@@ -1,0 +1,118 @@
+"""Contrast rules: each fires on the contrast it names and stays quiet on a faithful paraphrase;
+the metrics let them overrule the default judge and say so."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from localeval import evaluate
+from localeval.backends.attribution import CONTRAST_WEIGHT, attribute
+from localeval.metrics import ContextRecall, Faithfulness
+from localeval.schema import Sample
+from localeval.text.contrasts import contrast
+from localeval.text.numbers import numbers_in
+
+# (claim, premise, rule that must fire, or None: a paraphrase the rules must leave alone)
+CASES = [
+    ("The planning committee has eighteen members.", "The planning committee has eight members.", "number"),
+    ("The planning committee has 8 members.", "The planning committee has eight members.", None),
+    ("The garage quoted 3,000 dollars for the repair.", "The garage quoted $3000 for the repair.", None),
+    ("A ticket for the concert costs 45 euros.", "A ticket for the concert costs $45.", "unit"),
+    ("The oven should be preheated to 180 degrees Fahrenheit.", "Preheat the oven to 180 °C.", "unit"),
+    ("The suspension bridge is 1,200 metres long.", "The suspension bridge is 1.2 km long.", None),
+    ("Hand luggage must weigh at least 8 kg.", "Hand luggage may weigh up to 8 kg.", "bound"),
+    ("Paid plans come with a minimum of 50 GB of storage.", "Paid plans allow at least 50 GB of storage.", None),
+    ("Unemployment rose over the year.", "Over the year, unemployment fell from 7.1% to 6.4%.", "opposite"),
+    ("The company's revenue rose in 2022.", "The company's revenue increased by 12% in 2022, while its costs fell.", None),
+    ("The cathedral was completed after the city walls were built.",
+     "The cathedral was completed in 1248, long before the city walls were built.", "opposite"),
+    ("The city walls were built after the cathedral was completed.",
+     "The cathedral was completed long before the city walls were built.", None),
+    ("Tenants are allowed to sublet the flat.", "Tenants may not sublet the flat or keep dogs.", "opposite"),
+    ("The island ferry sails on Wednesdays.", "The island ferry sails daily except on Wednesdays.", "negated"),
+    ("Portugal signed the 1862 trade treaty.",
+     "The 1862 trade treaty was signed by France, Spain and Portugal, but not by Britain.", None),
+    ("Britain signed the 1862 trade treaty.",
+     "The 1862 trade treaty was signed by France, Spain and Portugal, but not by Britain.", "negated"),
+    ("Lumen Ltd was founded six years before its rival Brightway.",
+     "Lumen Ltd was founded in 1998. Its rival Brightway was founded in 2004.", None),
+    ("A 19-year-old applicant needs a guarantor.",
+     "Applicants must be at least 18 years old. Applicants under 21 also need a guarantor.", None),
+    ("Fleming discovered penicillin in the 1920s.", "Fleming discovered penicillin in 1928.", None),
+    ("The board meets at 2 p.m. on June 7, 2024.", "The board meeting is at 14:00 on 7 June 2024.", None),
+    ("The name change takes place during the 2018–19 academic year.",
+     "The name change will take place over the 2018-2019 academic year.", None),
+    ("The paramedic role is a higher grade role.", "The paramedic role is a higher grade role, with more autonomy.", None),
+]
+
+
+@pytest.mark.parametrize(("claim", "premise", "rule"), CASES)
+def test_each_rule_fires_on_its_contrast_and_not_on_a_paraphrase(claim, premise, rule):
+    reason = contrast(claim, premise, premise)
+    if rule is None:
+        assert reason is None, reason
+    else:
+        assert reason is not None and reason.startswith(f"{rule}:"), reason
+
+
+def test_a_number_stated_elsewhere_in_the_source_is_not_missing():
+    # A window of a long article may miss a year the article states elsewhere.
+    claim = "Freberg won a Grammy award in 1959."
+    window = "Stan Freberg has died. He was 88."
+    assert contrast(claim, window, window).startswith("number:")
+    assert contrast(claim, window, window + " In 1959 he won a Grammy award.") is None
+
+
+def test_numbers_are_read_in_one_form():
+    assert numbers_in("revenue grew 12% in 2022, while") == {"12", "2022"}
+    assert numbers_in("$2.6m in gifts") == numbers_in("2.6 million dollars") == {"2600000"}
+    assert numbers_in("a 2018–19 season") == {"2018", "2019"}
+    assert numbers_in("at 2 p.m.") == numbers_in("at 14:00") == {"14:00"}
+    assert numbers_in("the COVID-19 wards and the ED2 domain, as shown [10]") == frozenset()
+
+
+def test_the_default_judge_is_overruled_only_where_a_rule_fires(default_judge):
+    premise = ("The Harbour Museum is open from Tuesday to Sunday, 10:00 to 17:00. It is closed on Mondays "
+               "and on public holidays. Guided tours start at 11:00.")
+    claims = ["The Harbour Museum is open on Mondays.", "The Harbour Museum is closed on public holidays.",
+              "The Harbour Museum has eighteen guided tours a day."]
+    on = attribute(default_judge, [(claims, [premise])], max_units=None)[0]
+    off = attribute(default_judge, [(claims, [premise])], max_units=None, contrasts=False)[0]
+    # The paraphrase is untouched: same probability, same evidence, no reason.
+    assert on[1].probability == pytest.approx(off[1].probability) and on[1].contrast is None
+    assert on[1].evidence == off[1].evidence
+    # Where the judge's favourite unit says the opposite, it no longer decides, and the claim
+    # says which rule overruled it.
+    assert on[0].contrast is not None and on[0].contrast.startswith(("opposite:", "negated:"))
+    assert on[0].probability < off[0].probability
+    assert on[0].probability <= max(CONTRAST_WEIGHT * off[0].probability, 0.5)
+
+
+def test_metrics_report_the_contrast_and_can_turn_the_rules_off(default_judge):
+    sample = Sample(
+        user_input="How many members does the committee have?",
+        response="The planning committee has eighteen members.",
+        reference="The planning committee has eighteen members.",
+        retrieved_contexts=["The planning committee has eight members, all elected for four years. It meets twice a month."],
+    )
+    result = Faithfulness(model=default_judge).score_many([sample])[0]
+    (claim,) = result.claims
+    assert not claim.attributed and claim.contrast.startswith("number:") and "18" in claim.contrast
+    assert result.score == 0.0
+    recall = ContextRecall(model=default_judge, contrasts=False).score_many([sample])[0]
+    assert recall.claims[0].contrast is None
+    # The option is recorded with the metric, so a resumed run with the other value is refused.
+    out = evaluate([sample.model_dump()], ["faithfulness"], model=default_judge, contrasts=False, show_progress=False)
+    assert out.rows[0].results["faithfulness"].claims[0].contrast is None
+
+
+def test_the_contrasts_option_from_config_and_flags(tmp_path):
+    from localeval.config import LocalevalConfig, load_config
+
+    assert LocalevalConfig().run_options().contrasts is True
+    (tmp_path / "localeval.toml").write_text("contrasts = false\n")
+    assert load_config(cwd=tmp_path).config.run_options().contrasts is False
+    assert load_config(cwd=tmp_path, overrides={"contrasts": True}).config.run_options().contrasts is True
+    assert json.loads(json.dumps(LocalevalConfig().run_options().record()))["contrasts"] is True
