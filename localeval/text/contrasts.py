@@ -141,13 +141,24 @@ def _tokens(text: str) -> tuple[_Token, ...]:
     return tuple(out)
 
 
-def _phrases(tokens: tuple[_Token, ...], lexicon: dict, longest: int = 3) -> Iterator[tuple[int, int, str]]:
+@lru_cache(maxsize=8)
+def _first_words(lexicon_id: int, keys: frozenset[str]) -> dict[str, tuple[int, ...]]:
+    """First word of a lexicon's phrases -> the phrase lengths starting with it, longest first."""
+    out: dict[str, set[int]] = {}
+    for key in keys:
+        words = key.split()
+        out.setdefault(words[0], set()).add(len(words))
+    return {w: tuple(sorted(n, reverse=True)) for w, n in out.items()}
+
+
+def _phrases(tokens: tuple[_Token, ...], lexicon: dict) -> Iterator[tuple[int, int, str]]:
     """(start, end, phrase) of lexicon entries, longest match first, not overlapping."""
+    first = _first_words(id(lexicon), frozenset(lexicon))
     i = 0
     while i < len(tokens):
-        for size in range(longest, 0, -1):
+        for size in first.get(tokens[i].text, ()):
             phrase = " ".join(t.text for t in tokens[i:i + size])
-            if len(tokens[i:i + size]) == size and phrase in lexicon:
+            if phrase in lexicon and i + size <= len(tokens):
                 yield i, i + size, phrase
                 i += size
                 break
@@ -184,13 +195,13 @@ def _negated(tokens: tuple[_Token, ...], start: int, end: int) -> bool:
 # ------------------------------------------------------------------ the rules
 
 def _number_rule(claim: str, premise: str, source: str) -> str | None:
-    stated = numbers_in(premise)
-    if not stated:
+    claimed, stated = numbers_in(claim), numbers_in(premise)
+    if not (claimed and stated) or claimed <= stated:
         return None
     # Absent from the whole source too: a window of a long document may hold only part of
     # what the claim draws on.
     known = stated | numbers_in(source)
-    missing = sorted(v for v in numbers_in(claim) - known if not _follows(v, premise, stated)
+    missing = sorted(v for v in claimed - known if not _follows(v, premise, stated)
                      and not (_RELATIVE_YEAR.search(source or premise) and _is_year(v)))
     if missing:
         return f"number: the claim's {', '.join(missing)} is not in the evidence, which states {', '.join(sorted(stated))}"
@@ -246,6 +257,7 @@ def _base_values(text: str) -> set[float]:
     return out
 
 
+@lru_cache(maxsize=32768)
 def _measures(text: str) -> dict[str, set[tuple[str, str]]]:
     """Number -> the (dimension, unit) pairs it is stated with."""
     tokens = _tokens(text)
@@ -273,6 +285,8 @@ def _measures(text: str) -> dict[str, set[tuple[str, str]]]:
 
 
 def _unit_rule(claim: str, premise: str, source: str) -> str | None:
+    if not numbers_in(claim):
+        return None
     stated = _measures(premise)
     for value, units in _measures(claim).items():
         theirs = stated.get(value)
@@ -297,6 +311,7 @@ def _unit_after(tokens: tuple[_Token, ...], i: int) -> str | None:
     return None
 
 
+@lru_cache(maxsize=32768)
 def _bounds(text: str) -> dict[tuple[str, str | None], set[int]]:
     """(number, unit) -> the sides it is bounded from (+1 lower bound, -1 upper bound)."""
     tokens = _tokens(text)
@@ -314,6 +329,8 @@ def _bounds(text: str) -> dict[tuple[str, str | None], set[int]]:
 
 
 def _bound_rule(claim: str, premise: str, source: str) -> str | None:
+    if not numbers_in(claim):
+        return None
     stated = _bounds(premise)
     for (value, unit), sides in _bounds(claim).items():
         # The same number with the same unit, or with no unit on either side.
@@ -343,6 +360,11 @@ def _nearest(tokens: tuple[_Token, ...], clause: int, k: int = 2) -> frozenset[s
     return frozenset(words[:k])
 
 
+@lru_cache(maxsize=32768)
+def _polar_of(text: str) -> tuple[_Polar, ...]:
+    return tuple(_polar(_tokens(text)))
+
+
 def _polar(tokens: tuple[_Token, ...]) -> list[_Polar]:
     """Every opposite-pair word; a negated word flips its side. Words inside a bound phrase
     ("no less than") belong to the bound rule."""
@@ -361,10 +383,13 @@ def _polar(tokens: tuple[_Token, ...]) -> list[_Polar]:
 
 
 def _opposite_rule(claim: str, premise: str, source: str) -> str | None:
-    premise_polar = _polar(_tokens(premise))
+    mentions = _polar_of(claim)
+    if not mentions:
+        return None
+    premise_polar = _polar_of(premise)
     if not premise_polar:
         return None
-    for mine in _polar(_tokens(claim)):
+    for mine in mentions:
         needed = min(2, len(mine.anchors))
         if not needed:
             continue
@@ -387,16 +412,30 @@ def _opposite_rule(claim: str, premise: str, source: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=32768)
+def _normalised(text: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """Each token's crude stem, and the set of its raw words."""
+    tokens = _tokens(text)
+    return tuple(normalise(t.text) for t in tokens), frozenset(t.text for t in tokens)
+
+
+@lru_cache(maxsize=32768)
+def _content_of(text: str) -> frozenset[str]:
+    return frozenset(_content(_tokens(text)))
+
+
 def _negated_rule(claim: str, premise: str, source: str) -> str | None:
-    claim_tokens = _tokens(claim)
-    if any(t.text in _NEGATORS for t in claim_tokens):
+    stems, words = _normalised(premise)
+    if not (words & _NEGATORS or words & _AUXILIARIES):
+        return None
+    if _normalised(claim)[1] & _NEGATORS:
         return None  # the claim negates something itself: comparing scopes needs a parse
-    wanted = _content(claim_tokens)
+    wanted = _content_of(claim)
     tokens = _tokens(premise)
     negated: set[str] = set()
     affirmed: set[str] = set()
     for i, token in enumerate(tokens):
-        word = normalise(token.text)
+        word = stems[i]
         if word not in wanted:
             continue
         # A negator at most three words before, inside the clause ("except on Wednesdays",
