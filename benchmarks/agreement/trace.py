@@ -34,7 +34,7 @@ from benchmarks.agreement.scoring import Harness, graded_figures, pearson, rmse
 from benchmarks.agreement.thresholds import FOLDS, _best_rmse_threshold, cv_graded, folds_of, share_at
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-__all__ = ["main", "trace_figures"]
+__all__ = ["main", "margin", "overlap_completeness", "trace_figures"]
 
 
 def _probs(results, relevant_only: bool = False) -> list[list[float] | None]:
@@ -96,6 +96,16 @@ def margin(gold: np.ndarray, ours: np.ndarray, floor: np.ndarray | None) -> dict
     return out
 
 
+def overlap_completeness(rows) -> tuple[list[list[float] | None], float]:
+    """The word-overlap floor for completeness: per row, the utilization overlap of each
+    sentence holding >= t of the question's content words (t: the relevance floor's CV
+    threshold; ``None`` when none does), and t."""
+    util_overlap = [ragbench.overlap_utilization_probs(r) for r in rows]
+    rel_overlap = [ragbench.overlap_sentence_probs(r) for r in rows]
+    t_rel = cv_graded(rel_overlap, [r.relevance for r in rows], 0.5)["threshold"]
+    return [[u for u, q in zip(us, qs) if q >= t_rel] or None for us, qs in zip(util_overlap, rel_overlap)], t_rel
+
+
 def trace_figures(rows, subsets, results: dict[str, list], thresholds: dict[str, float]) -> dict:
     util_gold = np.array([r.utilization for r in rows], float)
     comp_gold = np.array([r.completeness for r in rows], float)
@@ -125,10 +135,8 @@ def trace_figures(rows, subsets, results: dict[str, list], thresholds: dict[str,
     out["completeness"]["at_utilization_threshold_cv"] = graded_figures(pred[ok], comp_gold[ok])
     # floors: word overlap, thresholds by the same CV
     util_overlap = [ragbench.overlap_utilization_probs(r) for r in rows]
-    rel_overlap = [ragbench.overlap_sentence_probs(r) for r in rows]
     out["floor_utilization_overlap"] = _figures(util_overlap, util_gold, 0.5, subsets)
-    t_rel = cv_graded(rel_overlap, [r.relevance for r in rows], 0.5)["threshold"]
-    comp_overlap = [[u for u, q in zip(us, qs) if q >= t_rel] or None for us, qs in zip(util_overlap, rel_overlap)]
+    comp_overlap, t_rel = overlap_completeness(rows)
     out["floor_completeness_overlap"] = _figures(comp_overlap, comp_gold, 0.5, subsets)
     out["floor_completeness_overlap"]["relevance_overlap_threshold"] = t_rel
     # Margins over the floors, out of fold, with paired bootstrap standard errors.
