@@ -114,7 +114,8 @@ def markdown(report: dict) -> str:
         f"{c['n_gold_missing']} rows without a RAGBench label; figures are over the {c['n']} rows both give. "
         f"Overlap floor for completeness: relevant when the sentence holds >= "
         f"{f['floor_completeness_overlap']['relevance_overlap_threshold']:.3f} of the question's content words "
-        "(the relevance floor's CV threshold), used as for utilization.",
+        "(the relevance floor's CV threshold), used as for utilization. Other definitions of completeness, "
+        "each out of fold against the same floors: [trace_variants.md](trace_variants.md).",
         "",
         *_margin_lines(f.get("margins") or {}),
         "## Per subset (`used=evidence`; RMSE at faithfulness' threshold, RMSE (CV) out of fold)",

@@ -29,6 +29,14 @@ threshold far below faithfulness' (chosen by 5-fold CV on RAGBench dev,
 benchmarks/results/trace.md): RAGBench counts a sentence as utilized when the response
 draws on it, even where the judge would not call the claim fully supported.
 
+Agreement on RAGBench dev (benchmarks/results/trace.md, out of fold): utilization's RMSE is
+below the always-the-mean and word-overlap floors' but within two standard errors of both (not
+yet a result); completeness is above both (worse) beyond the noise, and none of the
+alternative definitions tried -- a pronoun rule in the relevance screen, a tighter or soft
+relevant set, crediting neighbours of used sentences, sentences the response entails --
+reaches the floors out of fold (benchmarks/results/trace_variants.md), so the metric keeps
+RAGBench's definition.
+
 Edge cases (deterministic, documented, tested):
 
 * ``response`` / ``retrieved_contexts`` (and for completeness ``user_input``) missing ->
