@@ -315,6 +315,6 @@ def test_trace_benchmark_scores_ragbench_only_and_leaves_the_judge_alone(meta_ev
             assert m["rmse_margin"] == pytest.approx(m["rmse"] - m["floor_rmse"], abs=2e-4)
             assert m["outside_noise"] == (abs(m["rmse_margin"]) > 2 * m["rmse_margin_se"])
         assert "pearson_margin" not in f["margins"][target]["mean"]  # a constant has no Pearson
-    assert "## Margins over the floors" in md and "outside the noise" in md or "within the noise" in md
+    assert "## Margins over the floors" in md and ("outside the noise" in md or "within the noise" in md)
     with pytest.raises(SystemExit):
         main(["--data-dir", str(meta_eval), "--limit-per-set", "2", "--write-threshold"])

@@ -18,7 +18,8 @@ those numbers:
   counts as utilized (k = "chunk": anywhere in the same context);
 * ``relevant or used``: the utilized sentences count as relevant too;
 * ``response entails it (CV)``: a relevant sentence also counts as utilized when the
-  response entails it at a threshold chosen by CV.
+  response entails it at a threshold chosen by CV (a study, not a metric: a response longer
+  than the judge's input is truncated, with the judge's warning, not windowed).
 
 Every threshold is chosen on the other folds (5-fold, the harness' folds), utilization's as
 `benchmarks.agreement.trace` chooses it. Margins over the floors (always the mean; word
@@ -115,7 +116,10 @@ def sentence_table(rows, utilization, relevance, entailed: dict[tuple[int, int],
         for i in range(1, len(texts)):
             if screened[i] and not screened[i - 1] and context[i] == context[i - 1] and _PRONOUN.match(texts[i].lstrip()):
                 coref[i] = False
+        keys = [ragbench.key_spans(row, s.context_index, s.start, s.end) for s in r.sentences]
         out.append({
+            "gold_relevant": np.array([bool(k & row.relevant_keys) for k in keys], bool),
+            "gold_used": np.array([bool(k & row.utilized_keys) for k in keys], bool),
             "used": np.array([s.probability for s in u.sentences]), "relevance": np.array([s.probability for s in r.sentences]),
             "screened": screened, "coref": coref, "context": context,
             "entailed": np.array([entailed.get((ri, si), 0.0) for si in range(len(texts))]),
@@ -147,6 +151,24 @@ def cv_variant(table: list[Row], util_gold: np.ndarray, comp_gold: np.ndarray, s
         test = np.flatnonzero(folds == fold)
         oof[test] = _predict(table, test, scorer, tu, rel_t, param)
     return oof, chosen
+
+
+def diagnostics(rows, table: list[Row], rel_t: float) -> dict:
+    """Why completeness is hard here: localeval's used and relevant sentences beside RAGBench's
+    (its keys mapped onto localeval's sentences), at utilization's threshold chosen on all rows."""
+    tu = _best_rmse_threshold([t["used"] for t in table], ragbench.gold_arrays(rows, "utilization"))
+    cat = {k: np.concatenate([t[k] for t in table]) for k in ("used", "relevance", "screened", "coref",
+                                                              "gold_relevant", "gold_used")}
+    ours_rel = ~cat["screened"] & (cat["relevance"] >= rel_t)
+    rescued = cat["screened"] & ~cat["coref"]
+    return {
+        "sentences": int(len(ours_rel)), "used_per_row": round(float((cat["used"] >= tu).sum()) / len(table), 2),
+        "gold_used_per_row": round(float(cat["gold_used"].sum()) / len(table), 2),
+        "relevant": int(ours_rel.sum()), "gold_relevant": int(cat["gold_relevant"].sum()),
+        "relevant_both": int((ours_rel & cat["gold_relevant"]).sum()),
+        "coref_kept": int(rescued.sum()), "coref_kept_judged_relevant": int((rescued & (cat["relevance"] >= rel_t)).sum()),
+        "coref_kept_gold_relevant": int((rescued & cat["gold_relevant"]).sum()),
+    }
 
 
 def variant_figures(rows, table: list[Row], rel_t: float) -> dict:
@@ -190,6 +212,12 @@ def markdown(report: dict) -> str:
             f"{mean['rmse_margin']:+.3f} ± {mean['rmse_margin_se']:.3f} | "
             f"{ov['rmse_margin']:+.3f} ± {ov['rmse_margin_se']:.3f} ({ov['n']}) | "
             + ("—" if not VARIANTS[name][1] else ", ".join(f"{c:g}" for c in v["chosen"])) + " |")
+    d = report["diagnostics"]
+    lines += ["", f"Sentences ({d['sentences']}): localeval credits {d['used_per_row']} used sentences per row "
+              f"(the evidence of each claim, at utilization's threshold) where RAGBench's labels mark {d['gold_used_per_row']}; "
+              f"{d['relevant']} sentences are relevant for context relevance, {d['gold_relevant']} for RAGBench, "
+              f"{d['relevant_both']} for both. The pronoun rule keeps {d['coref_kept']} screened sentences for the judge: "
+              f"it calls {d['coref_kept_judged_relevant']} relevant, RAGBench {d['coref_kept_gold_relevant']}."]
     best = min(report["variants"].items(), key=lambda kv: kv[1]["mean"]["rmse_margin"])
     lines += ["", f"Closest to the mean floor: `{best[0]}`, {best[1]['mean']['rmse_margin']:+.3f} ± "
               f"{best[1]['mean']['rmse_margin_se']:.3f} RMSE above it; "
@@ -236,7 +264,8 @@ def main(argv: list[str] | None = None) -> dict:
         + (f" --limit-per-set {args.limit_per_set}" if args.limit_per_set else ""),
         "model": judge.name, "machine": describe_machine(), "rows": len(rows),
         "gold_mean": float(np.nanmean(gold)), "gold_ones": float(np.nanmean(gold[np.isfinite(gold)] == 1.0)),
-        "relevance_threshold": rel_t, "variants": variant_figures(rows, table, rel_t),
+        "relevance_threshold": rel_t, "diagnostics": diagnostics(rows, table, rel_t),
+        "variants": variant_figures(rows, table, rel_t),
     })
     report["elapsed_s"] = round(time.perf_counter() - start, 1)
     text = markdown(report)
