@@ -1,4 +1,4 @@
-"""Threshold-free and thresholded binary metrics, written with numpy only.
+"""Threshold-free and thresholded binary metrics, and a paired bootstrap, written with numpy only.
 
 Everything here treats a score as "positive" when ``score >= threshold``: the same rule the
 localeval metrics apply to the judge's stored thresholds, so a threshold found here means
@@ -7,7 +7,7 @@ the same thing when it is written into a model's config.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -19,7 +19,11 @@ __all__ = [
     "best_threshold",
     "candidate_thresholds",
     "macro_best_threshold",
+    "paired_bootstrap_se",
 ]
+
+Statistic = Callable[[np.ndarray, np.ndarray], "float | None"]
+"""``stat(prediction, gold)``: RMSE, a correlation...; ``None`` where it is undefined."""
 
 
 def _arrays(labels: Sequence[int], scores: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -108,3 +112,27 @@ def macro_best_threshold(
     tied = np.flatnonzero(np.isclose(mean, best, rtol=0, atol=1e-12))
     pick = tied[np.argmin(np.abs(candidates[tied] - 0.5))]
     return float(candidates[pick]), float(best)
+
+
+def paired_bootstrap_se(gold: Sequence[float], base: Sequence[float], other: Sequence[float],
+                        stats: Mapping[str, Statistic], draws: int = 1000, seed: int = 13) -> dict[str, float | None]:
+    """Per statistic, the bootstrap standard error of ``stat(other, gold) - stat(base, gold)``.
+
+    Paired: every resample draws rows (with replacement) and scores both predictions on the
+    same rows, so what the two share (hard rows, label noise) cancels out of the difference.
+    All statistics read the same resamples. A resample where either side of a statistic is
+    undefined (``None``, e.g. a correlation of a constant) is left out of that statistic's
+    standard error; ``None`` when no resample defines it.
+    """
+    g, a, b = (np.asarray(x, dtype=np.float64) for x in (gold, base, other))
+    if not g.shape == a.shape == b.shape:
+        raise ValueError(f"gold, base and other differ in length: {len(g)}, {len(a)}, {len(b)}")
+    rng = np.random.default_rng(seed)
+    diffs: dict[str, list[float]] = {name: [] for name in stats}
+    for _ in range(draws):
+        ix = rng.integers(0, len(g), len(g))
+        for name, stat in stats.items():
+            x, y = stat(b[ix], g[ix]), stat(a[ix], g[ix])
+            if x is not None and y is not None:
+                diffs[name].append(x - y)
+    return {name: float(np.std(d)) if d else None for name, d in diffs.items()}

@@ -36,6 +36,7 @@ from benchmarks.agreement.scoring import Harness, pearson, rmse
 from benchmarks.agreement.thresholds import cv_graded, share_at
 from benchmarks.files import REPO_ROOT, command_line, write_results
 from benchmarks.machine import describe_machine
+from benchmarks.metrics import paired_bootstrap_se
 
 __all__ = ["SETTINGS", "study"]
 
@@ -52,19 +53,10 @@ class _Screened:
         self.sentences = [s.model_copy(update={"probability": p}) for s, p in zip(result.sentences, probs)]
 
 
-def _bootstrap_se(gold: np.ndarray, base: np.ndarray, other: np.ndarray, draws: int = 1000,
-                  seed: int = 13) -> tuple[float, float]:
+def _bootstrap_se(gold: np.ndarray, base: np.ndarray, other: np.ndarray) -> tuple[float, float]:
     """Paired bootstrap standard errors of the RMSE change and of the Pearson change."""
-    rng = np.random.default_rng(seed)
-    n = len(gold)
-    d_rmse, d_r = [], []
-    for _ in range(draws):
-        ix = rng.integers(0, n, n)
-        d_rmse.append(rmse(other[ix], gold[ix]) - rmse(base[ix], gold[ix]))
-        a, b = pearson(other[ix], gold[ix]), pearson(base[ix], gold[ix])
-        if a is not None and b is not None:
-            d_r.append(a - b)
-    return float(np.std(d_rmse)), float(np.std(d_r)) if d_r else 0.0
+    se = paired_bootstrap_se(gold, base, other, {"rmse": rmse, "pearson": pearson})
+    return se["rmse"] or 0.0, se["pearson"] or 0.0
 
 
 def study(data: Path, cache_path: Path, log=print) -> dict:

@@ -248,6 +248,45 @@ def test_a_decomposer_reaches_every_metric_that_splits_text(tiny_nli_dir):
     assert all(is_rule_based(getattr(m, "decomposer", None)) for m in build_metrics(judge).values())
 
 
+def test_trace_variants_score_every_variant_out_of_fold(meta_eval, tmp_path, default_judge):
+    from benchmarks.agreement.trace_variants import VARIANTS, main
+
+    config = default_judge.path / "config.json"
+    before = config.read_bytes()
+    out = tmp_path / "variants.json"
+    report = main(["--data-dir", str(meta_eval), "--limit-per-set", "2", "--output", str(out)])
+    assert config.read_bytes() == before
+    saved = json.loads(out.read_text())
+    _finite_or_none(saved)
+    assert list(saved["variants"]) == list(VARIANTS) and saved["rows"] == 14
+    for name, v in saved["variants"].items():
+        assert 0 < v["n"] <= 14 and 0 <= v["rmse_cv"] <= 1, name
+        assert len(v["chosen"]) == 5 and v["mean"]["rmse_margin_se"] >= 0
+    assert out.with_suffix(".md").read_text().startswith("# TRACe completeness: variants")
+    assert report["variants"]["shipped"]["n"] == saved["variants"]["shipped"]["n"]
+
+
+def test_trace_variant_definitions_on_a_hand_made_row():
+    from benchmarks.agreement.trace_variants import VARIANTS
+
+    # one context of five sentences: 0 used (the evidence of a claim), 1-3 relevant, 3 screened
+    # (it opens with "It", after a kept sentence), 4 irrelevant; the response entails sentence 2
+    row = {"used": np.array([0.9, 0.0, 0.0, 0.0, 0.0]), "relevance": np.array([0.8, 0.7, 0.5, 0.9, 0.1]),
+           "screened": np.array([False, False, False, True, False]), "coref": np.array([False] * 5),
+           "context": np.zeros(5, int), "entailed": np.array([0.0, 0.0, 0.6, 0.0, 0.0])}
+    score = {name: scorer(row, 0.5, 0.4, 0.5) for name, (scorer, _) in VARIANTS.items()}
+    assert score["shipped"] == pytest.approx(1 / 3)  # relevant 0, 1, 2 (3 screened); used 0
+    assert score["coref screen"] == pytest.approx(1 / 4)  # 3 kept for the judge, relevant, not used
+    assert score["relevance threshold (CV)"] == pytest.approx(1 / 3)  # its own threshold 0.5: relevant 0, 1, 2
+    assert VARIANTS["relevance threshold (CV)"][0](row, 0.5, 0.4, 0.75) == 1.0  # at 0.75: relevant 0 only
+    assert score["neighbours used (1)"] == pytest.approx(2 / 3)
+    assert score["neighbours used (chunk)"] == pytest.approx(1.0)
+    assert score["response entails it (CV)"] == pytest.approx(2 / 3)
+    assert score["soft relevance"] == pytest.approx(0.8 / (0.8 + 0.7 + 0.5 + 0.1))
+    nothing = {**row, "relevance": np.zeros(5), "used": np.zeros(5)}
+    assert VARIANTS["shipped"][0](nothing, 0.5, 0.4, 0.5) is None  # nothing relevant: unscored, never NaN
+
+
 def test_trace_benchmark_scores_ragbench_only_and_leaves_the_judge_alone(meta_eval, tmp_path, default_judge):
     from benchmarks.agreement.trace import main
 
@@ -268,5 +307,14 @@ def test_trace_benchmark_scores_ragbench_only_and_leaves_the_judge_alone(meta_ev
     md = out.with_suffix(".md").read_text()
     assert md.startswith("# RAGBench TRACe") and "always the mean" in md
     assert report["written"] == {}
+    # each metric's margin over each floor, with its paired bootstrap SE and a plain verdict
+    for target in ("utilization", "completeness"):
+        for floor in ("overlap", "mean"):
+            m = f["margins"][target][floor]
+            assert 0 < m["n"] <= 14 and m["rmse_margin_se"] >= 0
+            assert m["rmse_margin"] == pytest.approx(m["rmse"] - m["floor_rmse"], abs=2e-4)
+            assert m["outside_noise"] == (abs(m["rmse_margin"]) > 2 * m["rmse_margin_se"])
+        assert "pearson_margin" not in f["margins"][target]["mean"]  # a constant has no Pearson
+    assert "## Margins over the floors" in md and ("outside the noise" in md or "within the noise" in md)
     with pytest.raises(SystemExit):
         main(["--data-dir", str(meta_eval), "--limit-per-set", "2", "--write-threshold"])

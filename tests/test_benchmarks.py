@@ -19,6 +19,7 @@ from benchmarks.metrics import (  # noqa: E402
     best_threshold,
     candidate_thresholds,
     macro_best_threshold,
+    paired_bootstrap_se,
 )
 from benchmarks.overlap import content_words, overlap_score  # noqa: E402
 from benchmarks.readers import stratified_sample  # noqa: E402
@@ -33,6 +34,34 @@ def test_auroc_known_values():
     # 3 of the 4 (pos, neg) pairs are ordered correctly.
     assert auroc([1, 0, 1, 0], [0.9, 0.8, 0.3, 0.1]) == 0.75
     assert np.isnan(auroc([1, 1], [0.2, 0.3]))
+
+
+def _rmse(p, g):
+    return float(np.sqrt(np.mean((p - g) ** 2)))
+
+
+def _pearson(p, g):
+    return None if p.std() == 0 or g.std() == 0 else float(np.corrcoef(p, g)[0, 1])
+
+
+def test_paired_bootstrap_se_is_seeded_paired_and_skips_undefined_draws():
+    rng = np.random.default_rng(0)
+    gold = rng.random(60)
+    base, other = gold + rng.normal(0, 0.3, 60), gold + rng.normal(0, 0.1, 60)
+    stats = {"rmse": _rmse, "pearson": _pearson}
+    se = paired_bootstrap_se(gold, base, other, stats)
+    assert se == paired_bootstrap_se(gold, base, other, stats)  # seeded: the same every run
+    assert se != paired_bootstrap_se(gold, base, other, stats, seed=14)
+    assert 0 < se["rmse"] < 0.1 and 0 < se["pearson"] < 0.2
+    # Paired: a prediction against itself differs by exactly 0 on every resample.
+    assert paired_bootstrap_se(gold, base, base, stats) == {"rmse": 0.0, "pearson": 0.0}
+    # Shared noise cancels: the same shift on both sides leaves a smaller SE than independent draws would.
+    shifted = paired_bootstrap_se(gold, base, base + 0.05, {"rmse": _rmse})["rmse"]
+    assert shifted < se["rmse"]
+    # A constant prediction has no Pearson: never NaN, None when no resample defines it.
+    assert paired_bootstrap_se(gold, np.full(60, 0.5), other, stats)["pearson"] is None
+    with pytest.raises(ValueError):
+        paired_bootstrap_se(gold, base[:-1], other, stats)
 
 
 def test_balanced_accuracy_uses_greater_or_equal():

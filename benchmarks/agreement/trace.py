@@ -23,17 +23,18 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.files import portable_path
-
 import numpy as np
+
+from benchmarks.files import portable_path
+from benchmarks.metrics import paired_bootstrap_se
 
 from benchmarks.agreement import ragbench
 from benchmarks.agreement.run import CAPS, _cap
-from benchmarks.agreement.scoring import Harness, graded_figures, rmse
+from benchmarks.agreement.scoring import Harness, graded_figures, pearson, rmse
 from benchmarks.agreement.thresholds import FOLDS, _best_rmse_threshold, cv_graded, folds_of, share_at
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-__all__ = ["main", "trace_figures"]
+__all__ = ["main", "margin", "overlap_completeness", "trace_figures"]
 
 
 def _probs(results, relevant_only: bool = False) -> list[list[float] | None]:
@@ -68,6 +69,43 @@ def _figures(probs: list[list[float] | None], gold: np.ndarray, stored: float, s
     }
 
 
+def _oof(probs: list[list[float] | None], gold: np.ndarray) -> np.ndarray:
+    """Per row, the out-of-fold score `_figures` reports (threshold chosen by `cv_graded` on
+    the other folds); NaN where we or the label give none."""
+    keep = [i for i, p in enumerate(probs) if p is not None and np.isfinite(gold[i])]
+    out = np.full(len(gold), np.nan)
+    out[keep] = cv_graded([probs[i] for i in keep], gold[keep], 0.5)["oof_scores"]
+    return out
+
+
+def margin(gold: np.ndarray, ours: np.ndarray, floor: np.ndarray | None) -> dict:
+    """RMSE(ours) - RMSE(floor) and Pearson(ours) - Pearson(floor) over the rows both score,
+    with paired bootstrap standard errors (`paired_bootstrap_se`: 1,000 resamples of rows,
+    seeded). ``floor=None``: always the mean (the labels' mean on those rows; its Pearson is
+    undefined). A margin is outside the noise when it is more than two standard errors from 0."""
+    ok = np.isfinite(gold) & np.isfinite(ours) & (np.ones(len(gold), bool) if floor is None else np.isfinite(floor))
+    g, a = gold[ok], ours[ok]
+    b = np.full(len(g), g.mean()) if floor is None else floor[ok]
+    se = paired_bootstrap_se(g, b, a, {"rmse": rmse, "pearson": pearson})
+    out: dict = {"n": int(ok.sum()), "rmse": round(rmse(a, g), 4), "floor_rmse": round(rmse(b, g), 4),
+                 "rmse_margin": round(rmse(a, g) - rmse(b, g), 4), "rmse_margin_se": round(se["rmse"], 4)}
+    ra, rb = pearson(a, g), pearson(b, g)
+    if ra is not None and rb is not None and se["pearson"] is not None:
+        out |= {"pearson_margin": round(ra - rb, 4), "pearson_margin_se": round(se["pearson"], 4)}
+    out["outside_noise"] = abs(out["rmse_margin"]) > 2 * out["rmse_margin_se"]
+    return out
+
+
+def overlap_completeness(rows) -> tuple[list[list[float] | None], float]:
+    """The word-overlap floor for completeness: per row, the utilization overlap of each
+    sentence holding >= t of the question's content words (t: the relevance floor's CV
+    threshold; ``None`` when none does), and t."""
+    util_overlap = [ragbench.overlap_utilization_probs(r) for r in rows]
+    rel_overlap = [ragbench.overlap_sentence_probs(r) for r in rows]
+    t_rel = cv_graded(rel_overlap, [r.relevance for r in rows], 0.5)["threshold"]
+    return [[u for u, q in zip(us, qs) if q >= t_rel] or None for us, qs in zip(util_overlap, rel_overlap)], t_rel
+
+
 def trace_figures(rows, subsets, results: dict[str, list], thresholds: dict[str, float]) -> dict:
     util_gold = np.array([r.utilization for r in rows], float)
     comp_gold = np.array([r.completeness for r in rows], float)
@@ -97,12 +135,20 @@ def trace_figures(rows, subsets, results: dict[str, list], thresholds: dict[str,
     out["completeness"]["at_utilization_threshold_cv"] = graded_figures(pred[ok], comp_gold[ok])
     # floors: word overlap, thresholds by the same CV
     util_overlap = [ragbench.overlap_utilization_probs(r) for r in rows]
-    rel_overlap = [ragbench.overlap_sentence_probs(r) for r in rows]
     out["floor_utilization_overlap"] = _figures(util_overlap, util_gold, 0.5, subsets)
-    t_rel = cv_graded(rel_overlap, [r.relevance for r in rows], 0.5)["threshold"]
-    comp_overlap = [[u for u, q in zip(us, qs) if q >= t_rel] or None for us, qs in zip(util_overlap, rel_overlap)]
+    comp_overlap, t_rel = overlap_completeness(rows)
     out["floor_completeness_overlap"] = _figures(comp_overlap, comp_gold, 0.5, subsets)
     out["floor_completeness_overlap"]["relevance_overlap_threshold"] = t_rel
+    # Margins over the floors, out of fold, with paired bootstrap standard errors.
+    util_oof = _oof(util_probs, util_gold)
+    out["margins"] = {
+        "utilization": {"ours": "trace_utilization, used=evidence",
+                        "overlap": margin(util_gold, util_oof, _oof(util_overlap, util_gold)),
+                        "mean": margin(util_gold, util_oof, None)},
+        "completeness": {"ours": "trace_completeness as shipped",
+                         "overlap": margin(comp_gold, pred, _oof(comp_overlap, comp_gold)),
+                         "mean": margin(comp_gold, pred, None)},
+    }
     # the chunk-level proxies these metrics replace are not rescored here (see agreement.md)
     return out
 
@@ -114,6 +160,9 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--limit-per-set", type=int, default=None, help="cap every subset at N rows (quick runs)")
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/trace.json")
     p.add_argument("--model", default=None, help="judge name or local model folder (default: the shipped judge)")
+    p.add_argument("--cache", type=Path, default=None,
+                   help="SQLite verdict cache: a re-run judges only pairs it has not seen (changing the judge's "
+                        "config.json starts a new one)")
     p.add_argument("--write-threshold", action="store_true",
                    help="store the chosen trace_utilization threshold in the judge's config.json (full runs only)")
     args = p.parse_args(argv)
@@ -121,6 +170,7 @@ def main(argv: list[str] | None = None) -> dict:
         p.error("--write-threshold needs a full run")
 
     from localeval.backends import get_judge
+    from localeval.backends.cache import JudgementCache
     from localeval.metrics import TraceCompleteness, TraceUtilization
 
     from benchmarks.agreement.trace_table import markdown, replaced_proxies
@@ -140,7 +190,7 @@ def main(argv: list[str] | None = None) -> dict:
         "trace_completeness": TraceCompleteness(judge, threshold=base),
         "trace_utilization_entailing": TraceUtilization(judge, used="entailing", exhaustive=True, threshold=base),
         "trace_completeness_entailing": TraceCompleteness(judge, used="entailing", exhaustive=True, threshold=base),
-    })
+    }, JudgementCache(args.cache))
     rb = ragbench.load_ragbench(args.data_dir, {s: _cap(f"ragbench/{s}", args.limit_per_set) for s in ragbench.SUBSETS})
     rows, subsets, results = [], [], {k: [] for k in harness.metrics}
     timings = {}

@@ -27,6 +27,44 @@ def replaced_proxies(path: Path = _AGREEMENT) -> dict[str, dict]:
                                         "completeness_rmse": r["completeness"]["rmse"]} for r in sections}
 
 
+_FLOORS = {"overlap": "word overlap (CV)", "mean": "always the mean"}
+
+
+def _verdict(m: dict) -> str:
+    """Plain words for a margin: better / worse than the floor, and whether beyond the noise."""
+    side = "below (better than)" if m["rmse_margin"] < 0 else "above (worse than)"
+    noise = "outside the noise (|margin| > 2 SE)" if m["outside_noise"] else "within the noise (|margin| <= 2 SE)"
+    return f"{side} the floor, {noise}"
+
+
+def _margin_lines(margins: dict) -> list[str]:
+    """The margins table and one sentence per (metric, floor)."""
+    if not margins:
+        return []
+    lines = [
+        "## Margins over the floors (out of fold)",
+        "",
+        "Margin = RMSE(ours) - RMSE(floor) (negative: ours is better) and Pearson(ours) - Pearson(floor), over the "
+        "rows both score; ± one paired bootstrap standard error (1,000 resamples of rows, seed 13, "
+        "`benchmarks.metrics.paired_bootstrap_se`). Ours and the overlap floor are out of fold (5-fold, as above); "
+        "the mean floor predicts the labels' mean over those rows (in sample, so it is a stiff floor; its Pearson is "
+        "undefined).",
+        "",
+        "| target | ours | floor | n | RMSE ours | RMSE floor | RMSE margin ± SE | Pearson margin ± SE | beyond 2 SE |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    text = []
+    for target, entry in margins.items():
+        ours = entry["ours"]
+        for floor, m in ((k, v) for k, v in entry.items() if k in _FLOORS):
+            pm = (f"{m['pearson_margin']:+.3f} ± {m['pearson_margin_se']:.3f}" if "pearson_margin" in m else "—")
+            lines.append(f"| {target} | {ours} | {_FLOORS[floor]} | {m['n']} | {m['rmse']:.3f} | {m['floor_rmse']:.3f} | "
+                         f"{m['rmse_margin']:+.3f} ± {m['rmse_margin_se']:.3f} | {pm} | {'yes' if m['outside_noise'] else 'no'} |")
+            text.append(f"- {target} (`{ours}`) vs {_FLOORS[floor]}: RMSE {m['rmse']:.3f} vs {m['floor_rmse']:.3f}, "
+                        f"margin {m['rmse_margin']:+.3f} ± {m['rmse_margin_se']:.3f}: {_verdict(m)}.")
+    return lines + ["", *text, ""]
+
+
 def markdown(report: dict) -> str:
     f = report["figures"]
     m = report["machine"]
@@ -76,8 +114,10 @@ def markdown(report: dict) -> str:
         f"{c['n_gold_missing']} rows without a RAGBench label; figures are over the {c['n']} rows both give. "
         f"Overlap floor for completeness: relevant when the sentence holds >= "
         f"{f['floor_completeness_overlap']['relevance_overlap_threshold']:.3f} of the question's content words "
-        "(the relevance floor's CV threshold), used as for utilization.",
+        "(the relevance floor's CV threshold), used as for utilization. Other definitions of completeness, "
+        "each out of fold against the same floors: [trace_variants.md](trace_variants.md).",
         "",
+        *_margin_lines(f.get("margins") or {}),
         "## Per subset (`used=evidence`; RMSE at faithfulness' threshold, RMSE (CV) out of fold)",
         "",
         "| subset | n | utilization RMSE / RMSE (CV) / Pearson | floor: overlap (CV) / mean | replaced proxy RMSE (ContextPrecision response) | "

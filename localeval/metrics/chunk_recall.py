@@ -26,9 +26,8 @@ from pydantic import BaseModel, Field
 
 from localeval.backends.attribution import attribute
 from localeval.metrics.base import CHUNK_INDEX, MetricResult
-from localeval.metrics.claim_support import JudgedMetric
+from localeval.metrics.claim_support import JudgedMetric, RelevanceThresholdArgument
 from localeval.metrics.context_relevance import context_sentences, judge_sentences, question_budget
-from localeval.metrics.thresholds import ThresholdChoice
 from localeval.schema import Sample
 from localeval.metrics.decomposed import rule_claims
 from localeval.text import Span
@@ -76,7 +75,7 @@ class ChunkRecallResult(MetricResult):
         return missing_information(self.evaluated_chunks)
 
 
-class ChunkRecall(JudgedMetric):
+class ChunkRecall(RelevanceThresholdArgument, JudgedMetric):
     """Share of relevant chunks whose information the answer reflects.
 
     Args (besides the judge options of ContextRecall):
@@ -106,14 +105,6 @@ class ChunkRecall(JudgedMetric):
         self.inclusion = inclusion
         self.no_relevant_score = no_relevant_score
         self.relevance_threshold = relevance_threshold
-
-    def threshold_choice(self, kind: str | None = None, *, key: str | None = None) -> ThresholdChoice:
-        # `threshold` sets the entailment one only; `relevance_threshold` the other.
-        if kind == "relevance":
-            if self.relevance_threshold is not None:
-                return ThresholdChoice(self.relevance_threshold, "relevance_threshold=", "argument")
-            return self._judge_threshold(kind, key)
-        return super().threshold_choice(kind, key=key)
 
     def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         rel_t = self.resolved_threshold("relevance")

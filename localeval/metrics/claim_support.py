@@ -22,7 +22,8 @@ from localeval.metrics.thresholds import ThresholdChoice, choose_threshold
 from localeval.schema import Sample
 from localeval.backends.session import JudgeSession
 
-__all__ = ["ClaimAttribution", "ClaimSupportMetric", "ClaimSupportResult", "JudgedMetric", "SkippedClaim"]
+__all__ = ["ClaimAttribution", "ClaimSupportMetric", "ClaimSupportResult", "JudgedMetric", "RelevanceThresholdArgument",
+           "SkippedClaim"]
 
 
 class ClaimAttribution(BaseModel):
@@ -225,6 +226,22 @@ class JudgedMetric(Metric):
             ]
             for i, (claims, _) in enumerate(groups)
         ]
+
+
+class RelevanceThresholdArgument:
+    """For a judged metric whose own decision is entailment and that also decides relevance
+    (chunk recall, TRACe completeness): ``threshold`` sets the entailment threshold only, and
+    a ``relevance_threshold`` argument, when given, the relevance one; otherwise the judge's
+    order (`JudgedMetric._judge_threshold`). Listed before the metric's base class."""
+
+    relevance_threshold: float | None = None
+
+    def threshold_choice(self, kind: str | None = None, *, key: str | None = None) -> ThresholdChoice:
+        if kind == "relevance":
+            if self.relevance_threshold is not None:
+                return ThresholdChoice(self.relevance_threshold, "relevance_threshold=", "argument")
+            return self._judge_threshold(kind, key)  # type: ignore[attr-defined]
+        return super().threshold_choice(kind, key=key)  # type: ignore[misc]
 
 
 class ClaimSupportMetric(JudgedMetric):
