@@ -14,6 +14,7 @@ from localeval.schema import Sample
 from localeval.text.contrasts import contrast
 from localeval.text.numbers import numbers_in
 
+_NOVEL = "The novel 'Winter Harbour' was written by Clara Voss in 1962. It was later adapted for the stage by Martin Hale."
 # (claim, premise, rule that must fire, or None: a paraphrase the rules must leave alone)
 CASES = [
     ("The planning committee has eighteen members.", "The planning committee has eight members.", "number"),
@@ -45,6 +46,11 @@ CASES = [
     ("The name change takes place during the 2018–19 academic year.",
      "The name change will take place over the 2018-2019 academic year.", None),
     ("The paramedic role is a higher grade role.", "The paramedic role is a higher grade role, with more autonomy.", None),
+    ("Martin Hale wrote 'Winter Harbour'.", _NOVEL, "role"),
+    ("Clara Voss wrote 'Winter Harbour'.", _NOVEL, None),
+    ("Martin Hale adapted the novel for the stage.", _NOVEL, None),
+    ("Norcom was acquired by Pixelfield in 2019.", "In 2019 Norcom acquired the start-up Pixelfield.", "role"),
+    ("Pixelfield was acquired by Norcom in 2019.", "In 2019 Norcom acquired the start-up Pixelfield.", None),
 ]
 
 

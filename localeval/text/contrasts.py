@@ -13,7 +13,10 @@ with what the premise states, with no model:
 - ``opposite``: a word whose opposite the premise uses about the same thing ("increased" /
   "fell" for "operating costs"; "open" / "closed" for "Mondays");
 - ``negated``: something the claim affirms that the premise negates or excepts ("sails on
-  Wednesdays" / "sails daily except on Wednesdays"; "signed by ... but not by Britain").
+  Wednesdays" / "sails daily except on Wednesdays"; "signed by ... but not by Britain");
+- ``role``: the claim's act done by someone else the premise names, or its two named
+  arguments swapped ("Martin Hale wrote" / "written by Clara Voss ... adapted by Martin
+  Hale"; a spaCy parse, `localeval.text.roles`).
 
 `contrast` returns the first that applies, as a short reason, or ``None``. Every rule fires
 only on positive evidence of a contrast in the premise, never on mere absence of a word, so a
@@ -32,7 +35,7 @@ from localeval.text.numbers import numbers_in
 
 __all__ = ["CONTRAST_RULES", "contrast"]
 
-CONTRAST_RULES: tuple[str, ...] = ("number", "unit", "bound", "opposite", "negated")
+CONTRAST_RULES: tuple[str, ...] = ("number", "unit", "bound", "opposite", "negated", "role")
 
 _TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[A-Za-z]+(?:'[a-z]+)?|[°€$£%]|[.;:!?]")
 _CLAUSE_END = frozenset(".;:!?")
@@ -458,8 +461,14 @@ def _negated_rule(claim: str, premise: str, source: str) -> str | None:
     return None
 
 
+def _role_rule(claim: str, premise: str, source: str) -> str | None:
+    from localeval.text.roles import role_contrast  # spaCy: loaded only when a claim names someone
+
+    return role_contrast(claim, premise)
+
+
 _RULES = {"number": _number_rule, "unit": _unit_rule, "bound": _bound_rule, "opposite": _opposite_rule,
-          "negated": _negated_rule}
+          "negated": _negated_rule, "role": _role_rule}
 
 
 @lru_cache(maxsize=65536)

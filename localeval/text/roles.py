@@ -1,0 +1,127 @@
+"""Who did what to whom: the role contrast of `localeval.text.contrasts`, from a spaCy parse.
+
+A small NLI judge reads "Martin Hale wrote 'Winter Harbour'" as entailed by "'Winter Harbour'
+was written by Clara Voss ... and adapted for the stage by Martin Hale": every word is there.
+`role_contrast` parses both sides into (agent, verb, patient) triples -- active subjects and
+objects, passive subjects and their "by" agents, conjuncts, a conjoined verb sharing its
+subject -- and fires when the premise uses the claim's verb with
+
+- the claim's two named arguments in each other's slots (a swap across a change of voice), or
+- the claim's patient but another agent, while the claim's (named) agent is named elsewhere in
+  the premise (an act moved to someone the premise also mentions).
+
+It stays quiet whenever an argument is a pronoun, empty or an acronym (coreference is not
+resolved), for light verbs ("have", "make", "include"...), and for a claim that names no one.
+The parse is spaCy's installed pipeline (`localeval.text.entities.load_nlp`); it runs only on
+claims that name someone, and on premises that name the claim's agent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from localeval.text.lexical import normalise
+
+__all__ = ["role_contrast"]
+
+_PRONOUNS = frozenset("it he she they them him her this that these those which who whom its itself himself herself "
+                      "themselves one you we i me us".split())
+_LIGHT_VERBS = frozenset("have be do make take get give go come include use say see find show provide allow".split())
+_NAMED = frozenset({"PERSON", "ORG", "GPE", "NORP", "LOC", "FAC", "WORK_OF_ART", "EVENT", "PRODUCT"})
+_SKIPPED_DEPS = frozenset({"det", "punct", "case", "cc", "prep", "relcl", "acl", "advcl"})
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+")
+_SENTENCE_STARTERS = frozenset("The A An In On At It This That These Those He She They We I His Her Its Their There "
+                               "After Before When While Since If As By For From With".split())
+
+
+@dataclass(frozen=True)
+class _Argument:
+    words: frozenset[str]  # stems of its content words
+    head: str  # stem of its head word
+    names: frozenset[str]  # its named words, lower case
+    acronym: bool  # its head is an acronym ("PTH"): it may stand for anything
+
+    @property
+    def unknown(self) -> bool:
+        return self.head in _PRONOUNS or not self.words or self.acronym
+
+
+def _argument(token) -> _Argument:
+    words, names = set(), set()
+    for t in token.subtree:
+        if t.dep_ in _SKIPPED_DEPS or (t.is_stop and t.pos_ not in ("PROPN", "NUM")):
+            continue
+        words.add(normalise(t.lemma_.lower()))
+        if t.pos_ == "PROPN" or t.ent_type_ in _NAMED:
+            names.add(t.text.lower())
+    acronym = token.text.isupper() and 1 < len(token.text) <= 6
+    return _Argument(frozenset(words), normalise(token.lemma_.lower()), frozenset(names), acronym)
+
+
+def _with_conjuncts(token) -> list:
+    return [token, *token.conjuncts]
+
+
+@lru_cache(maxsize=16384)
+def _triples(text: str) -> tuple[tuple[str, _Argument, _Argument], ...]:
+    from localeval.text.entities import load_nlp
+
+    out = []
+    for verb in load_nlp()(text):
+        if verb.pos_ != "VERB":
+            continue
+        agents, patients = [], []
+        for child in verb.children:
+            if child.dep_ == "nsubj":
+                agents += _with_conjuncts(child)
+            elif child.dep_ in ("nsubjpass", "dobj"):
+                patients += _with_conjuncts(child)
+            elif child.dep_ == "agent":
+                agents += [g for p in child.children if p.dep_ == "pobj" for g in _with_conjuncts(p)]
+        if verb.dep_ == "conj" and not any(c.dep_ in ("nsubj", "nsubjpass") for c in verb.children):
+            # "was besieged by X but was relieved by Y": the second verb shares the subject.
+            for child in verb.head.children:
+                if child.dep_ == "nsubjpass":
+                    patients += _with_conjuncts(child)
+                elif child.dep_ == "nsubj" and not agents:
+                    agents += _with_conjuncts(child)
+        lemma = normalise(verb.lemma_.lower())
+        out += [(lemma, _argument(a), _argument(p)) for a in agents for p in patients]
+    return tuple(out)
+
+
+def _same(x: _Argument, y: _Argument) -> bool:
+    """Could the two be the same thing? Unknown arguments could be anything."""
+    return x.unknown or y.unknown or x.head in y.words or y.head in x.words or bool(x.words & y.words)
+
+
+def role_contrast(claim: str, premise: str) -> str | None:
+    """A reason when the premise gives the claim's act another agent or swaps its arguments."""
+    if not any(w not in _SENTENCE_STARTERS for w in _CAPITALISED.findall(claim)):
+        return None  # names no one: nothing this rule can compare (and no parse is paid for)
+    mine = [t for t in _triples(claim) if t[0] not in _LIGHT_VERBS and (t[1].names or t[2].names)]
+    if not mine:
+        return None
+    lowered = premise.lower()
+    if not any(n in lowered for _, a, p in mine for n in a.names | p.names):
+        return None
+
+    def named_here(x: _Argument) -> bool:
+        return bool(x.names) and all(n in lowered for n in x.names)
+
+    theirs = _triples(premise)
+    for verb, agent, patient in mine:
+        same_verb = [(a, p) for v, a, p in theirs if v == verb]
+        if not same_verb or any(_same(agent, a) and _same(patient, p) for a, p in same_verb):
+            continue
+        for a, p in same_verb:
+            if (named_here(agent) and named_here(patient) and agent.names & p.names and patient.names & a.names
+                    and not agent.names & a.names):
+                return f"role: the evidence has {' '.join(sorted(a.names))} {verb} {' '.join(sorted(p.names))}"
+            if (_same(patient, p) and named_here(agent) and not a.unknown
+                    and not agent.words & a.words and not agent.names & a.names):
+                return (f"role: in the evidence, {' '.join(sorted(a.words))} (not "
+                        f"{' '.join(sorted(agent.names))}) {verb} {' '.join(sorted(patient.words))}")
+    return None
