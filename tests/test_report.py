@@ -238,6 +238,18 @@ def test_report_of_a_real_judge_run_lists_the_unsupported_claim(default_judge, t
     assert not math.isnan(_rows(out)[0]["faithfulness"])
 
 
+def test_report_says_which_rule_overruled_the_judge(default_judge, tmp_path):
+    row = {"user_input": "How many members does the committee have?",
+           "response": "The planning committee has eighteen members.",
+           "retrieved_contexts": ["The planning committee has eight members, all elected for four years."]}
+    out = tmp_path / "committee.jsonl"
+    evaluate([row], ["faithfulness"], model=default_judge, output=out, show_progress=False)
+    (claim,) = _rows(out)[0]["faithfulness_details"]["claims"]
+    assert not claim["attributed"] and claim["contrast"].startswith("number:")
+    page = build_report([out])
+    assert "overruled by a rule: number: the claim&#x27;s 18" in page or "overruled by a rule: number: the claim's 18" in page
+
+
 _json = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=True) | st.text(max_size=8) | st.just("<script>"),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(

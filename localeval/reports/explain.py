@@ -117,13 +117,20 @@ def _evidence(ev: Any) -> str:
     return f'<span class="muted">{esc(where)}</span>{esc(ev["text"])}'
 
 
+def _contrast(reason: Any) -> str:
+    """The contrast rule that overruled the judge's favourite unit, under the evidence."""
+    if not isinstance(reason, str) or not reason:
+        return ""
+    return f'<br><span class="muted">overruled by a rule: {esc(reason)}</span>'
+
+
 def _claim_rows(claims: list[dict[str, Any]], yes: str, no: str) -> str:
     """Claims as table rows, unsupported first: verdict, text, probability, best evidence."""
     ordered = [c for c in claims if not c.get("attributed")] + [c for c in claims if c.get("attributed")]
     return "".join(
         f'<tr class="{"ok" if c.get("attributed") else "bad"}"><td>{yes if c.get("attributed") else no}</td>'
         f"<td>{esc(c.get('text', ''))}</td><td class=num>{fmt(c.get('probability'))}</td>"
-        f"<td>{_evidence(c.get('evidence'))}</td></tr>"
+        f"<td>{_evidence(c.get('evidence'))}{_contrast(c.get('contrast'))}</td></tr>"
         for c in ordered
     )
 
