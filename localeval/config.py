@@ -14,6 +14,7 @@ precision = "auto"                    # auto, fp32, bf16 (fast on CPUs with nati
 candidates = "overlap"                # how a claim's units are chosen: overlap, bm25, embedding, hybrid
 locate = "words"                      # evidence sentence found by words, or "judge"
 screen = true                         # context relevance: no shared word, no judge call
+exhaustive = false                    # claims: stop at the first unit that accepts (true: judge all)
 batch_size = 128
 chunk_size = 512
 metrics = ["context_recall", "faithfulness"]
@@ -83,6 +84,10 @@ class LocalevalConfig(BaseModel):
         default=True,
         description="context relevance: sentences sharing no content word with the question are decided irrelevant without the judge; false: judge every sentence",
     )
+    exhaustive: bool = Field(
+        default=False,
+        description="claim metrics: judge every chosen unit of a claim even after its closest unit accepts it (each claim reports its highest probability; same verdicts, more judge calls)",
+    )
     batch_size: int | None = Field(default=None, ge=1, description="judge pairs per forward pass (default: 32 on CPU, 128 on CUDA)")
     chunk_size: int = Field(default=256, ge=1, description="rows scored together")
     thresholds: dict[str, float] = Field(default_factory=dict, description="override the judge's stored thresholds (entailment, relevance)")
@@ -135,6 +140,7 @@ class LocalevalConfig(BaseModel):
             "precision": self.precision,
             "max_units": parse_max_units(self.max_units),
             "candidates": self.candidates, "locate": self.locate, "screen": self.screen,
+            "exhaustive": self.exhaustive,
             "max_row_chars": self.max_row_chars or None, "max_contexts": self.max_contexts or None,
         }
 

@@ -206,20 +206,21 @@ def run_options(
     candidates: Candidates = DEFAULT_SELECTOR,
     locate: Locate = DEFAULT_LOCATE,
     screen: bool = True,
+    exhaustive: bool = False,
 ) -> RunOptions:
     """The `RunOptions` of `evaluate`'s keywords (``max_units="default"``: the metrics' default)."""
     return RunOptions(
         model=model, device=device, batch_size=batch_size, chunk_size=chunk_size, cache=cache,
         thresholds=thresholds or {}, decomposer=decomposer, precision=precision,
         max_units=parse_max_units(max_units, zero_means_all=False), candidates=candidates, locate=locate,
-        screen=screen,
+        screen=screen, exhaustive=exhaustive,
     )
 
 
 _OPTION_DEFAULTS: dict[str, Any] = {
     "model": None, "device": None, "batch_size": None, "chunk_size": DEFAULT_CHUNK_SIZE, "cache": None,
     "thresholds": None, "decomposer": None, "precision": None, "max_units": "default",
-    "candidates": DEFAULT_SELECTOR, "locate": DEFAULT_LOCATE, "screen": True,
+    "candidates": DEFAULT_SELECTOR, "locate": DEFAULT_LOCATE, "screen": True, "exhaustive": False,
 }
 """The scoring keywords of `evaluate` and `score_dataset` (`run_options`) with their defaults."""
 
@@ -370,6 +371,7 @@ def evaluate(
     candidates: Candidates = DEFAULT_SELECTOR,
     locate: Locate = DEFAULT_LOCATE,
     screen: bool = True,
+    exhaustive: bool = False,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     session: JudgeSession | None = None,
@@ -416,6 +418,9 @@ def evaluate(
             call) or ``"judge"`` (each sentence judged).
         screen: context relevance decides sentences sharing no content word with the
             question without the judge; ``False`` judges every sentence.
+        exhaustive: for metrics given by name that attribute claims: judge every chosen unit
+            of a claim even after its closest unit accepts it, so each claim reports its
+            highest probability (verdicts are the same; more judge pairs).
 
         max_row_chars, max_contexts: per-row budgets; a row over one is unscored with the
             reason (never truncated); ``None`` or 0: no limit (see `localeval.runner.budget`).
@@ -427,7 +432,7 @@ def evaluate(
             The run's options are the session's (``JudgeSession(RunOptions(model=...,
             cache=...))``): the keywords that make them (model, device, batch_size,
             chunk_size, cache, thresholds, decomposer, precision, max_units, candidates,
-            locate, screen) are left unset.
+            locate, screen, exhaustive) are left unset.
             Counters add up over the runs one session serves (subtract two ``snapshot()``).
 
     The keywords that change how rows are scored make one `localeval.options.RunOptions`
@@ -448,7 +453,8 @@ def evaluate(
     options = _options_of(
         {"model": model, "device": device, "batch_size": batch_size, "chunk_size": chunk_size, "cache": cache,
          "thresholds": thresholds, "decomposer": decomposer, "precision": precision, "max_units": max_units,
-         "candidates": candidates, "locate": locate, "screen": screen},
+         "candidates": candidates, "locate": locate, "screen": screen,
+         "exhaustive": exhaustive},
         session,
     )
     summary = _run(
@@ -494,6 +500,7 @@ def score_dataset(
     candidates: Candidates = DEFAULT_SELECTOR,
     locate: Locate = DEFAULT_LOCATE,
     screen: bool = True,
+    exhaustive: bool = False,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     options: RunOptions | None = None,
@@ -505,7 +512,8 @@ def score_dataset(
     ``session``: as `evaluate`'s (its options are the run's)."""
     keywords = {"model": model, "device": device, "batch_size": batch_size, "chunk_size": chunk_size, "cache": cache,
                 "thresholds": thresholds, "decomposer": decomposer, "precision": precision, "max_units": max_units,
-                "candidates": candidates, "locate": locate, "screen": screen}
+                "candidates": candidates, "locate": locate, "screen": screen,
+                "exhaustive": exhaustive}
     if options is None:
         options = _options_of(keywords, session)
     elif session is not None and options != session.options:
