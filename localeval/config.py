@@ -15,6 +15,7 @@ candidates = "overlap"                # how a claim's units are chosen: overlap,
 locate = "words"                      # evidence sentence found by words, or "judge"
 screen = true                         # context relevance: no shared word, no judge call
 contrasts = true                      # contrast rules overrule the judge (numbers, opposites, negation)
+exhaustive = false                    # claims: stop at the first unit that accepts (true: judge all)
 batch_size = 128
 chunk_size = 512
 metrics = ["context_recall", "faithfulness"]
@@ -88,6 +89,10 @@ class LocalevalConfig(BaseModel):
         default=True,
         description="claims: a unit that states another number or unit, the opposite direction or state, or negates what the claim affirms cannot support it (localeval.text.contrasts); false: the judge alone",
     )
+    exhaustive: bool = Field(
+        default=False,
+        description="claim metrics: judge every chosen unit of a claim even after its closest unit accepts it (each claim reports its highest probability; same verdicts, more judge calls)",
+    )
     batch_size: int | None = Field(default=None, ge=1, description="judge pairs per forward pass (default: 32 on CPU, 128 on CUDA)")
     chunk_size: int = Field(default=256, ge=1, description="rows scored together")
     thresholds: dict[str, float] = Field(default_factory=dict, description="override the judge's stored thresholds (entailment, relevance)")
@@ -141,6 +146,7 @@ class LocalevalConfig(BaseModel):
             "max_units": parse_max_units(self.max_units),
             "candidates": self.candidates, "locate": self.locate, "screen": self.screen,
             "contrasts": self.contrasts,
+            "exhaustive": self.exhaustive,
             "max_row_chars": self.max_row_chars or None, "max_contexts": self.max_contexts or None,
         }
 

@@ -195,3 +195,60 @@ def test_attribution_and_screen_options_reach_the_metrics(tmp_path):
     assert resumed.exit_code == 2 and "candidates" in resumed.output
     bad = cli.invoke(app, [*base, "--candidates", "bm26"])
     assert bad.exit_code == 2 and "candidates" in bad.output and "bm25" in bad.output
+
+
+def test_exhaustive_from_file_and_flags_reaches_the_metrics(tmp_path):
+    """``exhaustive``: a key of the file, ``--exhaustive/--no-exhaustive`` over it, one
+    RunOptions, each claim metric built with it, and the run record keeps it (a resume with
+    the other value is refused)."""
+    from tests.conftest import build_tiny_model
+
+    assert LocalevalConfig().run_options().exhaustive is False
+    (tmp_path / "localeval.toml").write_text("exhaustive = true\n")
+    effective = load_config(cwd=tmp_path)
+    assert effective.config.run_options().exhaustive is True
+    assert dict((k, s) for k, _, s in effective.rows())["exhaustive"] == "localeval.toml"
+    assert load_config(cwd=tmp_path, overrides={"exhaustive": False}).config.run_options().exhaustive is False
+    (tmp_path / "localeval.toml").write_text('exhaustive = "always"\n')
+    with pytest.raises(ConfigError, match=r"localeval.toml: exhaustive: "):
+        load_config(cwd=tmp_path)
+    (tmp_path / "localeval.toml").unlink()
+
+    five = {0: "entailment", 1: "neutral", 2: "contradiction", 3: "relevant", 4: "not_relevant"}
+    tiny = build_tiny_model(tmp_path / "tiny5", five, {"max_length": 64, "tasks": {"nli": [0, 1, 2], "relevance": [3, 4]}})
+    data = write_jsonl(tmp_path / "rows.jsonl", make_rows(3))
+    out, summary = tmp_path / "out.jsonl", tmp_path / "summary.json"
+    base = ["score", str(data), "-m", "context_recall,faithfulness", "--model", str(tiny), "--no-progress",
+            "-o", str(out)]
+    result = cli.invoke(app, [*base, "--exhaustive", "--summary-json", str(summary)])
+    assert result.exit_code == 0, result.output
+    metrics = json.loads(summary.read_text())["run"]["metrics"]
+    assert metrics["context_recall"]["options"]["exhaustive"] is True
+    assert metrics["faithfulness"]["options"]["exhaustive"] is True
+    assert json.loads((tmp_path / "out.jsonl.run.json").read_text())["options"]["exhaustive"] is True
+    resumed = cli.invoke(app, [*base, "--no-exhaustive", "--resume"])
+    assert resumed.exit_code == 2 and "exhaustive" in resumed.output
+    again = cli.invoke(app, [*base, "--exhaustive", "--resume"])
+    assert again.exit_code == 0, again.output
+
+
+def test_exhaustive_keyword_of_evaluate(default_judge):
+    """``evaluate(exhaustive=True)`` reaches the claim metrics: each claim then reports its
+    highest probability over its units, never less than the early-accepting run's, with the
+    same verdicts."""
+    from localeval import evaluate
+    from localeval.runner import resolve_metrics
+    from localeval.runner.evaluate import run_options
+
+    options = run_options(model=default_judge, exhaustive=True)
+    assert options.exhaustive is True and run_options().exhaustive is False
+    assert resolve_metrics(["context_recall", "faithfulness"], options)[1][1].exhaustive is True
+    rows = [{"reference": "Paris is the capital of France. It has many museums.",
+             "retrieved_contexts": ["Paris is the capital of France and its largest city.",
+                                    "The capital of France is Paris. Paris has many museums and parks."]}]
+    early = evaluate(rows, ["context_recall"], model=default_judge, show_progress=False)
+    full = evaluate(rows, ["context_recall"], model=default_judge, exhaustive=True, show_progress=False)
+    early_claims = early.rows[0].results["context_recall"].claims
+    full_claims = full.rows[0].results["context_recall"].claims
+    assert [c.attributed for c in early_claims] == [c.attributed for c in full_claims]
+    assert all(f.probability >= e.probability for e, f in zip(early_claims, full_claims))

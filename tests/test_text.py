@@ -294,3 +294,49 @@ def test_invalid_window_arguments():
         window_text("Hello there.", 10, words, overlap=-1)
     with pytest.raises(ValueError):
         window_text("Hello there.", 10, words, max_sentences=0)
+
+
+_SPLIT_CASES = [
+    "Dr. Smith arrived at 5 p.m. on Jan. 5. He left early. See Fig. 3 for details.",
+    "Very bad acting!!! I promise. \"Is it?\" she asked. (Yes.) [No!] 'Maybe.'",
+    "The U.S. economy grew 2.5% in Q3... Analysts expected 2.1%. Mr. J. R. R. Tolkien wrote it.",
+    "e.g. this one. i.e. that one. The answer was no. Then we left -- quickly. Wait... what?",
+    "Er kam am 3. Mai an. Die Sitzung begann um 9 Uhr. Sie endete spät.",
+    "Il est arrivé à 17 h. M. Dupont l'attendait. « Bonjour ! » dit-il.",
+    "1. Build the image. 2. Push it.\n- first item\n- second item: done.\n\nA new paragraph?",
+    "Rosalind Franklin visited the museum in Oslo in 1950. Engineers in Kyoto repaired the bridge.",
+]
+
+
+def test_punkt_with_standard_regexes_matches_nltks_own():
+    """The splitter's Punkt matches with `re` (NLTK routes its patterns through a slower
+    guarded engine): same parameters, same spans as NLTK's own tokenizer, in several languages."""
+    from nltk.tokenize.punkt import PunktSentenceTokenizer
+
+    texts = [*_SPLIT_CASES, AKS_REFERENCE, *AKS_STEPS]
+    for language in ("english", "german", "french", "spanish", "italian"):
+        ours = sentences_module._tokenizer(language)[0]
+        theirs = PunktSentenceTokenizer(ours._params)
+        for text in texts:
+            assert list(ours.span_tokenize(text)) == list(theirs.span_tokenize(text)), (language, text)
+
+
+def test_one_sentence_shortcut_gives_the_split_of_every_language():
+    """A text the splitter takes as one sentence without detecting its language is one
+    sentence, with the same span, whichever Punkt parameters split it."""
+    one = sentences_module._one_sentence
+    singles = [s.text for text in _SPLIT_CASES for s in split_sentences(text, "english")]
+    variants = [v for s in singles for v in (s, f"  {s} ", f"- {s}", f"1. {s}", s.rstrip(".") + '."', s + ")")]
+    variants += ["1.", "-", "这是一个句子。", "No end mark at all", "Ends with a question?"]
+    shortcut = [(text, one(text)) for text in variants]
+    taken = [(text, spans) for text, spans in shortcut if spans is not None]
+    assert len(taken) >= len(variants) // 3  # the shortcut is taken for most one-sentence texts
+    for language in sentences_module.available_languages():
+        for text, spans in taken:
+            assert sentences_module._split(text, language) == spans, (language, text)
+    # Not certain: an inner sentence end, several lines, an inner CJK full stop.
+    for text in ("Dr. Smith arrived.", "It works. It does.", "one line\nanother line", "这是。那是", "Wait.."):
+        assert one(text) is None
+    # The public function gives what it gave before, shortcut or not.
+    for text, spans in taken:
+        assert split_sentences(text) == sentences_module._split(text, "english") == spans

@@ -82,6 +82,7 @@ def score(
     locate: Optional[str] = typer.Option(None, "--locate", help="How a claim's evidence is narrowed to one sentence: words (default: most of its words, no judge call) or judge (each sentence judged)."),
     screen: Optional[bool] = typer.Option(None, "--screen/--no-screen", help="Context relevance: decide sentences sharing no content word with the question without the judge (default: on); --no-screen judges every sentence."),
     contrasts: Optional[bool] = typer.Option(None, "--contrasts/--no-contrasts", help="Claims: a unit that states another number or unit, the opposite direction or state, or negates what the claim affirms cannot support it (default: on); --no-contrasts: the judge alone."),
+    exhaustive: Optional[bool] = typer.Option(None, "--exhaustive/--no-exhaustive", help="Claim metrics: judge every chosen unit of a claim even after its closest unit accepts it, so each claim reports its highest probability (same verdicts, more judge calls; default: off)."),
     batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Pairs per judge forward pass (default: 32 on CPU, 128 on CUDA)."),
     chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="Rows scored together (default: 256)."),
     column_map: list[str] = typer.Option([], "--column-map", help="FIELD=COLUMN or FIELD=column.key; repeat for several fields."),
@@ -127,6 +128,7 @@ def score(
             "progress": progress, "engine": engine, "ray_address": ray_address, "ray_actors": ray_actors,
             "decomposer": decomposer, "precision": precision, "max_units": max_units,
             "candidates": candidates, "locate": locate, "screen": screen, "contrasts": contrasts,
+            "exhaustive": exhaustive,
             "max_row_chars": max_row_chars, "max_contexts": max_contexts,
         }
         settings = _load(config, flags).config

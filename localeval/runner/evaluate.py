@@ -207,13 +207,14 @@ def run_options(
     locate: Locate = DEFAULT_LOCATE,
     screen: bool = True,
     contrasts: bool = True,
+    exhaustive: bool = False,
 ) -> RunOptions:
     """The `RunOptions` of `evaluate`'s keywords (``max_units="default"``: the metrics' default)."""
     return RunOptions(
         model=model, device=device, batch_size=batch_size, chunk_size=chunk_size, cache=cache,
         thresholds=thresholds or {}, decomposer=decomposer, precision=precision,
         max_units=parse_max_units(max_units, zero_means_all=False), candidates=candidates, locate=locate,
-        screen=screen, contrasts=contrasts,
+        screen=screen, contrasts=contrasts, exhaustive=exhaustive,
     )
 
 
@@ -221,6 +222,7 @@ _OPTION_DEFAULTS: dict[str, Any] = {
     "model": None, "device": None, "batch_size": None, "chunk_size": DEFAULT_CHUNK_SIZE, "cache": None,
     "thresholds": None, "decomposer": None, "precision": None, "max_units": "default",
     "candidates": DEFAULT_SELECTOR, "locate": DEFAULT_LOCATE, "screen": True, "contrasts": True,
+    "exhaustive": False,
 }
 """The scoring keywords of `evaluate` and `score_dataset` (`run_options`) with their defaults."""
 
@@ -372,6 +374,7 @@ def evaluate(
     locate: Locate = DEFAULT_LOCATE,
     screen: bool = True,
     contrasts: bool = True,
+    exhaustive: bool = False,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     session: JudgeSession | None = None,
@@ -418,6 +421,12 @@ def evaluate(
             call) or ``"judge"`` (each sentence judged).
         screen: context relevance decides sentences sharing no content word with the
             question without the judge; ``False`` judges every sentence.
+        contrasts: for metrics given by name that attribute claims: a unit that states another
+            number or unit, the opposite direction or state, or negates what the claim affirms
+            cannot support it (`localeval.text.contrasts`); ``False``: the judge alone.
+        exhaustive: for metrics given by name that attribute claims: judge every chosen unit
+            of a claim even after its closest unit accepts it, so each claim reports its
+            highest probability (verdicts are the same; more judge pairs).
 
         max_row_chars, max_contexts: per-row budgets; a row over one is unscored with the
             reason (never truncated); ``None`` or 0: no limit (see `localeval.runner.budget`).
@@ -429,7 +438,7 @@ def evaluate(
             The run's options are the session's (``JudgeSession(RunOptions(model=...,
             cache=...))``): the keywords that make them (model, device, batch_size,
             chunk_size, cache, thresholds, decomposer, precision, max_units, candidates,
-            locate, screen) are left unset.
+            locate, screen, contrasts, exhaustive) are left unset.
             Counters add up over the runs one session serves (subtract two ``snapshot()``).
 
     The keywords that change how rows are scored make one `localeval.options.RunOptions`
@@ -451,7 +460,7 @@ def evaluate(
         {"model": model, "device": device, "batch_size": batch_size, "chunk_size": chunk_size, "cache": cache,
          "thresholds": thresholds, "decomposer": decomposer, "precision": precision, "max_units": max_units,
          "candidates": candidates, "locate": locate, "screen": screen,
-         "contrasts": contrasts},
+         "contrasts": contrasts, "exhaustive": exhaustive},
         session,
     )
     summary = _run(
@@ -498,6 +507,7 @@ def score_dataset(
     locate: Locate = DEFAULT_LOCATE,
     screen: bool = True,
     contrasts: bool = True,
+    exhaustive: bool = False,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     options: RunOptions | None = None,
@@ -510,7 +520,7 @@ def score_dataset(
     keywords = {"model": model, "device": device, "batch_size": batch_size, "chunk_size": chunk_size, "cache": cache,
                 "thresholds": thresholds, "decomposer": decomposer, "precision": precision, "max_units": max_units,
                 "candidates": candidates, "locate": locate, "screen": screen,
-         "contrasts": contrasts}
+                "contrasts": contrasts, "exhaustive": exhaustive}
     if options is None:
         options = _options_of(keywords, session)
     elif session is not None and options != session.options:

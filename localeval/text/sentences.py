@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from functools import lru_cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from localeval.text.analyses import TextAnalyses, decode_offsets, decode_spans, encode_spans
 from localeval.text.spans import Span
@@ -125,6 +125,57 @@ def _canonical(language: str) -> str:
     return language.strip().lower()
 
 
+@lru_cache(maxsize=1)
+def _fast_punkt() -> tuple[type, type]:
+    """(language variables, token class) for Punkt that match with the standard library's
+    ``re``: the same patterns as NLTK's, which since NLTK 3.9.3 routes every pattern through
+    the ``regex`` engine under a per-call timeout (`nltk.redos`), a guard meant for patterns
+    a caller supplies. Punkt's own patterns are fixed and linear (NLTK issue #2866), and there
+    the guard made splitting about 10x slower. Same matches (tests/test_text.py compares)."""
+    from nltk.tokenize.punkt import PunktLanguageVars, PunktToken
+
+    def plain(pattern: Any) -> re.Pattern[str]:
+        # A TimedPattern (or a compiled pattern): its source and flags, compiled by `re`.
+        return re.compile(pattern.pattern, pattern.flags & _RE_FLAGS)
+
+    class LanguageVars(PunktLanguageVars):
+        __slots__ = ()
+        re_boundary_realignment = plain(PunktLanguageVars.re_boundary_realignment)
+
+        def _word_tokenizer_re(self) -> re.Pattern[str]:
+            try:
+                return self._re_word_tokenizer
+            except AttributeError:
+                self._re_word_tokenizer = plain(super()._word_tokenizer_re())
+                return self._re_word_tokenizer
+
+        def period_context_re(self) -> re.Pattern[str]:
+            try:
+                return self._re_period_context
+            except AttributeError:
+                self._re_period_context = plain(super().period_context_re())
+                return self._re_period_context
+
+    non_punct = re.compile(r"[^\W\d]", re.UNICODE)
+
+    class Token(PunktToken):
+        __slots__ = ()
+        _RE_ELLIPSIS = plain(PunktToken._RE_ELLIPSIS)
+        _RE_NUMERIC = plain(PunktToken._RE_NUMERIC)
+        _RE_INITIAL = plain(PunktToken._RE_INITIAL)
+        _RE_ALPHA = plain(PunktToken._RE_ALPHA)
+
+        @property
+        def is_non_punct(self) -> Any:
+            return non_punct.search(self.type)
+
+    return LanguageVars, Token
+
+
+# The flags `re` understands (a `regex` pattern also carries its own, e.g. VERSION0).
+_RE_FLAGS = re.IGNORECASE | re.LOCALE | re.MULTILINE | re.DOTALL | re.UNICODE | re.VERBOSE | re.ASCII
+
+
 @lru_cache(maxsize=8)
 def _tokenizer(language: str) -> tuple[PunktSentenceTokenizer, re.Pattern[str] | None]:
     """NLTK Punkt for ``language`` (built once), and the rule for number-only abbreviations."""
@@ -157,7 +208,8 @@ def _tokenizer(language: str) -> tuple[PunktSentenceTokenizer, re.Pattern[str] |
     if numeric_only:
         words = "|".join(sorted((re.escape(w) for w in numeric_only), key=len, reverse=True))
         rule = re.compile(rf"(?<![^\W\d_])(?:{words})\.$", re.IGNORECASE)
-    return PunktSentenceTokenizer(params), rule
+    language_vars, token = _fast_punkt()
+    return PunktSentenceTokenizer(params, lang_vars=language_vars(), token_cls=token), rule
 
 
 def _join_numeric(text: str, spans: list[tuple[int, int]], rule: re.Pattern[str] | None
@@ -229,7 +281,43 @@ def split_sentences(text: str, language: str | None = None) -> list[Span]:
         # Remembered under the language asked for ("auto" included): a remembered or stored
         # split also skips detecting the text's language.
         return list(memo.get(text, name))
+    return _split_in(text, name)
+
+
+def _split_in(text: str, name: str | None) -> list[Span]:
+    """`_split` with the Punkt parameters ``name``, else the text's detected language's; a
+    text that is one sentence in every language is returned without detecting it."""
+    if name is None:
+        single = _one_sentence(text)
+        if single is not None:
+            return single
     return _split(text, name or _detected(text))
+
+
+# Where Punkt (NLTK's default language variables, which every language here uses) or the
+# CJK rule may end a sentence.
+_SENTENCE_ENDS = frozenset(".?!。！？")
+
+
+def _one_sentence(text: str) -> list[Span] | None:
+    """``[the text, stripped]`` when it is certainly one sentence whatever its language
+    (``None``: not certain; split it). Chunk recall, claims and contexts of one sentence hand
+    the splitter thousands of such texts per run, and detecting the language of each one was
+    most of the splitting time.
+
+    Certain means: one line, and no sentence-end character (. ? ! 。！？) in the text after
+    a list marker except as its last non-space character. Punkt only considers a break at
+    such a character followed by punctuation or by whitespace and a token, and the CJK rule
+    only before more text, so the one block is one sentence (`_split` gives the same span:
+    the block from its marker to its last non-space character)."""
+    if "\n" in text:
+        return None
+    offset = _marker_end(text)
+    start, end = _strip(text, 0, len(text))
+    body_start, _ = _strip(text, offset, end) if offset is not None else (start, end)
+    if end <= start or not _SENTENCE_ENDS.isdisjoint(text[body_start:end - 1]):
+        return None
+    return [Span(text=text[start:end], start=start, end=end)]
 
 
 def _detected(text: str) -> str:
@@ -285,7 +373,7 @@ class SplitMemo:
         spans = self._stored(text, name)
         if spans is None:
             with self.timer("split") if self.timer else nullcontext():
-                spans = tuple(_split(text, name or _detected(text)))
+                spans = tuple(_split_in(text, name))
             if self.store is not None:
                 self.store.save(self._kind(name), text, encode_spans(text, spans))
         with self._lock:
