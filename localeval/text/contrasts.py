@@ -117,6 +117,7 @@ _unit("share", "percent", "%,percent,per cent")
 _FACTORS = {"km": 1000.0, "m": 1.0, "cm": 0.01, "mile": 1609.344, "ft": 0.3048, "inch": 0.0254,
             "kg": 1000.0, "g": 1.0, "lb": 453.59237, "s": 1.0, "min": 60.0, "h": 3600.0, "day": 86400.0,
             "week": 604800.0}
+_SCALE_WORDS = frozenset("million billion thousand bn k".split())
 _UNIT_SKIP = frozenset("° degree degrees of a an per".split())  # between a number and its unit
 
 
@@ -144,19 +145,22 @@ def _tokens(text: str) -> tuple[_Token, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=8)
-def _first_words(lexicon_id: int, keys: frozenset[str]) -> dict[str, tuple[int, ...]]:
+def _first_words(lexicon: dict[str, object]) -> dict[str, tuple[int, ...]]:
     """First word of a lexicon's phrases -> the phrase lengths starting with it, longest first."""
     out: dict[str, set[int]] = {}
-    for key in keys:
+    for key in lexicon:
         words = key.split()
         out.setdefault(words[0], set()).add(len(words))
     return {w: tuple(sorted(n, reverse=True)) for w, n in out.items()}
 
 
+# Built once: each lexicon's phrases by first word, so a scan tries only words that can start one.
+_FIRST_WORDS = {id(lexicon): _first_words(lexicon) for lexicon in (_OPPOSITES, _BOUNDS)}
+
+
 def _phrases(tokens: tuple[_Token, ...], lexicon: dict) -> Iterator[tuple[int, int, str]]:
     """(start, end, phrase) of lexicon entries, longest match first, not overlapping."""
-    first = _first_words(id(lexicon), frozenset(lexicon))
+    first = _FIRST_WORDS[id(lexicon)]
     i = 0
     while i < len(tokens):
         for size in first.get(tokens[i].text, ()):
@@ -270,18 +274,8 @@ def _measures(text: str) -> dict[str, set[tuple[str, str]]]:
         if len(values) != 1:
             continue
         value = next(iter(values))
-        found: tuple[str, str] | None = None
-        if i > 0 and tokens[i - 1].text in _UNITS and tokens[i - 1].text in "$€£":
-            found = _UNITS[tokens[i - 1].text]
-        j = i + 1
-        while found is None and j < len(tokens) and j <= i + 3:
-            word = tokens[j].text
-            if word in ("million", "billion", "thousand", "bn", "k") or word in _UNIT_SKIP:
-                j += 1
-                continue
-            two = f"{word} {tokens[j + 1].text}" if j + 1 < len(tokens) else ""
-            found = _UNITS.get(two) or _UNITS.get(word)
-            break
+        before = tokens[i - 1].text if i > 0 else ""
+        found = _UNITS[before] if before in ("$", "€", "£") else _unit_after(tokens, i)
         if found is not None:
             out.setdefault(value, set()).add(found)
     return out
@@ -302,15 +296,14 @@ def _unit_rule(claim: str, premise: str, source: str) -> str | None:
     return None
 
 
-def _unit_after(tokens: tuple[_Token, ...], i: int) -> str | None:
-    """The unit stated right after the number at ``i`` ("4 grams" -> "g"), if any."""
+def _unit_after(tokens: tuple[_Token, ...], i: int) -> tuple[str, str] | None:
+    """(dimension, unit) stated right after the number at ``i`` ("4 grams" -> mass, g), if any."""
     for j in range(i + 1, min(i + 4, len(tokens))):
         word = tokens[j].text
-        if word in _UNIT_SKIP or word in ("million", "billion", "thousand"):
+        if word in _UNIT_SKIP or word in _SCALE_WORDS:
             continue
         two = f"{word} {tokens[j + 1].text}" if j + 1 < len(tokens) else ""
-        found = _UNITS.get(two) or _UNITS.get(word)
-        return found[1] if found else None
+        return _UNITS.get(two) or _UNITS.get(word)
     return None
 
 
@@ -324,7 +317,8 @@ def _bounds(text: str) -> dict[tuple[str, str | None], set[int]]:
         for k in range(end, min(end + 3, len(tokens))):
             values = numbers_in(tokens[k].text)
             if values:
-                out.setdefault((next(iter(values)), _unit_after(tokens, k)), set()).add(_BOUNDS[phrase])
+                unit = _unit_after(tokens, k)
+                out.setdefault((next(iter(values)), unit[1] if unit else None), set()).add(_BOUNDS[phrase])
                 break
             if tokens[k].text not in ("of", "the", "a", "$", "€", "£"):
                 break
