@@ -119,9 +119,16 @@ def test_analyses_are_read_with_two_queries_per_chunk(tiny_judge, tmp_path, monk
     original = JudgementCache.read_analyses
     monkeypatch.setattr(JudgementCache, "read_analyses",
                         lambda self, texts: calls.append(len(texts)) or original(self, texts))
+    batches = []  # the contrast reasons asked for, one batch per call
+    original_contrasts = JudgeSession.contrasts
+    monkeypatch.setattr(JudgeSession, "contrasts",
+                        lambda self, triples, rules=None: batches.append(len(triples))
+                        or original_contrasts(self, triples, rules))
     _scored(ROWS * 4, tiny_judge, cache, chunk_size=3)
-    # 8 rows in chunks of 3: per chunk one query for the rows' texts, one for their sentences.
-    assert len(calls) == 6
+    # 8 rows in chunks of 3: per chunk one query for the rows' texts, one for their sentences,
+    # and at most one per batch of contrast reasons (never one per pair).
+    assert batches and sum(batches) > len(batches)
+    assert 6 < len(calls) <= 6 + len(batches)
 
 
 def test_span_codec_rejects_what_is_not_spans_of_the_text():

@@ -11,6 +11,7 @@ from localeval import evaluate
 from localeval.backends.attribution import CONTRAST_WEIGHT, attribute
 from localeval.metrics import ContextRecall, Faithfulness
 from localeval.schema import Sample
+from localeval.text import contrasts as contrasts_module
 from localeval.text.contrasts import contrast
 from localeval.text.numbers import numbers_in
 
@@ -96,6 +97,19 @@ def test_the_default_judge_is_overruled_only_where_a_rule_fires(default_judge):
     assert on[0].probability <= max(CONTRAST_WEIGHT * off[0].probability, 0.5)
 
 
+def test_the_role_rule_parses_only_units_the_judge_accepts(default_judge):
+    claims = ["Martin Hale wrote 'Winter Harbour'."]
+    judged = attribute(default_judge, [(claims, [_NOVEL])], max_units=None, contrasts=False)[0][0]
+    every = attribute(default_judge, [(claims, [_NOVEL])], max_units=None)[0][0]  # no early acceptance
+    accepted = attribute(default_judge, [(claims, [_NOVEL])], max_units=None, accept_at=judged.probability)[0][0]
+    above = attribute(default_judge, [(claims, [_NOVEL])], max_units=None,
+                      accept_at=min(1.0, judged.probability + 0.01))[0][0]
+    assert every.contrast.startswith("role:") and accepted.contrast == every.contrast
+    # No unit reaches the acceptance threshold: the role rule could not change the verdict,
+    # so nothing is parsed and the judge's probability stands.
+    assert above.contrast is None and above.probability == pytest.approx(judged.probability)
+
+
 def test_metrics_report_the_contrast_and_can_turn_the_rules_off(default_judge):
     sample = Sample(
         user_input="How many members does the committee have?",
@@ -112,6 +126,30 @@ def test_metrics_report_the_contrast_and_can_turn_the_rules_off(default_judge):
     # The option is recorded with the metric, so a resumed run with the other value is refused.
     out = evaluate([sample.model_dump()], ["faithfulness"], model=default_judge, contrasts=False, show_progress=False)
     assert out.rows[0].results["faithfulness"].claims[0].contrast is None
+
+
+def test_a_rerun_reads_the_reasons_stored_with_the_verdicts(default_judge, tmp_path, monkeypatch):
+    rows = [
+        {"user_input": "How many members does the committee have?",
+         "response": "The planning committee has eighteen members.",
+         "retrieved_contexts": ["The planning committee has eight members, all elected for four years."]},
+        {"user_input": "Who wrote 'Winter Harbour'?", "response": "Martin Hale wrote 'Winter Harbour'.",
+         "retrieved_contexts": [_NOVEL]},
+    ]
+    cache = tmp_path / "verdicts.sqlite"
+    first = evaluate(rows, ["faithfulness"], model=default_judge, cache=cache, show_progress=False)
+    reasons = [r.results["faithfulness"].claims[0].contrast for r in first.rows]
+    assert reasons[0].startswith("number:") and reasons[1].startswith("role:")
+
+    calls = []
+    monkeypatch.setattr(contrasts_module, "contrast", lambda *args: calls.append(args) or contrast(*args))
+    again = evaluate(rows, ["faithfulness"], model=default_judge, cache=cache, show_progress=False)
+    assert [r.results["faithfulness"].model_dump() for r in again.rows] == \
+        [r.results["faithfulness"].model_dump() for r in first.rows]
+    assert calls == []  # every reason read back, none made again
+    # Without a cache file nothing is stored: the rules run.
+    evaluate(rows, ["faithfulness"], model=default_judge, show_progress=False)
+    assert len(calls) >= 2
 
 
 def test_the_contrasts_option_from_config_and_flags(tmp_path):

@@ -308,6 +308,31 @@ class JudgeSession:
                              stage="metric")
         return None if code == "-" else code
 
+    def contrasts(self, triples: Sequence[tuple[str, str, str]],
+                  rules: tuple[str, ...] | None = None) -> list[str | None]:
+        """`localeval.text.contrasts.contrast` of each ``(claim, premise, source)`` under
+        ``rules`` (default: all): stored with the session's analyses (one query per call), so
+        a re-run in a new process reads the reasons back instead of parsing again (the role
+        rule's parse is the costly part)."""
+        from localeval.text.analyses import text_digest
+        from localeval.text.contrasts import CONTRAST_RULES, contrast, contrast_identity
+
+        rules = rules or CONTRAST_RULES
+        if not self.analyses.enabled:
+            return [self.timed("metric", lambda t=t: contrast(*t, rules)) for t in triples]
+        kind = f"contrast/{contrast_identity()}/{','.join(rules)}"
+        digests: dict[str, str] = {}  # a group's pairs share one (long) source: hashed once
+
+        def key(claim: str, premise: str, source: str) -> str:
+            if source not in digests:
+                digests[source] = text_digest(source).hex()
+            return f"{claim}\x1f{premise}\x1f{digests[source]}"
+
+        keys = [key(*t) for t in triples]
+        self.analyses.fetch(keys)
+        return [self.analysis(kind, k, lambda t=t: contrast(*t, rules), _encode_reason, _decode_reason, stage="metric")
+                or None for k, t in zip(keys, triples)]
+
     def timed(self, stage: str, build: Callable[[], T]) -> T:
         """``build()``, its seconds counted for ``stage`` in `timings`."""
         with self.timings.stage(stage):
@@ -324,6 +349,25 @@ class JudgeSession:
         while len(memo) > _DERIVED_MEMO_SIZE:
             memo.popitem(last=False)
         return value
+
+
+def _encode_reason(reason: str | None) -> bytes:
+    return b"\x00" if reason is None else reason.encode("utf-8")  # "\x00": no rule fired
+
+
+def _decode_reason(value: bytes) -> str | None:
+    """A stored contrast reason ("rule: why"); a value that is not one (damaged) is made
+    again. ``None`` means "not found" to `JudgeSession.analysis`, so "no rule fired" is
+    the empty string."""
+    from localeval.text.contrasts import CONTRAST_RULES
+
+    if value == b"\x00":
+        return ""
+    try:
+        reason = value.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return reason if reason.partition(":")[0] in CONTRAST_RULES else None
 
 
 def _language_code(value: bytes) -> str | None:

@@ -7,7 +7,9 @@ for one run, in front of an optional *backing* (the run's SQLite verdict cache,
 
 * ``prefetch(texts)`` reads every stored analysis of a chunk's texts in one query (and, in
   a second, those of their stored sentences: metrics analyse a context's sentences too);
-* ``load(kind, text)`` answers from what was prefetched (never one query per text);
+* ``fetch(texts)`` reads, in one query, those of texts known only mid-chunk (the
+  (claim, unit) pairs a contrast rule reads);
+* ``load(kind, text)`` answers from what was prefetched or fetched (never one query per text);
 * ``save(kind, text, value)`` queues a new analysis, written by ``flush()`` in one
   transaction at the end of the chunk.
 
@@ -141,6 +143,21 @@ class TextAnalyses:
             rows = self.backing.read_analyses(sorted(more))
             with self._lock:
                 self._loaded.update(((t, k), v) for t, k, v in rows)
+
+    def fetch(self, texts: Iterable[str]) -> None:
+        """Also read the stored analyses of ``texts``, keeping what was prefetched (until the
+        next ``prefetch``): for texts known only while a chunk is scored, such as the
+        (claim, unit) pairs a contrast rule reads."""
+        if self.backing is None:
+            return
+        with self._lock:
+            known = {t for t, _ in self._loaded}
+        digests = {text_digest(t) for t in texts if t} - known
+        if not digests:
+            return
+        rows = self.backing.read_analyses(sorted(digests))
+        with self._lock:
+            self._loaded.update(((t, k), v) for t, k, v in rows)
 
     def load(self, kind: str, text: str, *, count: bool = True) -> bytes | None:
         """The stored value of analysis ``kind`` of ``text``, if it was prefetched."""

@@ -33,9 +33,11 @@ from functools import lru_cache
 from localeval.text.lexical import normalise, stop_words
 from localeval.text.numbers import numbers_in
 
-__all__ = ["CONTRAST_RULES", "contrast"]
+__all__ = ["CONTRAST_RULES", "RULES_WITHOUT_PARSE", "contrast", "contrast_identity"]
 
 CONTRAST_RULES: tuple[str, ...] = ("number", "unit", "bound", "opposite", "negated", "role")
+RULES_WITHOUT_PARSE: tuple[str, ...] = tuple(r for r in CONTRAST_RULES if r != "role")
+"""The rules that need no spaCy parse (the role rule's parse costs ~15 ms a pair on CPU)."""
 
 _TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[A-Za-z]+(?:'[a-z]+)?|[°€$£%]|[.;:!?]")
 _CLAUSE_END = frozenset(".;:!?")
@@ -477,3 +479,16 @@ def contrast(claim: str, premise: str, source: str = "", rules: tuple[str, ...] 
         if reason is not None:
             return reason
     return None
+
+
+def contrast_identity() -> str:
+    """What a stored `contrast` result depends on (`localeval.text.analyses.code_identity`):
+    the rules' code, the spaCy version and the pipeline the role rule parses with."""
+    import os
+
+    from localeval.text.analyses import code_identity
+    from localeval.text.entities import DEFAULT_SPACY_MODEL, SPACY_MODEL_ENV
+
+    pipeline = os.environ.get(SPACY_MODEL_ENV) or DEFAULT_SPACY_MODEL
+    modules = ("localeval.text.contrasts", "localeval.text.roles", "localeval.text.numbers", "localeval.text.lexical")
+    return code_identity(modules, ("spacy", pipeline))
