@@ -219,6 +219,7 @@ def test_hybrid_blend_is_chosen_on_dev_and_applied_per_claim(tmp_path):
     assert len(result["leave_one_family_out"]) == len(THRESHOLD_DEV)
 
 
+@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason="shared data folder not present")
 def test_precision_benchmark_plumbing(tmp_path, tiny_nli_dir):
     from benchmarks import precision
     from localeval.backends.precision import cpu_has_native_bf16
