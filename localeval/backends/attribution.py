@@ -175,16 +175,18 @@ def _encode_units(text: str, units: tuple[list[Window], list[Window]]) -> bytes 
 
 def _decode_units(text: str, value: bytes) -> tuple[list[Window], list[Window]] | None:
     try:
-        parts = json.loads(value)
-        windows, short = (
-            [Window(text=text[a:b], start=a, end=b, sentence_indices=tuple(idx)) for a, b, idx in part]
-            for part in parts
-        )
+        windows, short = ([(a, b, tuple(idx)) for a, b, idx in part] for part in json.loads(value))
     except (ValueError, TypeError):  # a damaged value: built again
         return None
-    if any(not 0 <= w.start <= w.end <= len(text) for part in (windows, short) for w in part):
+    n = len(text)
+    if any(type(a) is not int or type(b) is not int or not 0 <= a <= b <= n or not all(type(i) is int for i in idx)
+           for part in (windows, short) for a, b, idx in part):
         return None
-    return windows, short
+    # Checked above, so built without pydantic's validation (a re-run decodes ~50 a row).
+    return tuple(  # type: ignore[return-value]
+        [Window.model_construct(text=text[a:b], start=a, end=b, sentence_indices=idx) for a, b, idx in part]
+        for part in (windows, short)
+    )
 
 
 def _build_units(count: Callable[[str], int], text: str, budget: int, granularity: str,

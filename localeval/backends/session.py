@@ -266,6 +266,14 @@ class JudgeSession:
             counter = self._counters[key] = lru_cache(maxsize=_TOKEN_MEMO_SIZE)(judge.count_tokens)
         return counter
 
+    def fits(self, judge: NLIJudge, text: str, budget: int) -> bool:
+        """Does ``text`` take at most ``budget`` of ``judge``'s tokens? A text with fewer
+        UTF-8 bytes than the budget is not tokenised: every token of a WordPiece, BPE or
+        unigram vocabulary covers at least one byte, but for one leading word-boundary piece."""
+        if len(text.encode("utf-8", "surrogatepass")) < budget:
+            return True
+        return self.token_counter(judge)(text) <= budget
+
     def premise_budget(self, judge: NLIJudge, hypotheses: Sequence[str]) -> int:
         """Tokens left for the premise beside the longest of ``hypotheses`` (claims or
         questions) and the three special tokens ([CLS] [SEP] [SEP]). A hypothesis longer than

@@ -109,7 +109,7 @@ def context_sentences(judge: NLIJudge, contexts: Sequence[str], budget: int, *,
     out = []
     for ci, sentence in found:
         pieces: tuple[Span, ...] = (sentence,)
-        if count(sentence.text) > budget:  # only over-long sentences pay for windowing
+        if not session.fits(judge, sentence.text, budget):  # only over-long sentences pay for windowing
             windows = make_windows(contexts[ci], [sentence], count, budget)
             pieces = tuple(Span(text=w.text, start=w.start, end=w.end) for w in windows)
         out.append(ContextSentence(ci, sentence, pieces))
@@ -141,6 +141,9 @@ def judge_sentences(
         flat = iter(row)
         scored = []
         for cs in sentences:
+            if len(cs.pieces) == 1:  # most sentences: no max() over one piece
+                scored.append((next(flat), cs.pieces[0]))
+                continue
             # max() keeps the first of equal pieces: the same input gives the same evidence
             scored.append(max(((next(flat), p) for p in cs.pieces), key=lambda x: x[0]))
         out.append(scored)

@@ -35,6 +35,7 @@ from localeval.backends.session import JudgeSession
 from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.options import DEFAULT_CHUNK_SIZE, RunOptions, parse_max_units
+from localeval.runner.heap import long_lived_heap
 from localeval.runner.output import dumps, record
 from localeval.runner.progress import Progress
 from localeval.runner.rows import Row, count_lines, read_jsonl
@@ -237,24 +238,26 @@ def run_chunks(
     session's in-memory verdicts are forgotten at each chunk."""
     timings = session.timings
     chunks = iter_chunks(rows, chunk_size)
-    while True:
-        # Reading (and validating) rows happens as the chunk is pulled from the source;
-        # writing, while the caller has the chunk (between our yield and the next pull).
-        with timings.stage("read"):
-            chunk = next(chunks, None)
-        if chunk is None:
-            return
-        if progress is not None and skip:
-            progress.advance(sum(r.line in skip for r in chunk))
-        todo = [r for r in chunk if not skip or r.line not in skip]
-        if not todo:
-            continue
-        session.clear_memory()
-        scored = score_chunk(todo, metrics, session)
-        if progress is not None:
-            progress.advance(len(todo))
-        with timings.stage("write"):
-            yield scored
+    with long_lived_heap() as settle:
+        while True:
+            # Reading (and validating) rows happens as the chunk is pulled from the source;
+            # writing, while the caller has the chunk (between our yield and the next pull).
+            with timings.stage("read"):
+                chunk = next(chunks, None)
+            if chunk is None:
+                return
+            if progress is not None and skip:
+                progress.advance(sum(r.line in skip for r in chunk))
+            todo = [r for r in chunk if not skip or r.line not in skip]
+            if not todo:
+                continue
+            session.clear_memory()
+            scored = score_chunk(todo, metrics, session)
+            settle()  # the models the first chunk loaded stay for the run
+            if progress is not None:
+                progress.advance(len(todo))
+            with timings.stage("write"):
+                yield scored
 
 
 def add_to_summary(summary: SummaryBuilder, scored: Iterable[ScoredRow]) -> None:
