@@ -52,6 +52,14 @@ CASES = [
     ("Martin Hale adapted the novel for the stage.", _NOVEL, None),
     ("Norcom was acquired by Pixelfield in 2019.", "In 2019 Norcom acquired the start-up Pixelfield.", "role"),
     ("Pixelfield was acquired by Norcom in 2019.", "In 2019 Norcom acquired the start-up Pixelfield.", None),
+    ("Lyon is the capital of the region.",
+     "Dijon is the capital of the region. Lyon, its largest city, hosts the annual food fair.", "merge"),
+    ("Dijon is the capital of the region.",
+     "Dijon is the capital of the region. Lyon, its largest city, hosts the annual food fair.", None),
+    ("The Orion probe landed on Mars.", "The Vega probe landed on Mars in 2031. The Orion probe orbited Venus.", "merge"),
+    ("Anna Berg, who founded Lumen in 1998, lives in Oslo.", "Anna Berg founded Lumen in 1998. She lives in Oslo.", None),
+    ("Select the CSV option to export the table.", "Open the Export menu. Select the CSV option to export the table.",
+     None),
 ]
 
 

@@ -16,7 +16,10 @@ with what the premise states, with no model:
   Wednesdays" / "sails daily except on Wednesdays"; "signed by ... but not by Britain");
 - ``role``: the claim's act done by someone else the premise names, or its two named
   arguments swapped ("Martin Hale wrote" / "written by Clara Voss ... adapted by Martin
-  Hale"; a spaCy parse, `localeval.text.roles`).
+  Hale"; a spaCy parse, `localeval.text.roles`);
+- ``merge``: the claim's subject taken from one sentence of the premise and its predicate from
+  another ("Sydney is the capital of Australia" / "Canberra is the capital of Australia.
+  Sydney ... hosted the 2000 Olympic Games."; the same parse, `localeval.text.merges`).
 
 `contrast` returns the first that applies, as a short reason, or ``None``. Every rule fires
 only on positive evidence of a contrast in the premise, never on mere absence of a word, so a
@@ -35,9 +38,9 @@ from localeval.text.numbers import numbers_in
 
 __all__ = ["CONTRAST_RULES", "RULES_WITHOUT_PARSE", "contrast", "contrast_identity"]
 
-CONTRAST_RULES: tuple[str, ...] = ("number", "unit", "bound", "opposite", "negated", "role")
-RULES_WITHOUT_PARSE: tuple[str, ...] = tuple(r for r in CONTRAST_RULES if r != "role")
-"""The rules that need no spaCy parse (the role rule's parse costs ~15 ms a pair on CPU)."""
+CONTRAST_RULES: tuple[str, ...] = ("number", "unit", "bound", "opposite", "negated", "role", "merge")
+RULES_WITHOUT_PARSE: tuple[str, ...] = tuple(r for r in CONTRAST_RULES if r not in ("role", "merge"))
+"""The rules that need no spaCy parse (a parse costs ~10 ms a text on CPU)."""
 
 _TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[A-Za-z]+(?:'[a-z]+)?|[°€$£%]|[.;:!?]")
 _CLAUSE_END = frozenset(".;:!?")
@@ -463,8 +466,14 @@ def _role_rule(claim: str, premise: str, source: str) -> str | None:
     return role_contrast(claim, premise)
 
 
+def _merge_rule(claim: str, premise: str, source: str) -> str | None:
+    from localeval.text.merges import merge_contrast  # spaCy, as for the role rule
+
+    return merge_contrast(claim, premise)
+
+
 _RULES = {"number": _number_rule, "unit": _unit_rule, "bound": _bound_rule, "opposite": _opposite_rule,
-          "negated": _negated_rule, "role": _role_rule}
+          "negated": _negated_rule, "role": _role_rule, "merge": _merge_rule}
 
 
 @lru_cache(maxsize=65536)
@@ -490,5 +499,6 @@ def contrast_identity() -> str:
     from localeval.text.entities import DEFAULT_SPACY_MODEL, SPACY_MODEL_ENV
 
     pipeline = os.environ.get(SPACY_MODEL_ENV) or DEFAULT_SPACY_MODEL
-    modules = ("localeval.text.contrasts", "localeval.text.roles", "localeval.text.numbers", "localeval.text.lexical")
+    modules = ("localeval.text.contrasts", "localeval.text.roles", "localeval.text.merges", "localeval.text.numbers",
+               "localeval.text.lexical")
     return code_identity(modules, ("spacy", pipeline))

@@ -25,7 +25,7 @@ from functools import lru_cache
 
 from localeval.text.lexical import normalise
 
-__all__ = ["role_contrast"]
+__all__ = ["Tagged", "role_contrast", "tagged_sentences"]
 
 _PRONOUNS = frozenset("it he she they them him her this that these those which who whom its itself himself herself "
                       "themselves one you we i me us".split())
@@ -65,14 +65,35 @@ def _with_conjuncts(token) -> list:
     return [token, *token.conjuncts]
 
 
+Tagged = tuple[tuple[tuple[str, str], ...], ...]
+"""Per sentence (spaCy's), its words as (text, coarse part of speech), punctuation left out."""
+
+
 @lru_cache(maxsize=16384)
-def _triples(text: str) -> tuple[tuple[str, _Argument, _Argument], ...]:
+def _parse(text: str) -> tuple[tuple[tuple[str, _Argument, _Argument], ...], Tagged]:
+    """One parse of ``text`` for both rules that need one: its (verb, agent, patient) triples
+    and its tagged sentences (`localeval.text.merges`)."""
     from localeval.text.entities import load_nlp
 
-    out = []
     # The entity recogniser is half the parse's cost and adds nothing the capitalisation test
-    # above misses (checked on the contrast set): it is not run.
-    for verb in load_nlp()(text, disable=["ner"]):
+    # of `_argument` misses (checked on the contrast set): it is not run.
+    doc = load_nlp()(text, disable=["ner"])
+    tagged = tuple(tuple((t.text, t.pos_) for t in sent if not (t.is_punct or t.is_space)) for sent in doc.sents)
+    return _triples_of(doc), tagged
+
+
+def tagged_sentences(text: str) -> Tagged:
+    """``text``'s sentences as spaCy splits them, each word with its part of speech."""
+    return _parse(text)[1]
+
+
+def _triples(text: str) -> tuple[tuple[str, _Argument, _Argument], ...]:
+    return _parse(text)[0]
+
+
+def _triples_of(doc) -> tuple[tuple[str, _Argument, _Argument], ...]:
+    out = []
+    for verb in doc:
         if verb.pos_ != "VERB":
             continue
         agents, patients = [], []
