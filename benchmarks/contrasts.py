@@ -176,7 +176,7 @@ def markdown(result: dict) -> str:
         "",
         "A unit a rule fires on (`localeval.text.contrasts`: another number, another unit of the same "
         f"kind, a bound from the other side, the opposite direction or state, a negated or excepted "
-        f"item, an act given to another named agent or its arguments swapped) has its P(entailment) multiplied by {result['weight']}; the claim keeps the best unit.",
+        f"item, an act given to another named agent or its arguments swapped, a subject taken from another sentence) has its P(entailment) multiplied by {result['weight']}; the claim keeps the best unit.",
         "",
         f"## Contrast set ({cs['n']} hand-written pairs; verdict at {cs['threshold']['value']:.4f}, "
         f"`{cs['threshold']['key']}`)",
