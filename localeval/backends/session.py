@@ -326,8 +326,6 @@ class JudgeSession:
         from localeval.text.contrasts import CONTRAST_RULES, contrast, contrast_identity
 
         rules = rules or CONTRAST_RULES
-        if not self.analyses.enabled:
-            return [self.timed("metric", lambda t=t: contrast(*t, rules)) for t in triples]
         kind = f"contrast/{contrast_identity()}/{','.join(rules)}"
         digests: dict[str, str] = {}  # a group's pairs share one (long) source: hashed once
 
@@ -337,6 +335,9 @@ class JudgeSession:
             return f"{claim}\x1f{premise}\x1f{digests[source]}"
 
         keys = [key(*t) for t in triples]
+        if not self.analyses.enabled:  # remembered for the session only (a claim meets a unit again)
+            return [self.remember(kind, k, lambda t=t: self.timed("metric", lambda: contrast(*t, rules)))
+                    for k, t in zip(keys, triples)]
         self.analyses.fetch(keys)
         return [self.analysis(kind, k, lambda t=t: contrast(*t, rules), _encode_reason, _decode_reason, stage="metric")
                 or None for k, t in zip(keys, triples)]

@@ -476,12 +476,13 @@ _RULES = {"number": _number_rule, "unit": _unit_rule, "bound": _bound_rule, "opp
           "negated": _negated_rule, "role": _role_rule, "merge": _merge_rule}
 
 
-@lru_cache(maxsize=65536)
 def contrast(claim: str, premise: str, source: str = "", rules: tuple[str, ...] = CONTRAST_RULES) -> str | None:
     """The first contrast ``rules`` find between ``claim`` and ``premise``, as a reason, or None.
 
     ``source`` is the whole text the premise was taken from (a window of a long document): a
-    number the claim states counts as missing only when the source lacks it too.
+    number the claim states counts as missing only when the source lacks it too. Not
+    remembered here (a long source in every key made a process-wide memo grow by hundreds of
+    MB): a run's session remembers and stores the reasons (`JudgeSession.contrasts`).
     """
     for name in rules:
         reason = _RULES[name](claim, premise, source)
