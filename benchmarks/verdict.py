@@ -274,7 +274,8 @@ def markdown(result: dict) -> str:
         "Each family is scored by a logistic regression fitted on the other four, at a threshold chosen on",
         "those four; the judge alone (highest P(entailment) over the claim's units) and word overlap are",
         "thresholded the same way on the same families. Item = min over its claims. BA and AUROC in %,",
-        "+- one bootstrap standard error (1,000 resamples).",
+        "+- one bootstrap standard error (1,000 resamples). Signals as the metric sees them: contrast",
+        "rules on (``p_best`` after a rule's cut; ``contrast`` = a rule overruled the best-liked unit).",
         "",
         "| family | n (pos) | verdict BA | judge BA | overlap BA | verdict AUROC | judge AUROC | overlap AUROC |",
         "|---|---|---|---|---|---|---|---|",
@@ -291,8 +292,11 @@ def markdown(result: dict) -> str:
         lines.append(f"**Adopted**: beats both on every family; stored in the judge's config.json "
                      f"(threshold {result['final']['threshold']}).")
     else:
+        margins = "; ".join(
+            f"{fam} {100 * f['verdict']['ba']:.1f} vs judge {100 * f['judge']['ba']:.1f}, overlap {100 * f['overlap']['ba']:.1f}"
+            for fam, f in result["lofo"].items() if fam in result["losses"])
         lines.append("**Not adopted**: it does not beat both the judge alone and overlap alone on "
-                     f"{', '.join(result['losses'])}; the metrics keep the judge's highest probability.")
+                     f"{', '.join(result['losses'])} ({margins}); the metrics keep the judge's highest probability.")
     if result.get("candidates"):
         lines += ["", "Signal subset: chosen for each held-out family on the other four only (nested): the",
                   "candidate with the lowest leave-one-family-out balanced log-loss among those four. Mean",
@@ -307,6 +311,13 @@ def markdown(result: dict) -> str:
             ) + " |")
         lines += [""] + [f"[{i + 1}] {', '.join(c)}" + ("  " if i + 1 < len(result["candidates"]) else "")
                          for i, c in enumerate(result["candidates"])]
+    if result.get("per_candidate"):
+        lines += ["", "For reference only (not how anything was chosen): each candidate fixed for every family,",
+                  "leave-one-family-out verdict BA, and the families where it would fail the adoption rule.", "",
+                  "| candidate | " + " | ".join(FAMILIES) + " | fails on |", "|---|" + "---|" * (len(FAMILIES) + 1)]
+        for i, (c, f) in enumerate(result["per_candidate"].items()):
+            lines.append(f"| [{i + 1}] | " + " | ".join(f"{100 * f['ba'][fam]:.1f}" for fam in FAMILIES)
+                         + f" | {', '.join(f['losses']) or '-'} |")
     used = [s for s in SIGNALS if any(s in f["coef"] for f in result["lofo"].values())]
     lines += ["", "Coefficients (standardised signals) of each leave-one-out fit:", "",
               "| held out | " + " | ".join(used) + " |", "|---|" + "---|" * len(used)]
@@ -351,9 +362,14 @@ def main(argv: list[str] | None = None) -> dict:
         if args.features:
             args.features.write_text(json.dumps(items))
     candidates = [[s for s in c.split(",") if s] for c in (args.candidates or "").split(";") if c.strip()]
+    per_candidate = {}
     if candidates:
         lofo = nested_leave_one_family_out(items, candidates)
         signals, selection = choose_signals(items, candidates)
+        for c in candidates:  # each candidate fixed, un-nested: a reference, never a choice
+            fixed = leave_one_family_out(items, c)
+            per_candidate[",".join(c)] = {"ba": {f: fig["verdict"]["ba"] for f, fig in fixed.items()},
+                                          "losses": adopt(fixed)[1]}
     else:
         signals, selection = [s for s in args.signals.split(",") if s], []
         lofo = leave_one_family_out(items, signals)
@@ -361,7 +377,7 @@ def main(argv: list[str] | None = None) -> dict:
     model, ba = final_model(items, signals)
     result = {
         "model": judge.name, "weights_sha256": weights_sha256(judge.path), "machine": describe_machine(),
-        "command": command_line("python benchmarks/verdict.py", sys.argv[1:] if argv is None else argv), "signals": signals, "candidates": candidates, "selection_losses": selection, "lofo": lofo,
+        "command": command_line("python benchmarks/verdict.py", sys.argv[1:] if argv is None else argv), "signals": signals, "candidates": candidates, "selection_losses": selection, "per_candidate": per_candidate, "lofo": lofo,
         "pooled_cv": pooled_cv(items, signals), "adopted": adopted, "losses": losses,
         "final": model.model_dump() | {"in_sample_mean_ba": ba}, "limit": args.limit,
     }
