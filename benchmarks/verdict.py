@@ -1,6 +1,6 @@
 """Does a learned claim verdict beat the bare max (and word overlap) on every development family?
 
-    python benchmarks/verdict.py [--model PATH] [--features FILE] [--write]
+    python benchmarks/verdict.py [--model PATH] [--features FILE] [--signals A,B | --candidates "A,B;A,B,C"] [--write]
 
 1. **Signals.** Every item of five development families -- WiCE dev (claim vs whole cited
    article), SummaC validation (four subsets pooled), BEGIN dev, FRANK validation, RAGBench
@@ -17,6 +17,9 @@
    families (unweighted mean balanced accuracy), and compared with the judge alone
    (``p_best``) and word overlap (`benchmarks.overlap`), each thresholded the same way on the
    same training families. Standard errors by bootstrap over items (1,000 resamples).
+   With ``--candidates`` (several signal subsets) the subset is chosen too without the
+   held-out family: on the other four, by their own leave-one-family-out log-loss (nested);
+   choosing it by the held-out figures would be selection on the test families.
 3. **Adoption.** The learned verdict is adopted only if it beats both the judge alone and
    overlap alone on *every* family out of sample; with ``--write`` it is then fitted on all
    families and stored in the judge's ``config.json`` (``localeval.verdict``). Otherwise the
@@ -146,25 +149,68 @@ def _bootstrap_se(labels: np.ndarray, scores: np.ndarray, t: float, rng: np.rand
     return float(np.std(ba)), float(np.std(au))
 
 
+def _held_out(train: dict[str, list[dict]], test: list[dict], signals: list[str], rng: np.random.Generator) -> dict:
+    """``test`` scored by a model fitted on ``train``; every scorer's threshold chosen on ``train``."""
+    model = _fit([r for rows in train.values() for r in rows], signals)
+    y = np.asarray([r["label"] for r in test])
+    figures: dict = {"n": len(test), "positives": int(y.sum())}
+    for name, score in _scorers(model).items():
+        t, _ = macro_best_threshold([
+            (np.asarray([r["label"] for r in rows]), _item_scores(rows, score)) for rows in train.values()
+        ])
+        s = _item_scores(test, score)
+        se_ba, se_auc = _bootstrap_se(y, s, t, rng)
+        figures[name] = {"threshold": round(t, 4), "ba": balanced_accuracy(y, s, t), "ba_se": se_ba,
+                         "auroc": auroc(y, s), "auroc_se": se_auc}
+    figures["signals"] = list(signals)
+    figures["coef"] = dict(zip(signals, (round(c, 3) for c in model.coef)))
+    return figures
+
+
 def leave_one_family_out(items: dict[str, list[dict]], signals: list[str]) -> dict:
+    rng = np.random.default_rng(13)
+    return {held: _held_out({f: rows for f, rows in items.items() if f != held}, items[held], signals, rng)
+            for held in FAMILIES if held in items}
+
+
+def _balanced_log_loss(labels: np.ndarray, p: np.ndarray) -> float:
+    """Mean of the two classes' log-losses (the model is fitted class-balanced, so scored so)."""
+    p = np.clip(p, 1e-6, 1 - 1e-6)
+    return float((-np.log(p[labels == 1]).mean() - np.log(1 - p[labels == 0]).mean()) / 2)
+
+
+def selection_losses(items: dict[str, list[dict]], candidates: list[list[str]]) -> list[float]:
+    """Per candidate subset: its leave-one-family-out balanced log-loss (item = min over its
+    claims), averaged over the families of ``items``. Uses only ``items``: called on the four
+    training families of an outer fold, it chooses a subset without seeing the held-out one."""
+    losses = []
+    for signals in candidates:
+        per_family = []
+        for held, test in items.items():
+            model = _fit([r for f, rows in items.items() if f != held for r in rows], signals)
+            y = np.asarray([r["label"] for r in test])
+            per_family.append(_balanced_log_loss(y, _item_scores(test, lambda c: model.probability(c["signals"]))))
+        losses.append(float(np.mean(per_family)))
+    return losses
+
+
+def choose_signals(items: dict[str, list[dict]], candidates: list[list[str]]) -> tuple[list[str], list[float]]:
+    """The candidate with the lowest `selection_losses` (ties: the earlier, i.e. fewer signals
+    when candidates are listed from small to large)."""
+    losses = selection_losses(items, candidates)
+    return candidates[int(np.argmin(losses))], losses
+
+
+def nested_leave_one_family_out(items: dict[str, list[dict]], candidates: list[list[str]]) -> dict:
+    """Leave one family out, the signal subset too chosen without the held-out family: on the
+    other four, by their own leave-one-family-out log-loss (`choose_signals`). No figure of a
+    held-out family takes part in choosing anything that scores it."""
     rng = np.random.default_rng(13)
     out = {}
     for held in FAMILIES:
         train = {f: rows for f, rows in items.items() if f != held}
-        model = _fit([r for rows in train.values() for r in rows], signals)
-        test = items[held]
-        y = np.asarray([r["label"] for r in test])
-        figures = {"n": len(test), "positives": int(y.sum())}
-        for name, score in _scorers(model).items():
-            t, _ = macro_best_threshold([
-                (np.asarray([r["label"] for r in rows]), _item_scores(rows, score)) for rows in train.values()
-            ])
-            s = _item_scores(test, score)
-            se_ba, se_auc = _bootstrap_se(y, s, t, rng)
-            figures[name] = {"threshold": round(t, 4), "ba": balanced_accuracy(y, s, t), "ba_se": se_ba,
-                             "auroc": auroc(y, s), "auroc_se": se_auc}
-        figures["coef"] = dict(zip(signals, (round(c, 3) for c in model.coef)))
-        out[held] = figures
+        signals, losses = choose_signals(train, candidates)
+        out[held] = _held_out(train, items[held], signals, rng) | {"selection_losses": losses}
     return out
 
 
@@ -189,9 +235,11 @@ def pooled_cv(items: dict[str, list[dict]], signals: list[str], k: int = 5) -> d
                 test = np.flatnonzero(folds[f] == fold)
                 verdicts[name][f][test] = _item_scores([rows[i] for i in test], score) >= t
     out = {}
+    rng = np.random.default_rng(13)
     for f, rows in items.items():
         y = np.asarray([r["label"] for r in rows])
         out[f] = {"n": len(rows), **{n: balanced_accuracy(y, verdicts[n][f].astype(float), 0.5) for n in names}}
+        out[f] |= {f"{n}_se": _bootstrap_se(y, verdicts[n][f].astype(float), 0.5, rng)[0] for n in names}
     return out
 
 
@@ -214,6 +262,8 @@ def final_model(items: dict[str, list[dict]], signals: list[str]):
 # ------------------------------------------------------------------ report
 
 def markdown(result: dict) -> str:
+    from localeval.backends.verdict import SIGNALS
+
     lines = [
         "# Learned claim verdict vs the judge alone vs word overlap (leave one family out)",
         "",
@@ -224,7 +274,8 @@ def markdown(result: dict) -> str:
         "Each family is scored by a logistic regression fitted on the other four, at a threshold chosen on",
         "those four; the judge alone (highest P(entailment) over the claim's units) and word overlap are",
         "thresholded the same way on the same families. Item = min over its claims. BA and AUROC in %,",
-        "+- one bootstrap standard error (1,000 resamples).",
+        "+- one bootstrap standard error (1,000 resamples). Signals as the metric sees them: contrast",
+        "rules on (``p_best`` after a rule's cut; ``contrast`` = a rule overruled the best-liked unit).",
         "",
         "| family | n (pos) | verdict BA | judge BA | overlap BA | verdict AUROC | judge AUROC | overlap AUROC |",
         "|---|---|---|---|---|---|---|---|",
@@ -241,19 +292,47 @@ def markdown(result: dict) -> str:
         lines.append(f"**Adopted**: beats both on every family; stored in the judge's config.json "
                      f"(threshold {result['final']['threshold']}).")
     else:
+        margins = "; ".join(
+            f"{fam} {100 * f['verdict']['ba']:.1f} vs judge {100 * f['judge']['ba']:.1f}, overlap {100 * f['overlap']['ba']:.1f}"
+            for fam, f in result["lofo"].items() if fam in result["losses"])
         lines.append("**Not adopted**: it does not beat both the judge alone and overlap alone on "
-                     f"{', '.join(result['losses'])}; the metrics keep the judge's highest probability.")
+                     f"{', '.join(result['losses'])} ({margins}); the metrics keep the judge's highest probability.")
+    if result.get("candidates"):
+        lines += ["", "Signal subset: chosen for each held-out family on the other four only (nested): the",
+                  "candidate with the lowest leave-one-family-out balanced log-loss among those four. Mean",
+                  "inner log-loss per candidate (columns) for each held-out family (rows); * = chosen.", "",
+                  "| held out | " + " | ".join(f"[{i + 1}]" for i in range(len(result["candidates"]))) + " |",
+                  "|---|" + "---|" * len(result["candidates"])]
+        rows = list(result["lofo"].items()) + [("all five (final)", {"selection_losses": result["selection_losses"],
+                                                                     "signals": result["signals"]})]
+        for fam, f in rows:
+            lines.append(f"| {fam} | " + " | ".join(
+                f"{loss:.4f}{'*' if c == f['signals'] else ''}" for c, loss in zip(result["candidates"], f["selection_losses"])
+            ) + " |")
+        lines += [""] + [f"[{i + 1}] {', '.join(c)}" + ("  " if i + 1 < len(result["candidates"]) else "")
+                         for i, c in enumerate(result["candidates"])]
+    if result.get("per_candidate"):
+        lines += ["", "For reference only (not how anything was chosen): each candidate fixed for every family,",
+                  "leave-one-family-out verdict BA, and the families where it would fail the adoption rule.", "",
+                  "| candidate | " + " | ".join(FAMILIES) + " | fails on |", "|---|" + "---|" * (len(FAMILIES) + 1)]
+        for i, (c, f) in enumerate(result["per_candidate"].items()):
+            lines.append(f"| [{i + 1}] | " + " | ".join(f"{100 * f['ba'][fam]:.1f}" for fam in FAMILIES)
+                         + f" | {', '.join(f['losses']) or '-'} |")
+    used = [s for s in SIGNALS if any(s in f["coef"] for f in result["lofo"].values())]
     lines += ["", "Coefficients (standardised signals) of each leave-one-out fit:", "",
-              "| held out | " + " | ".join(result["signals"]) + " |", "|---|" + "---|" * len(result["signals"])]
+              "| held out | " + " | ".join(used) + " |", "|---|" + "---|" * len(used)]
     for fam, f in result["lofo"].items():
-        lines.append(f"| {fam} | " + " | ".join(f"{f['coef'][s]:+.2f}" for s in result["signals"]) + " |")
+        lines.append(f"| {fam} | " + " | ".join(f"{f['coef'][s]:+.2f}" if s in f["coef"] else "" for s in used) + " |")
     lines += ["", "Out-of-fold BA under the agreement harness's protocol (5 folds stratified per family; model",
-              "and one threshold fitted on the other folds of every family; judge and overlap rows equal",
-              "agreement.md's `ba_cv`). A BA's SE is about 3.5 points at n = 200, 2.2 at n = 500.", "",
-              "| family | n | verdict BA | judge BA | overlap BA | verdict - overlap |", "|---|---|---|---|---|---|"]
+              f"({', '.join(result['signals'])}) and one threshold fitted on the other folds of every family;",
+              "judge and overlap rows equal agreement.md's `ba_cv`), +- one bootstrap standard error.", ""]
+    if result.get("candidates"):
+        lines += ["The subset here is the one chosen on all five families, so these figures are not nested.", ""]
+    lines += ["| family | n | verdict BA | judge BA | overlap BA | verdict - overlap |", "|---|---|---|---|---|---|"]
     for fam, f in result["pooled_cv"].items():
-        lines.append(f"| {fam} | {f['n']} | {100 * f['verdict']:.1f} | {100 * f['judge']:.1f} | {100 * f['overlap']:.1f} "
-                     f"| {100 * (f['verdict'] - f['overlap']):+.1f} |")
+        cells = " | ".join(f"{100 * f[n]:.1f} +- {100 * f.get(n + '_se', float('nan')):.1f}"
+                           for n in ("verdict", "judge", "overlap"))
+        lines.append(f"| {fam} | {f['n']} | {cells} | {100 * (f['verdict'] - f['overlap']):+.1f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -268,6 +347,9 @@ def main(argv: list[str] | None = None) -> dict:
                    help="signals file: read if it exists (no judge call), else computed and written there")
     p.add_argument("--limit", type=int, default=None, help="at most N items per set (plumbing runs)")
     p.add_argument("--signals", default=",".join(SIGNALS), help="comma-separated subset of the signals")
+    p.add_argument("--candidates", default=None,
+                   help="semicolon-separated signal subsets (each comma-separated); each held-out family's subset "
+                        "is chosen among them on the other families (nested), the final one on all five")
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/verdict.json")
     p.add_argument("--write", action="store_true", help="store the verdict model in the judge if it is adopted")
     args = p.parse_args(argv)
@@ -279,13 +361,23 @@ def main(argv: list[str] | None = None) -> dict:
         items = lean(compute_signals(judge, load_items(args.data_dir, args.limit)))
         if args.features:
             args.features.write_text(json.dumps(items))
-    signals = [s for s in args.signals.split(",") if s]
-    lofo = leave_one_family_out(items, signals)
+    candidates = [[s for s in c.split(",") if s] for c in (args.candidates or "").split(";") if c.strip()]
+    per_candidate = {}
+    if candidates:
+        lofo = nested_leave_one_family_out(items, candidates)
+        signals, selection = choose_signals(items, candidates)
+        for c in candidates:  # each candidate fixed, un-nested: a reference, never a choice
+            fixed = leave_one_family_out(items, c)
+            per_candidate[",".join(c)] = {"ba": {f: fig["verdict"]["ba"] for f, fig in fixed.items()},
+                                          "losses": adopt(fixed)[1]}
+    else:
+        signals, selection = [s for s in args.signals.split(",") if s], []
+        lofo = leave_one_family_out(items, signals)
     adopted, losses = adopt(lofo)
     model, ba = final_model(items, signals)
     result = {
         "model": judge.name, "weights_sha256": weights_sha256(judge.path), "machine": describe_machine(),
-        "command": command_line("python benchmarks/verdict.py", sys.argv[1:] if argv is None else argv), "signals": signals, "lofo": lofo,
+        "command": command_line("python benchmarks/verdict.py", sys.argv[1:] if argv is None else argv), "signals": signals, "candidates": candidates, "selection_losses": selection, "per_candidate": per_candidate, "lofo": lofo,
         "pooled_cv": pooled_cv(items, signals), "adopted": adopted, "losses": losses,
         "final": model.model_dump() | {"in_sample_mean_ba": ba}, "limit": args.limit,
     }

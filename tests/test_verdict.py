@@ -115,3 +115,44 @@ def test_verdict_study_adopts_only_what_wins_on_every_family():
     assert verdict.adopt(lofo) == (False, ["frank"])
     model, ba = verdict.final_model(items, ["p_best", "coverage"])
     assert ba > 0.9 and model.fitted_on == list(verdict.FAMILIES)
+
+
+def test_nested_study_chooses_the_subset_without_the_held_out_family():
+    from benchmarks import verdict
+
+    rng = np.random.default_rng(1)
+
+    def item(label):
+        # coverage_all separates the classes; contradiction is noise
+        signals = {s: 0.5 for s in SIGNALS} | {"p_best": float(rng.uniform()), "contradiction": float(rng.uniform()),
+                                                "coverage_all": float(label * 0.6 + rng.uniform() * 0.4)}
+        return {"label": label, "claims": [{"signals": signals, "overlap": float(rng.uniform())}]}
+
+    items = {f: [item(i % 2) for i in range(40)] for f in verdict.FAMILIES}
+    candidates = [["p_best", "contradiction"], ["p_best", "coverage_all"]]
+    chosen, losses = verdict.choose_signals(items, candidates)
+    assert chosen == ["p_best", "coverage_all"] and losses[1] < losses[0]
+    lofo = verdict.nested_leave_one_family_out(items, candidates)
+    assert set(lofo) == set(verdict.FAMILIES)
+    for held, figures in lofo.items():
+        assert figures["signals"] == ["p_best", "coverage_all"] and len(figures["selection_losses"]) == 2
+        assert figures["verdict"]["ba"] > 0.9
+    # the held-out family takes no part in its choice: spoiling it changes nothing it was chosen by
+    spoiled = items | {"frank": [item(1 - r["label"]) | {"label": r["label"]} for r in items["frank"]]}
+    assert verdict.choose_signals({f: r for f, r in spoiled.items() if f != "frank"}, candidates)[1] == \
+        lofo["frank"]["selection_losses"]
+
+
+def test_signals_see_what_the_metric_sees_after_the_contrast_rules(default_judge):
+    premise = ("The Harbour Museum is open from Tuesday to Sunday, 10:00 to 17:00. It is closed on Mondays "
+               "and on public holidays. Guided tours start at 11:00.")
+    claims = ["The Harbour Museum is open on Mondays.", "The Harbour Museum is closed on public holidays."]
+    on = attribute(default_judge, [(claims, [premise])], max_units=None, signals=True)[0]
+    off = attribute(default_judge, [(claims, [premise])], max_units=None, signals=True, contrasts=False)[0]
+    # the overruled claim: p_best is the probability the metric decides on, and says it was overruled
+    assert on[0].contrast is not None and on[0].signals["contrast"] == 1.0
+    assert on[0].signals["p_best"] == pytest.approx(on[0].probability)
+    assert on[0].signals["p_best"] < off[0].signals["p_best"]
+    assert off[0].signals["contrast"] == 0.0
+    # the paraphrase: no rule, the same signals either way
+    assert on[1].contrast is None and on[1].signals == pytest.approx(off[1].signals)

@@ -436,7 +436,7 @@ def _attribute(
                 ]
             if signals:
                 judged = [JudgedUnit(u.window.text, u.sentence, float(probs[i]), float(contra[i])) for i, u in claim_plan]
-                claim_signals_of[(g, k)] = claim_signals(claims[k], judged, contexts)
+                claim_signals_of[(g, k)] = claim_signals(claims[k], judged, contexts, contrast=(g, k) in reasons)
 
     if refine_pairs:
         refine_probs = session.batch(judge, batch_size=batch_size).add("refine", refine_pairs).run().get("refine")

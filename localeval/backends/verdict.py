@@ -39,7 +39,12 @@ SIGNALS: tuple[str, ...] = (
     "missing_numbers",    # share of the claim's numbers absent from all the contexts
     "missing_names",      # share of the claim's capitalised words absent from all the contexts
     "negation_mismatch",  # 1 when exactly one of claim and best unit has a negation
+    "contrast",           # 1 when a contrast rule overruled the unit the judge liked best
 )
+"""Every signal `claim_signals` returns. New signals are appended, never renamed or removed:
+a stored `VerdictModel` names the signals it reads and is validated against this list.
+The probabilities are those the metric decides on, i.e. after the contrast rules
+(`localeval.text.contrasts`) cut an overruled unit's P(entailment)."""
 
 _NEGATIONS = frozenset(
     "not no never none nobody nothing neither nor without cannot n't isn't aren't wasn't weren't "
@@ -83,8 +88,11 @@ def _share_missing(wanted: set[str] | frozenset[str], found: set[str] | frozense
     return len(wanted - found) / len(wanted) if wanted else 0.0
 
 
-def claim_signals(claim: str, units: Sequence[JudgedUnit], contexts: Sequence[str]) -> dict[str, float]:
-    """The signals of `SIGNALS` for one claim; ``units`` are those it was judged against."""
+def claim_signals(claim: str, units: Sequence[JudgedUnit], contexts: Sequence[str],
+                  contrast: bool = False) -> dict[str, float]:
+    """The signals of `SIGNALS` for one claim; ``units`` are those it was judged against (with
+    the probabilities the metric decides on), ``contrast`` whether a contrast rule overruled the
+    unit the judge liked best (`Support.contrast` is set)."""
     if not units:  # nothing to judge against: every number and name of the claim is missing
         return {name: 0.0 for name in SIGNALS} | {"missing_numbers": float(bool(numbers_in(claim))),
                                                    "missing_names": float(bool(_names(claim)))}
@@ -109,6 +117,7 @@ def claim_signals(claim: str, units: Sequence[JudgedUnit], contexts: Sequence[st
         "missing_numbers": _share_missing(numbers_in(claim), everything),
         "missing_names": _share_missing(_names(claim), context_words),
         "negation_mismatch": float(_has_negation(claim) != _has_negation(best.text)),
+        "contrast": float(contrast),
     }
 
 
