@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from localeval.options import DEFAULT_SELECTOR
-from localeval.text.lexical import content_terms, content_words, word_overlap
+from localeval.text.lexical import TEXT_MEMO_SIZE, content_terms, content_words, word_overlap
 
 __all__ = [
     "DEFAULT_SELECTOR",
@@ -75,12 +75,13 @@ class Selector:
         return sorted(range(len(texts)), key=lambda i: (-scores[i], i))
 
 
-@lru_cache(maxsize=65536)
+# Units: a chunk has ~30 a row, each ranked against every claim of its row.
+@lru_cache(maxsize=4 * TEXT_MEMO_SIZE)
 def _words(text: str) -> frozenset[str]:
     return frozenset(content_words(text))
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=4 * TEXT_MEMO_SIZE)
 def _term_counts(text: str) -> tuple[Counter, int]:
     """Content words of ``text`` with their counts, and how many there are."""
     terms = content_terms(text)

@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from localeval.text.lexical import normalise, stop_words
+from localeval.text.lexical import TEXT_MEMO_SIZE, normalise, stop_words
 from localeval.text.numbers import numbers_in
 
 __all__ = ["CONTRAST_RULES", "RULES_WITHOUT_PARSE", "contrast", "contrast_identity"]
@@ -132,7 +132,7 @@ class _Token:
     clause: int  # index of the clause (split at . ; : ! ?) the token is in
 
 
-@lru_cache(maxsize=32768)
+@lru_cache(maxsize=TEXT_MEMO_SIZE)
 def _tokens(text: str) -> tuple[_Token, ...]:
     out: list[_Token] = []
     clause = 0
@@ -269,7 +269,7 @@ def _base_values(text: str) -> set[float]:
     return out
 
 
-@lru_cache(maxsize=32768)
+@lru_cache(maxsize=TEXT_MEMO_SIZE)
 def _measures(text: str) -> dict[str, set[tuple[str, str]]]:
     """Number -> the (dimension, unit) pairs it is stated with."""
     tokens = _tokens(text)
@@ -312,7 +312,7 @@ def _unit_after(tokens: tuple[_Token, ...], i: int) -> tuple[str, str] | None:
     return None
 
 
-@lru_cache(maxsize=32768)
+@lru_cache(maxsize=TEXT_MEMO_SIZE)
 def _bounds(text: str) -> dict[tuple[str, str | None], set[int]]:
     """(number, unit) -> the sides it is bounded from (+1 lower bound, -1 upper bound)."""
     tokens = _tokens(text)
@@ -362,7 +362,7 @@ def _nearest(tokens: tuple[_Token, ...], clause: int, k: int = 2) -> frozenset[s
     return frozenset(words[:k])
 
 
-@lru_cache(maxsize=32768)
+@lru_cache(maxsize=TEXT_MEMO_SIZE)
 def _polar_of(text: str) -> tuple[_Polar, ...]:
     return tuple(_polar(_tokens(text)))
 
@@ -414,14 +414,14 @@ def _opposite_rule(claim: str, premise: str, source: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=32768)
+@lru_cache(maxsize=TEXT_MEMO_SIZE)
 def _normalised(text: str) -> tuple[tuple[str, ...], frozenset[str]]:
     """Each token's crude stem, and the set of its raw words."""
     tokens = _tokens(text)
     return tuple(normalise(t.text) for t in tokens), frozenset(t.text for t in tokens)
 
 
-@lru_cache(maxsize=32768)
+@lru_cache(maxsize=TEXT_MEMO_SIZE)
 def _content_of(text: str) -> frozenset[str]:
     return frozenset(_content(_tokens(text)))
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from localeval.text.lexical import normalise, stop_words
+from localeval.text.lexical import TEXT_MEMO_SIZE, normalise, stop_words
 from localeval.text.numbers import numbers_in
 from localeval.text.roles import tagged_sentences
 
@@ -77,12 +77,12 @@ class _View:
         self.words = frozenset(words)
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=TEXT_MEMO_SIZE)
 def _sentences(text: str) -> tuple[_Sentence, ...]:
     return tuple(_Sentence(words) for words in tagged_sentences(text) if words)
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=TEXT_MEMO_SIZE)
 def _claim(text: str) -> _Sentence:
     return _Sentence(tuple(w for words in tagged_sentences(text) for w in words))
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from localeval.text.lexical import TEXT_MEMO_SIZE
+
 __all__ = ["numbers_in"]
 
 _UNITS = {
@@ -94,7 +96,7 @@ def _times_and_decades(text: str) -> tuple[str, set[str]]:
     return _CODE.sub(" ", _DECADE.sub(decade, text)), found
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=TEXT_MEMO_SIZE)
 def numbers_in(text: str) -> frozenset[str]:
     """Canonical numbers stated in ``text`` ("3,000" / "three thousand" -> ``"3000"``).
 

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from localeval.text.lexical import normalise
+from localeval.text.lexical import TEXT_MEMO_SIZE, normalise
 
 __all__ = ["Tagged", "role_contrast", "tagged_sentences"]
 
@@ -69,7 +69,7 @@ Tagged = tuple[tuple[tuple[str, str], ...], ...]
 """Per sentence (spaCy's), its words as (text, coarse part of speech), punctuation left out."""
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=TEXT_MEMO_SIZE)
 def _parse(text: str) -> tuple[tuple[tuple[str, _Argument, _Argument], ...], Tagged]:
     """One parse of ``text`` for both rules that need one: its (verb, agent, patient) triples
     and its tagged sentences (`localeval.text.merges`)."""
