@@ -51,7 +51,8 @@ def _lines(path: Path) -> int:
         return 0
 
 
-def child(rows: int, metrics: list[str], chunk_size: int, precision: str | None, cache: bool) -> dict:
+def child(rows: int, metrics: list[str], chunk_size: int, precision: str | None, cache: bool,
+          model: str | None = None) -> dict:
     """One run in this (fresh) process: the RSS curve against rows written."""
     from benchmarks.bulk_speed import make_rows
     from localeval.runner.evaluate import score_dataset
@@ -62,7 +63,7 @@ def child(rows: int, metrics: list[str], chunk_size: int, precision: str | None,
         with open(source, "w", encoding="utf-8") as handle:
             for row in make_rows(rows):
                 handle.write(json.dumps(row) + "\n")
-        judge = get_judge(None, precision=precision)
+        judge = get_judge(model, precision=precision)
         loaded = _rss_mb()
         samples: list[tuple[float, int, float]] = []  # (seconds, rows written, RSS MB)
         stop = threading.Event()
@@ -97,6 +98,17 @@ def curve(run: dict, points: int = 10) -> list[dict]:
     return out
 
 
+def thinned(samples: list, keep: int = 200) -> list:
+    """At most ``keep`` samples, evenly spaced, the last and the peak always among them (the
+    result file stays small; the curve's shape is kept)."""
+    if len(samples) <= keep:
+        return samples
+    step = len(samples) / keep
+    picked = {int(i * step) for i in range(keep)} | {len(samples) - 1,
+                                                     max(range(len(samples)), key=lambda i: samples[i][2])}
+    return [samples[i] for i in sorted(picked)]
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -104,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--metrics", default="context_recall", help="comma-separated metric names")
     parser.add_argument("--chunk-size", type=int, default=None, help="default: the runner's")
     parser.add_argument("--precision", default="bf16")
+    parser.add_argument("--model", default=None, help="judge name or folder (default: the shipped judge)")
     parser.add_argument("--no-cache", action="store_true", help="no verdict cache file")
     parser.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/memory_curve.json")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -115,10 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     chunk_size = args.chunk_size or DEFAULT_CHUNK_SIZE
     if args.child:
-        print(json.dumps(child(args.rows, metrics, chunk_size, args.precision, not args.no_cache)))
+        print(json.dumps(child(args.rows, metrics, chunk_size, args.precision, not args.no_cache, args.model)))
         return 0
     cmd = [sys.executable, __file__, "--child", "--rows", str(args.rows), "--metrics", ",".join(metrics),
-           "--chunk-size", str(chunk_size), "--precision", args.precision] + (["--no-cache"] if args.no_cache else [])
+           "--chunk-size", str(chunk_size), "--precision", args.precision] + (["--no-cache"] if args.no_cache else []) \
+        + (["--model", args.model] if args.model else [])
     done = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
     if done.returncode != 0:
         print(done.stderr[-4000:], file=sys.stderr)
@@ -137,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         "peak_rss_mb": peak,
         "growth_first_tenth_to_end_mb": round(points[-1]["rss_mb"] - first, 1),
         "within_limit": peak <= LIMIT_MB,
-        "samples": run["samples"],
+        "samples": thinned(run["samples"]),
     }
     lines = [
         "# Memory of a long local run against rows scored",

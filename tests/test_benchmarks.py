@@ -238,6 +238,23 @@ def test_precision_benchmark_plumbing(tmp_path, tiny_nli_dir):
     assert result["batch_dependence_max_abs_diff"]["fp32"] < 1e-4
 
 
+def test_memory_curve_plumbing(tmp_path, tiny_nli_dir):
+    from benchmarks import memory_curve
+
+    out = tmp_path / "memory.json"
+    assert memory_curve.main(["--model", str(tiny_nli_dir), "--rows", "12", "--chunk-size", "4",
+                              "--precision", "fp32", "--output", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["rows_scored"] == 12 and result["cache_file"] is True
+    assert [p["rows_written"] for p in result["curve"]][-1] == 12 and len(result["curve"]) == 10
+    assert result["peak_rss_mb"] >= result["rss_after_load_mb"] > 0
+    assert "| 12 |" in out.with_suffix(".md").read_text()
+    # Thinning keeps the last sample and the peak.
+    samples = [(float(i), i, 100.0 + (50 if i == 333 else 0)) for i in range(1000)]
+    kept = memory_curve.thinned(samples, keep=20)
+    assert len(kept) <= 22 and kept[-1] == samples[-1] and samples[333] in kept
+
+
 def test_bulk_speed_plumbing(tmp_path, one_torch_thread):
     from benchmarks import bulk_speed
     from tests.conftest import build_tiny_model
