@@ -16,12 +16,15 @@ unfreeze once, at the outermost.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import gc
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 
-__all__ = ["long_lived_heap"]
+__all__ = ["long_lived_heap", "release_freed_memory"]
 
 _lock = threading.Lock()
 _depth = 0
@@ -54,3 +57,22 @@ def long_lived_heap() -> Iterator[Callable[[], None]]:
             last = _depth == 0
         if last:
             gc.unfreeze()
+
+
+@lru_cache(maxsize=1)
+def _malloc_trim() -> Callable[[int], int] | None:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return libc.malloc_trim
+    except (OSError, AttributeError):  # no glibc (macOS, musl): nothing to hand back
+        return None
+
+
+def release_freed_memory() -> None:
+    """Hand the C heap's free pages back to the system (glibc's ``malloc_trim``). A chunk's
+    texts, token tensors and results are freed when the next chunk starts, but glibc keeps
+    freed pages inside its arenas, so without this a long run's RSS grows with fragmentation
+    rather than with what is alive. A no-op where the C library has no ``malloc_trim``."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)

@@ -35,7 +35,7 @@ from localeval.backends.session import JudgeSession
 from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.options import DEFAULT_CHUNK_SIZE, RunOptions, parse_max_units
-from localeval.runner.heap import long_lived_heap
+from localeval.runner.heap import long_lived_heap, release_freed_memory
 from localeval.runner.output import dumps, record
 from localeval.runner.progress import Progress
 from localeval.runner.rows import Row, count_lines, read_jsonl
@@ -252,6 +252,7 @@ def run_chunks(
             if not todo:
                 continue
             session.clear_memory()
+            release_freed_memory()  # the previous chunk's pages, written and dropped by now
             scored = score_chunk(todo, metrics, session)
             settle()  # the models the first chunk loaded stay for the run
             if progress is not None:
