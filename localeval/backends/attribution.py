@@ -39,8 +39,8 @@ other side, the opposite direction or state, or negates what the claim affirms
 cannot win the max; another unit still can. Rules are read on a claim's units best first,
 until one passes: the units below it could not win the max anyway and keep their probability
 (so a run reads about one unit per claim, not all). Under early acceptance (``accept_at``),
-the role rule, which needs a spaCy parse, reads only units the judge accepts: elsewhere it
-could not change a verdict. The reasons are stored with the session's analyses, so a re-run
+the role and merge rules, which need a spaCy parse, read only units the judge accepts:
+elsewhere they could not change a verdict. The reasons are stored with the session's analyses, so a re-run
 with the cache file applies no rule again. Measured on the development families (no
 agreement lost, AUROC up on four of five) and on the hand-written contrast set:
 benchmarks/results/contrasts.md.
@@ -346,8 +346,8 @@ def _attribute(
     def vetoed(index: list[int], probs: np.ndarray | None = None) -> list[bool]:
         """Does a contrast rule fire on each of these pairs? Read in one batch per rule set,
         so the session fetches stored reasons in one query. With their ``probs``, a pair the
-        judge does not accept (under ``accept_at``) skips the role rule: its parse is the
-        costly part, and there it could not change a verdict."""
+        judge does not accept (under ``accept_at``) skips the rules that parse (role, merge):
+        the parse is the costly part, and there they could not change a verdict."""
         todo = [i for i in dict.fromkeys(index) if i not in overruled]
         if todo and not contrasts:
             overruled.update((i, None) for i in todo)
