@@ -50,3 +50,23 @@ def test_freed_pages_go_back_to_the_system():
     release_freed_memory()
     assert _rss_mb() < before - 100
     del pinned
+
+
+def _env_after_import(env: dict[str, str]) -> str:
+    import os
+    import subprocess
+    import sys
+
+    code = ("import os, localeval.backends as b; "
+            "print(os.environ.get(b.kernels.ONEDNN_CACHE_ENV, '<unset>'))")
+    clean = {k: v for k, v in os.environ.items() if k != "ONEDNN_PRIMITIVE_CACHE_CAPACITY"}
+    done = subprocess.run([sys.executable, "-c", code], env={**clean, **env}, capture_output=True, text=True,
+                          check=True)
+    return done.stdout.strip()
+
+
+def test_backends_bound_onednn_kernel_cache_and_keep_a_users_value():
+    from localeval.backends.kernels import ONEDNN_CACHE_CAPACITY
+
+    assert _env_after_import({}) == str(ONEDNN_CACHE_CAPACITY)
+    assert _env_after_import({"ONEDNN_PRIMITIVE_CACHE_CAPACITY": "512"}) == "512"

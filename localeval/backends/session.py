@@ -321,9 +321,10 @@ class JudgeSession:
         """`localeval.text.contrasts.contrast` of each ``(claim, premise, source)`` under
         ``rules`` (default: all): stored with the session's analyses (one query per call), so
         a re-run in a new process reads the reasons back instead of parsing again (the role
-        rule's parse is the costly part)."""
+        and merge rules' parse is the costly part). The reasons not known yet are found in
+        one call, so their parses are batched (`localeval.text.contrasts.contrast_many`)."""
         from localeval.text.analyses import text_digest
-        from localeval.text.contrasts import CONTRAST_RULES, contrast, contrast_identity
+        from localeval.text.contrasts import CONTRAST_RULES, contrast_identity, contrast_many
 
         rules = rules or CONTRAST_RULES
         kind = f"contrast/{contrast_identity()}/{','.join(rules)}"
@@ -335,12 +336,20 @@ class JudgeSession:
             return f"{claim}\x1f{premise}\x1f{digests[source]}"
 
         keys = [key(*t) for t in triples]
+        if self.analyses.enabled:
+            self.analyses.fetch(keys)
+        memo = self._derived.get(kind, {})
+        new = {k: t for k, t in zip(keys, triples)
+               if k not in memo and (not self.analyses.enabled or self.analyses.load(kind, k, count=False) is None)}
+        found = dict(zip(new, self.timed("metric", lambda: contrast_many(list(new.values()), rules)))) if new else {}
+
+        def build(k: str, t: tuple[str, str, str]) -> Callable[[], str | None]:
+            return lambda: found[k] if k in found else contrast_many([t], rules)[0]
+
         if not self.analyses.enabled:  # remembered for the session only (a claim meets a unit again)
-            return [self.remember(kind, k, lambda t=t: self.timed("metric", lambda: contrast(*t, rules)))
-                    for k, t in zip(keys, triples)]
-        self.analyses.fetch(keys)
-        return [self.analysis(kind, k, lambda t=t: contrast(*t, rules), _encode_reason, _decode_reason, stage="metric")
-                or None for k, t in zip(keys, triples)]
+            return [self.remember(kind, k, build(k, t)) for k, t in zip(keys, triples)]
+        return [self.analysis(kind, k, build(k, t), _encode_reason, _decode_reason, stage="metric") or None
+                for k, t in zip(keys, triples)]
 
     def timed(self, stage: str, build: Callable[[], T]) -> T:
         """``build()``, its seconds counted for ``stage`` in `timings`."""

@@ -29,17 +29,18 @@ premise that says nothing about the claim is left to the judge. The rules are En
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from localeval.text.lexical import TEXT_MEMO_SIZE, normalise, stop_words
 from localeval.text.numbers import numbers_in
 
-__all__ = ["CONTRAST_RULES", "RULES_WITHOUT_PARSE", "contrast", "contrast_identity"]
+__all__ = ["CONTRAST_RULES", "RULES_WITHOUT_PARSE", "contrast", "contrast_identity", "contrast_many"]
 
 CONTRAST_RULES: tuple[str, ...] = ("number", "unit", "bound", "opposite", "negated", "role", "merge")
-RULES_WITHOUT_PARSE: tuple[str, ...] = tuple(r for r in CONTRAST_RULES if r not in ("role", "merge"))
+_PARSING_RULES = frozenset({"role", "merge"})
+RULES_WITHOUT_PARSE: tuple[str, ...] = tuple(r for r in CONTRAST_RULES if r not in _PARSING_RULES)
 """The rules that need no spaCy parse (a parse costs ~10 ms a text on CPU)."""
 
 _TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[A-Za-z]+(?:'[a-z]+)?|[°€$£%]|[.;:!?]")
@@ -489,6 +490,29 @@ def contrast(claim: str, premise: str, source: str = "", rules: tuple[str, ...] 
         if reason is not None:
             return reason
     return None
+
+
+def contrast_many(triples: Sequence[tuple[str, str, str]],
+                  rules: tuple[str, ...] = CONTRAST_RULES) -> list[str | None]:
+    """``[contrast(*t, rules) for t in triples]``, with the parses of the rules that need one
+    (role, merge) made in batches: spaCy parses many short texts about twice as fast as one
+    at a time (`localeval.text.roles.parse_many`). Only the texts those rules would parse
+    are parsed: the claims of pairs no earlier rule decided, then the premises that
+    `roles.reads_premise` or `merges.reads_premise` let through."""
+    first = next((k for k, name in enumerate(rules) if name in _PARSING_RULES), len(rules))
+    reasons = [contrast(*t, rules[:first]) for t in triples]
+    later = rules[first:]
+    open_ = [k for k, reason in enumerate(reasons) if reason is None]
+    if not later or not open_:
+        return reasons
+    from localeval.text import merges, roles
+
+    roles.parse_many(triples[k][0] for k in open_)
+    readers = [m.reads_premise for name, m in (("role", roles), ("merge", merges)) if name in later]
+    roles.parse_many(triples[k][1] for k in open_ if any(reads(triples[k][0], triples[k][1]) for reads in readers))
+    for k in open_:
+        reasons[k] = contrast(*triples[k], later)
+    return reasons
 
 
 def contrast_identity() -> str:
