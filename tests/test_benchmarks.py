@@ -255,6 +255,19 @@ def test_memory_curve_plumbing(tmp_path, tiny_nli_dir):
     assert len(kept) <= 22 and kept[-1] == samples[-1] and samples[333] in kept
 
 
+def test_kernel_cache_plumbing(tmp_path, tiny_nli_dir):
+    from benchmarks import kernel_cache
+
+    out = tmp_path / "kernels.json"
+    assert kernel_cache.main(["--model", str(tiny_nli_dir), "--calls", "2", "--repeats", "1", "--precision", "fp32",
+                              "--capacities", "1024,16", "--output", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert set(result["summary"]) == {"1024", "16"} and result["summary"]["1024"]["time_vs_first"] == 1.0
+    assert all(len(runs) == 1 and runs[0]["pairs"] == 2 * kernel_cache.CALL_PAIRS for runs in result["runs"].values())
+    assert result["summary"]["16"]["rss_peak_mb"] >= result["summary"]["16"]["rss_loaded_mb"] > 0
+    assert "| 16 |" in out.with_suffix(".md").read_text()
+
+
 def test_bulk_speed_plumbing(tmp_path, one_torch_thread):
     from benchmarks import bulk_speed
     from tests.conftest import build_tiny_model
