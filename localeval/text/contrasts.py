@@ -41,7 +41,8 @@ __all__ = ["CONTRAST_RULES", "RULES_WITHOUT_PARSE", "contrast", "contrast_identi
 CONTRAST_RULES: tuple[str, ...] = ("number", "unit", "bound", "opposite", "negated", "role", "merge")
 _PARSING_RULES = frozenset({"role", "merge"})
 RULES_WITHOUT_PARSE: tuple[str, ...] = tuple(r for r in CONTRAST_RULES if r not in _PARSING_RULES)
-"""The rules that need no spaCy parse (a parse costs ~10 ms a text on CPU)."""
+"""The rules that need no spaCy parse (a parse costs ~3 ms a unit on 2 CPU cores even in batches,
+about three times what the other rules cost together)."""
 
 _TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[A-Za-z]+(?:'[a-z]+)?|[°€$£%]|[.;:!?]")
 _CLAUSE_END = frozenset(".;:!?")
