@@ -71,10 +71,15 @@ class _View:
                 if norm not in self.shown:
                     self.names.append(norm)
                     self.shown[norm] = text
-            elif text.lower() not in stops and len(text) > 2:
+            elif _is_content(text, stops):
                 words.add(norm)
         self.ids = frozenset(self.names)
         self.words = frozenset(words)
+
+
+def _is_content(word: str, stops: frozenset[str]) -> bool:
+    """A content word of a sentence's view, and so of `reads_premise`'s check: the two must agree."""
+    return word.lower() not in stops and len(word) > 2
 
 
 @lru_cache(maxsize=TEXT_MEMO_SIZE)
@@ -103,8 +108,7 @@ def reads_premise(claim: str, premise: str) -> bool:
 def _lower_content_words(text: str) -> frozenset[str]:
     stops = stop_words()
     return frozenset(normalise(t.text.lower()) for t in _tokens(text)
-                     if not (t.text[0].isdigit() or t.text[0].isupper()) and t.text.lower() not in stops
-                     and len(t.text) > 2)
+                     if not (t.text[0].isdigit() or t.text[0].isupper()) and _is_content(t.text, stops))
 
 
 @lru_cache(maxsize=TEXT_MEMO_SIZE)

@@ -171,19 +171,22 @@ def _named_triples(claim: str) -> list[tuple[str, _Argument, _Argument]]:
     return [t for t in _triples(claim) if t[0] not in _LIGHT_VERBS and (t[1].names or t[2].names)]
 
 
+def _names_someone(mine: list[tuple[str, _Argument, _Argument]], lowered_premise: str) -> bool:
+    return any(n in lowered_premise for _, a, p in mine for n in a.names | p.names)
+
+
 def reads_premise(claim: str, premise: str) -> bool:
     """Does `role_contrast` parse the premise? Only when it names someone the claim's acts
     name (the claim is parsed to know)."""
-    lowered = premise.lower()
-    return any(n in lowered for _, a, p in _named_triples(claim) for n in a.names | p.names)
+    return _names_someone(_named_triples(claim), premise.lower())
 
 
 def role_contrast(claim: str, premise: str) -> str | None:
     """A reason when the premise gives the claim's act another agent or swaps its arguments."""
-    if not reads_premise(claim, premise):
-        return None
     mine = _named_triples(claim)
     lowered = premise.lower()
+    if not _names_someone(mine, lowered):
+        return None
 
     def named_here(x: _Argument) -> bool:
         return bool(x.names) and all(n in lowered for n in x.names)
