@@ -283,7 +283,8 @@ def test_damaged_cache_file_is_moved_aside_and_scores_do_not_change(tmp_path, mo
             old.unlink()
 
 
-@pytest.mark.parametrize("bad", [np.array([np.nan, 0.5, 0.5]), np.array([1.0]), np.array([0.9, 0.9, 0.9])])
+@pytest.mark.parametrize("bad", [np.array([np.nan, 0.5, 0.5]), np.array([1.0]), np.array([0.9, 0.9, 0.9]),
+                                 np.array([np.inf, 0.0, 0.0]), np.array([-0.5, 1.0, 0.5])])
 def test_invalid_stored_verdicts_are_judged_again_and_overwritten(tmp_path, model_dir, bad):
     rows = make_rows(4)
     path = tmp_path / "cache.sqlite"

@@ -130,3 +130,24 @@ def test_cli_csv_column_map_cache_and_parquet_output(tmp_path, model_dir):
     assert cache.exists()
     bad = cli.invoke(app, ["score", str(data), "--model", str(model_dir), "--column-map", "reference"])
     assert bad.exit_code == 2 and "FIELD=COLUMN" in bad.output
+
+
+def test_a_chunk_forgets_the_previous_chunks_derived_values(tmp_path, model_dir):
+    """Units, claims and the like are remembered within a chunk only: a long run's memory
+    must not grow with the rows it has scored."""
+    from localeval.backends import NLIJudge
+    from localeval.backends.session import JudgeSession
+    from localeval.metrics import ContextRecall
+    from localeval.runner.run import run_chunks
+
+    rows = list(read_jsonl(write_jsonl(tmp_path / "in.jsonl", make_rows(6))))
+    metric = [("context_recall", ContextRecall(NLIJudge(model_dir, device="cpu")))]
+
+    def held_after_each_chunk(chunk_size: int) -> list[int]:
+        with JudgeSession() as session:
+            return [session.remembered for _ in run_chunks(rows, metric, session=session, chunk_size=chunk_size)]
+
+    (whole,) = held_after_each_chunk(6)
+    per_chunk = held_after_each_chunk(2)
+    assert len(per_chunk) == 3 and whole > 0
+    assert max(per_chunk) < whole  # kept across chunks, the last would hold all six rows' values

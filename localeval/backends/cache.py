@@ -36,7 +36,6 @@ is treated as absent, judged again and overwritten (counted in ``repaired``).
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 import sqlite3
 import threading
@@ -207,8 +206,7 @@ class JudgementCache:
                     f"SELECT key, probs FROM judgements WHERE model = ? AND key IN ({marks})",
                     [model, *part],
                 ).fetchall()
-                for key, blob in rows:
-                    value = _valid_verdict(blob, width)
+                for (key, _), value in zip(rows, _valid_verdicts([blob for _, blob in rows], width)):
                     if value is None:
                         self.repaired += 1
                     else:
@@ -391,19 +389,24 @@ def _is_damage(exc: BaseException) -> bool:
     return type(exc) is sqlite3.DatabaseError or "malformed" in text or "not a database" in text
 
 
-def _valid_verdict(blob: object, width: int | None) -> np.ndarray | None:
-    """The probabilities in ``blob``, or ``None`` when they cannot be a verdict: a wrong size,
-    a non-finite value, one outside [0, 1], or a distribution that does not sum to 1."""
-    if not isinstance(blob, bytes) or not blob or len(blob) % 4:
-        return None
-    value = np.frombuffer(blob, dtype=np.float32)
-    if width is not None and len(value) != width:
-        return None
-    if not np.all(np.isfinite(value)) or value.min() < 0.0 or value.max() > 1.0:
-        return None
-    if not math.isclose(float(value.sum(dtype=np.float64)), 1.0, abs_tol=1e-3):
-        return None
-    return value
+def _valid_verdicts(blobs: Sequence[object], width: int | None) -> list[np.ndarray | None]:
+    """The probabilities in each blob, ``None`` where they cannot be a verdict: a wrong size,
+    a non-finite value, one outside [0, 1], or a distribution that does not sum to 1.
+    Checked with one numpy pass per blob size (a cached re-run reads ~60 verdicts a row)."""
+    out: list[np.ndarray | None] = [None] * len(blobs)
+    by_size: dict[int, list[int]] = {}
+    for i, blob in enumerate(blobs):
+        if isinstance(blob, bytes) and blob and not len(blob) % 4 and (width is None or len(blob) == 4 * width):
+            by_size.setdefault(len(blob), []).append(i)
+    for size, indices in by_size.items():
+        values = np.frombuffer(b"".join(blobs[i] for i in indices), dtype=np.float32).reshape(len(indices), size // 4)  # type: ignore[misc]
+        with np.errstate(invalid="ignore"):  # NaN fails the range test below, as it should
+            ok = (values >= 0.0).all(axis=1) & (values <= 1.0).all(axis=1)
+        ok &= np.abs(values.sum(axis=1, dtype=np.float64) - 1.0) <= 1e-3
+        for i, row, good in zip(indices, values, ok):
+            if good:
+                out[i] = row
+    return out
 
 
 def open_cache(cache: str | os.PathLike[str] | JudgementCache | None) -> JudgementCache | None:

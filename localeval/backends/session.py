@@ -59,7 +59,8 @@ T = TypeVar("T")
 
 _TOKEN_MEMO_SIZE = 65536
 _DERIVED_MEMO_SIZE = 4096
-"""Entries of each kind of derived value (e.g. a context's units) a session remembers."""
+"""Entries of each kind of derived value (e.g. a context's units) a session remembers
+within a chunk (`JudgeSession.clear_memory` empties them all per chunk)."""
 
 
 STAGES = ("read", "split", "parse", "plan", "judge", "metric", "write")
@@ -168,9 +169,19 @@ class JudgeSession:
             yield self
 
     def clear_memory(self) -> None:
-        """Forget the in-memory verdicts (the file keeps them): the runner calls it per chunk,
-        so memory stays bounded and a chunk's numbers depend on that chunk alone."""
+        """Forget the in-memory verdicts (the file keeps them) and the derived values (units,
+        claims, contrast reasons, languages; the file keeps those too): the runner calls it
+        per chunk, so memory stays bounded and a chunk's numbers depend on that chunk alone.
+        Derived values must go too: their kinds carry parameters such as a row's token
+        budget, so a memo bounded per kind still grew with every budget a long run met
+        (~10 MB per 1,000 rows, benchmarks/results/memory_curve.md)."""
         self.cache.clear_memory()
+        self._derived.clear()
+
+    @property
+    def remembered(self) -> int:
+        """How many derived values (units, claims, contrast reasons, ...) the session holds."""
+        return sum(len(memo) for memo in self._derived.values())
 
     def prefetch(self, texts: Iterable[str]) -> None:
         """Read the stored analyses of ``texts`` (a chunk's texts) from the cache file in one
