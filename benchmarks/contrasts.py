@@ -75,25 +75,27 @@ def replay(items: dict[str, list[dict]], rules: bool) -> tuple[dict[str, list[di
     probability the best over its units with (or without) the rules applied."""
     from localeval.backends.attribution import CONTRAST_WEIGHT
     from localeval.text.contrasts import contrast
+    from localeval.text.memo import TextMemo, remembering
 
     fired: Counter = Counter()
     out = {}
     for family, rows in items.items():
         out[family] = []
         for row in rows:
-            claims = []
-            for claim in row["claims"]:
-                best = 0.0
-                # As `attribute` reads them: best unit first, until one no rule fires on.
-                for unit in sorted(claim["units"], key=lambda u: -u["p"]):
-                    reason = contrast(claim["text"], unit["text"], row["source"]) if rules else None
-                    if reason is None:
-                        best = max(best, unit["p"])
-                        break
-                    fired[(family, reason.split(":")[0])] += 1
-                    best = max(best, unit["p"] * CONTRAST_WEIGHT)
-                claims.append({"signals": {"p_best": best}, "overlap": claim["overlap"]})
-            out[family].append({"set": row["set"], "label": row["label"], "claims": claims})
+            with remembering(TextMemo()):  # as a run remembers a row's parses
+                claims = []
+                for claim in row["claims"]:
+                    best = 0.0
+                    # As `attribute` reads them: best unit first, until one no rule fires on.
+                    for unit in sorted(claim["units"], key=lambda u: -u["p"]):
+                        reason = contrast(claim["text"], unit["text"], row["source"]) if rules else None
+                        if reason is None:
+                            best = max(best, unit["p"])
+                            break
+                        fired[(family, reason.split(":")[0])] += 1
+                        best = max(best, unit["p"] * CONTRAST_WEIGHT)
+                    claims.append({"signals": {"p_best": best}, "overlap": claim["overlap"]})
+                out[family].append({"set": row["set"], "label": row["label"], "claims": claims})
     return out, fired
 
 

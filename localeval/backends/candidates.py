@@ -30,10 +30,10 @@ import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from localeval.options import DEFAULT_SELECTOR
-from localeval.text.lexical import TEXT_MEMO_SIZE, content_terms, content_words, word_overlap
+from localeval.text.lexical import content_terms, content_words, word_overlap
+from localeval.text.memo import TEXT_MEMO_SIZE, remembered
 
 __all__ = [
     "DEFAULT_SELECTOR",
@@ -76,12 +76,12 @@ class Selector:
 
 
 # Units: a chunk has ~30 a row, each ranked against every claim of its row.
-@lru_cache(maxsize=4 * TEXT_MEMO_SIZE)
+@remembered(entries=4 * TEXT_MEMO_SIZE)
 def _words(text: str) -> frozenset[str]:
-    return frozenset(content_words(text))
+    return frozenset(content_terms(text))  # `content_words`, without its intermediate set
 
 
-@lru_cache(maxsize=4 * TEXT_MEMO_SIZE)
+@remembered(entries=4 * TEXT_MEMO_SIZE)
 def _term_counts(text: str) -> tuple[Counter, int]:
     """Content words of ``text`` with their counts, and how many there are."""
     terms = content_terms(text)
@@ -90,8 +90,8 @@ def _term_counts(text: str) -> tuple[Counter, int]:
 
 def overlap_scores(claim: str, texts: Sequence[str], k: int | None = None) -> list[float]:
     """Share of the claim's content words present in each text."""
-    wanted = content_words(claim)
-    return [word_overlap(wanted, _words(t)) for t in texts]
+    wanted, words = content_words(claim), _words.bound()
+    return [word_overlap(wanted, words(t)) for t in texts]
 
 
 def bm25_scores(claim: str, texts: Sequence[str], k: int | None = None) -> list[float]:
@@ -99,7 +99,8 @@ def bm25_scores(claim: str, texts: Sequence[str], k: int | None = None) -> list[
     query = content_words(claim)
     if not texts or not query:
         return [0.0] * len(texts)
-    docs = [_term_counts(t) for t in texts]
+    counted = _term_counts.bound()
+    docs = [counted(t) for t in texts]
     n = len(docs)
     mean_len = max(sum(length for _, length in docs) / n, 1.0)
     idf = {}
@@ -191,8 +192,9 @@ def relevance_screen(question: str, sentences: Sequence[str], *, max_overlap: fl
     if len(wanted) < min_question_words:
         return [None] * len(sentences)
     out: list[str | None] = []
+    words = _words.bound()
     for sentence in sentences:
-        share = word_overlap(wanted, _words(sentence))
+        share = word_overlap(wanted, words(sentence))
         if share > max_overlap:
             out.append(None)
         elif share == 0.0:

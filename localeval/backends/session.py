@@ -9,8 +9,10 @@ and passes down (``Metric.score_many(samples, session=...)``):
 * the run's options (`localeval.options.RunOptions`, frozen);
 * the verdict cache (`JudgementCache`: an in-memory LRU, emptied per chunk by the runner,
   in front of the optional SQLite file that carries verdicts across runs);
-* memos of derived text: token counts per judge, the units a context is cut into, sentence
-  splits (a `SplitMemo`, active while the session's metrics score);
+* memos of derived text, emptied per chunk by the runner: token counts per judge, the units
+  a context is cut into, sentence splits (a `SplitMemo`) and the text functions' results (a
+  `localeval.text.memo.TextMemo`: tokens, parses, numbers, word sets), the last two active
+  while the session's metrics score;
 * stored text analyses (`localeval.text.analyses.TextAnalyses`): with a cache file, sentence
   splits, claims, a context's units and detected languages are read from the file for a
   whole chunk at once
@@ -48,6 +50,7 @@ import numpy as np
 from localeval.backends.cache import JudgementCache, open_cache
 from localeval.options import RunOptions
 from localeval.text.analyses import TextAnalyses
+from localeval.text.memo import TextMemo, remembering
 from localeval.text.sentences import SplitMemo, remembering_splits
 
 if TYPE_CHECKING:  # the judge module imports torch: only loaded when a judge is asked
@@ -153,6 +156,7 @@ class JudgeSession:
         # Analyses are stored only when the verdicts are: in the cache's file.
         self.analyses = TextAnalyses(self.cache if self.cache.persistent else None)
         self.splits = SplitMemo(store=self.analyses, timer=self.timings.stage)
+        self.text_memo = TextMemo()
         self._states: dict[int, tuple[NLIJudge, ScoringState]] = {}
         self._counters: dict[str, Callable[[str], int]] = {}
         self._derived: dict[str, OrderedDict[Hashable, Any]] = {}
@@ -163,25 +167,29 @@ class JudgeSession:
     # ------------------------------------------------------------------ lifetime
     @contextmanager
     def active(self) -> Iterator[JudgeSession]:
-        """Within the block, sentence splits (`localeval.text.split_sentences`) are
-        remembered in this session."""
-        with remembering_splits(self.splits):
+        """Within the block, sentence splits (`localeval.text.split_sentences`) and the text
+        functions' results (`localeval.text.memo`: tokens, parses, numbers, word sets,
+        languages) are remembered in this session."""
+        with remembering_splits(self.splits), remembering(self.text_memo):
             yield self
 
     def clear_memory(self) -> None:
         """Forget the in-memory verdicts (the file keeps them) and the derived values (units,
-        claims, contrast reasons, languages; the file keeps those too): the runner calls it
+        claims, splits, contrast reasons, languages, the text memo): the runner calls it
         per chunk, so memory stays bounded and a chunk's numbers depend on that chunk alone.
         Derived values must go too: their kinds carry parameters such as a row's token
         budget, so a memo bounded per kind still grew with every budget a long run met
         (~10 MB per 1,000 rows, benchmarks/results/memory_curve.md)."""
         self.cache.clear_memory()
         self._derived.clear()
+        self.splits.clear()
+        self.text_memo.clear()
 
     @property
     def remembered(self) -> int:
-        """How many derived values (units, claims, contrast reasons, ...) the session holds."""
-        return sum(len(memo) for memo in self._derived.values())
+        """How many derived values (units, claims, contrast reasons, ...) and text functions'
+        results (`text_memo`) the session holds."""
+        return sum(len(memo) for memo in self._derived.values()) + len(self.text_memo)
 
     def prefetch(self, texts: Iterable[str]) -> None:
         """Read the stored analyses of ``texts`` (a chunk's texts) from the cache file in one

@@ -31,9 +31,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
-from localeval.text.lexical import TEXT_MEMO_SIZE, normalise, stop_words
+from localeval.text.lexical import normalise, stop_words
+from localeval.text.memo import memo_scope, remembered
 from localeval.text.numbers import numbers_in
 
 __all__ = ["CONTRAST_RULES", "RULES_WITHOUT_PARSE", "contrast", "contrast_identity", "contrast_many"]
@@ -134,7 +134,7 @@ class _Token:
     clause: int  # index of the clause (split at . ; : ! ?) the token is in
 
 
-@lru_cache(maxsize=TEXT_MEMO_SIZE)
+@remembered
 def _tokens(text: str) -> tuple[_Token, ...]:
     out: list[_Token] = []
     clause = 0
@@ -271,7 +271,7 @@ def _base_values(text: str) -> set[float]:
     return out
 
 
-@lru_cache(maxsize=TEXT_MEMO_SIZE)
+@remembered
 def _measures(text: str) -> dict[str, set[tuple[str, str]]]:
     """Number -> the (dimension, unit) pairs it is stated with."""
     tokens = _tokens(text)
@@ -314,7 +314,7 @@ def _unit_after(tokens: tuple[_Token, ...], i: int) -> tuple[str, str] | None:
     return None
 
 
-@lru_cache(maxsize=TEXT_MEMO_SIZE)
+@remembered
 def _bounds(text: str) -> dict[tuple[str, str | None], set[int]]:
     """(number, unit) -> the sides it is bounded from (+1 lower bound, -1 upper bound)."""
     tokens = _tokens(text)
@@ -364,7 +364,7 @@ def _nearest(tokens: tuple[_Token, ...], clause: int, k: int = 2) -> frozenset[s
     return frozenset(words[:k])
 
 
-@lru_cache(maxsize=TEXT_MEMO_SIZE)
+@remembered
 def _polar_of(text: str) -> tuple[_Polar, ...]:
     return tuple(_polar(_tokens(text)))
 
@@ -416,14 +416,14 @@ def _opposite_rule(claim: str, premise: str, source: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=TEXT_MEMO_SIZE)
+@remembered
 def _normalised(text: str) -> tuple[tuple[str, ...], frozenset[str]]:
     """Each token's crude stem, and the set of its raw words."""
     tokens = _tokens(text)
     return tuple(normalise(t.text) for t in tokens), frozenset(t.text for t in tokens)
 
 
-@lru_cache(maxsize=TEXT_MEMO_SIZE)
+@remembered
 def _content_of(text: str) -> frozenset[str]:
     return frozenset(_content(_tokens(text)))
 
@@ -482,14 +482,17 @@ def contrast(claim: str, premise: str, source: str = "", rules: tuple[str, ...] 
     """The first contrast ``rules`` find between ``claim`` and ``premise``, as a reason, or None.
 
     ``source`` is the whole text the premise was taken from (a window of a long document): a
-    number the claim states counts as missing only when the source lacks it too. Not
-    remembered here (a long source in every key made a process-wide memo grow by hundreds of
-    MB): a run's session remembers and stores the reasons (`JudgeSession.contrasts`).
+    number the claim states counts as missing only when the source lacks it too. The reason
+    itself is not remembered here (a long source in every key made a process-wide memo grow
+    by hundreds of MB): a run's session remembers and stores the reasons
+    (`JudgeSession.contrasts`); the texts' tokens and parses are kept in the run's text
+    memo (`localeval.text.memo`), or for this call when no run is active.
     """
-    for name in rules:
-        reason = _RULES[name](claim, premise, source)
-        if reason is not None:
-            return reason
+    with memo_scope():  # the rules share the texts' tokens and parses
+        for name in rules:
+            reason = _RULES[name](claim, premise, source)
+            if reason is not None:
+                return reason
     return None
 
 
@@ -500,20 +503,22 @@ def contrast_many(triples: Sequence[tuple[str, str, str]],
     at a time (`localeval.text.roles.parse_many`). Only the texts those rules would parse
     are parsed: the claims of pairs no earlier rule decided, then the premises that
     `roles.reads_premise` or `merges.reads_premise` let through."""
-    first = next((k for k, name in enumerate(rules) if name in _PARSING_RULES), len(rules))
-    reasons = [contrast(*t, rules[:first]) for t in triples]
-    later = rules[first:]
-    open_ = [k for k, reason in enumerate(reasons) if reason is None]
-    if not later or not open_:
-        return reasons
-    from localeval.text import merges, roles
+    with memo_scope():  # kept for the call at least: the batched parses are read from it
+        first = next((k for k, name in enumerate(rules) if name in _PARSING_RULES), len(rules))
+        reasons = [contrast(*t, rules[:first]) for t in triples]
+        later = rules[first:]
+        open_ = [k for k, reason in enumerate(reasons) if reason is None]
+        if not later or not open_:
+            return reasons
+        from localeval.text import merges, roles
 
-    roles.parse_many(triples[k][0] for k in open_)
-    readers = [m.reads_premise for name, m in (("role", roles), ("merge", merges)) if name in later]
-    roles.parse_many(triples[k][1] for k in open_ if any(reads(triples[k][0], triples[k][1]) for reads in readers))
-    for k in open_:
-        reasons[k] = contrast(*triples[k], later)
-    return reasons
+        roles.parse_many(triples[k][0] for k in open_)
+        readers = [m.reads_premise for name, m in (("role", roles), ("merge", merges)) if name in later]
+        roles.parse_many(triples[k][1] for k in open_
+                         if any(reads(triples[k][0], triples[k][1]) for reads in readers))
+        for k in open_:
+            reasons[k] = contrast(*triples[k], later)
+        return reasons
 
 
 def contrast_identity() -> str:

@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any
 
+from localeval.text.memo import remembered
+
 __all__ = ["LANGUAGE_NAMES", "checked_texts", "detect_language", "language_warnings", "punkt_language"]
 
 # ISO 639-1 -> English name (the languages the detector may answer, and Punkt's file names).
@@ -82,7 +84,7 @@ def detect_language(text: str) -> str | None:
     return _detect(text[:_SAMPLE_CHARS])
 
 
-@lru_cache(maxsize=4096)
+@remembered
 def _detect(text: str) -> str | None:
     by_script, letters = _script_language(text)
     if by_script is not None:

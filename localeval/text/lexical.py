@@ -38,13 +38,6 @@ def stop_words() -> frozenset[str]:
     return frozenset(STOP_WORDS)
 
 
-TEXT_MEMO_SIZE = 4096
-"""Entries of each process-wide memo keyed by a text (its tokens, numbers, parse, word set).
-A chunk's working set fits (its claims meet the same units again within a row); a larger
-memo only holds long texts as keys: at 32,768-65,536 entries they grew a 20,000-row run by
-~400 MB (benchmarks/results/memory_curve.md)."""
-
-
 def normalise(word: str) -> str:
     """A crude stem, applied alike to both sides of every comparison."""
     w = word.lower().replace("’", "'")

@@ -20,9 +20,9 @@ The parse is the role rule's (`localeval.text.roles.tagged_sentences`), one per 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
-from localeval.text.lexical import TEXT_MEMO_SIZE, normalise, stop_words
+from localeval.text.lexical import normalise, stop_words
+from localeval.text.memo import remembered
 from localeval.text.numbers import numbers_in
 from localeval.text.roles import tagged_sentences
 
@@ -82,12 +82,12 @@ def _is_content(word: str, stops: frozenset[str]) -> bool:
     return word.lower() not in stops and len(word) > 2
 
 
-@lru_cache(maxsize=TEXT_MEMO_SIZE)
+@remembered
 def _sentences(text: str) -> tuple[_Sentence, ...]:
     return tuple(_Sentence(words) for words in tagged_sentences(text) if words)
 
 
-@lru_cache(maxsize=TEXT_MEMO_SIZE)
+@remembered
 def _claim(text: str) -> _Sentence:
     return _Sentence(tuple(w for words in tagged_sentences(text) for w in words))
 
@@ -104,14 +104,14 @@ def reads_premise(claim: str, premise: str) -> bool:
     return _lower_content_words(claim) <= _all_words(premise)
 
 
-@lru_cache(maxsize=TEXT_MEMO_SIZE)
+@remembered
 def _lower_content_words(text: str) -> frozenset[str]:
     stops = stop_words()
     return frozenset(normalise(t.text.lower()) for t in _tokens(text)
                      if not (t.text[0].isdigit() or t.text[0].isupper()) and _is_content(t.text, stops))
 
 
-@lru_cache(maxsize=TEXT_MEMO_SIZE)
+@remembered
 def _all_words(text: str) -> frozenset[str]:
     return frozenset(normalise(t.text.lower()) for t in _tokens(text))
 

@@ -9,9 +9,8 @@ the evidence does not is a strong sign the claim is not supported, whatever its 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
-from localeval.text.lexical import TEXT_MEMO_SIZE
+from localeval.text.memo import remembered
 
 __all__ = ["numbers_in"]
 
@@ -96,7 +95,7 @@ def _times_and_decades(text: str) -> tuple[str, set[str]]:
     return _CODE.sub(" ", _DECADE.sub(decade, text)), found
 
 
-@lru_cache(maxsize=TEXT_MEMO_SIZE)
+@remembered
 def numbers_in(text: str) -> frozenset[str]:
     """Canonical numbers stated in ``text`` ("3,000" / "three thousand" -> ``"3000"``).
 

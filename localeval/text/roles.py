@@ -20,12 +20,11 @@ agent.
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from localeval.text.lexical import TEXT_MEMO_SIZE, normalise
+from localeval.text.lexical import normalise
+from localeval.text.memo import active_memo
 
 __all__ = ["Parse", "Tagged", "parse_many", "reads_premise", "role_contrast", "tagged_sentences"]
 
@@ -75,32 +74,32 @@ Parse = tuple[tuple[tuple[str, _Argument, _Argument], ...], Tagged]
 """A text's (verb, agent, patient) triples and its tagged sentences: one parse serves both
 rules that need one (role, and `localeval.text.merges`)."""
 
-_parses: OrderedDict[str, Parse] = OrderedDict()  # the last TEXT_MEMO_SIZE texts parsed
-_parses_lock = threading.Lock()
 _PARSE_BATCH = 64
+_PARSES = f"{__name__}.parse"  # the run memo's table of parses (`localeval.text.memo`)
 
 
 def parse_many(texts: Iterable[str]) -> None:
-    """Parse those of ``texts`` not parsed lately, in batches: spaCy's ``pipe`` parses short
-    texts about twice as fast as one call per text, with the same result (measured on 800
-    units: identical tags, dependencies and heads). `localeval.text.contrasts.contrast_many`
-    calls it before reading the rules on many pairs."""
-    wanted = list(dict.fromkeys(texts))  # outside the lock: ``texts`` may parse as it goes
-    with _parses_lock:
-        todo = [t for t in wanted if t not in _parses]
-    if todo:
-        _remember(zip(todo, _parsed(todo)))
+    """Parse those of ``texts`` the run has not parsed, in batches, into its memo
+    (`localeval.text.memo`; without one there is nowhere to keep them and nothing is done):
+    spaCy's ``pipe`` parses short texts about twice as fast as one call per text, with the
+    same result (measured on 800 units: identical tags, dependencies and heads).
+    `localeval.text.contrasts.contrast_many` calls it before reading the rules on many pairs."""
+    memo = active_memo()
+    if memo is None:
+        return
+    todo = [t for t in dict.fromkeys(texts) if not memo.lookup(_PARSES, t)[0]]
+    for text, parse in zip(todo, _parsed(todo)):
+        memo.store(_PARSES, text, parse)
 
 
 def _parse(text: str) -> Parse:
-    with _parses_lock:
-        found = _parses.get(text)
-        if found is not None:
-            _parses.move_to_end(text)
-            return found
-    found = _parsed([text])[0]
-    _remember([(text, found)])
-    return found
+    memo = active_memo()
+    found, parse = memo.lookup(_PARSES, text) if memo is not None else (False, None)
+    if not found:
+        parse = _parsed([text])[0]
+        if memo is not None:
+            memo.store(_PARSES, text, parse)
+    return parse
 
 
 def _parsed(texts: list[str]) -> list[Parse]:
@@ -110,14 +109,6 @@ def _parsed(texts: list[str]) -> list[Parse]:
     # of `_argument` misses (checked on the contrast set): it is not run.
     docs = load_nlp().pipe(texts, batch_size=_PARSE_BATCH, disable=["ner"])
     return [(_triples_of(doc), _tagged(doc)) for doc in docs]
-
-
-def _remember(parsed: Iterable[tuple[str, Parse]]) -> None:
-    with _parses_lock:
-        for text, parse in parsed:
-            _parses[text] = parse
-        while len(_parses) > TEXT_MEMO_SIZE:
-            _parses.popitem(last=False)
 
 
 def _tagged(doc) -> Tagged:

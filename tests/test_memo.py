@@ -1,0 +1,107 @@
+"""`localeval.text.memo`: text functions' results live in one run's memo, never process-wide."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from localeval.backends.session import JudgeSession, session_scope
+from localeval.text.memo import TextMemo, memo_scope, remembered, remembering
+
+calls: list[str] = []
+
+
+@remembered
+def _shout(text: str) -> str:
+    calls.append(text)
+    return text.upper()
+
+
+@remembered(entries=2)
+def _whisper(text: str) -> str:
+    calls.append(text)
+    return text.lower()
+
+
+@pytest.fixture(autouse=True)
+def _no_calls():
+    calls.clear()
+
+
+def test_outside_a_run_every_call_computes():
+    assert _shout("a") == _shout("a") == "A"
+    assert calls == ["a", "a"]
+
+
+def test_a_session_remembers_for_its_own_run_only():
+    with session_scope(None) as first:
+        _shout("a"), _shout("a")
+        assert len(first.text_memo) == 1
+    with session_scope(None):
+        _shout("a")  # a new run is not answered by the last one
+    assert calls == ["a", "a"]
+
+
+def test_clearing_forgets_and_tables_keep_their_size():
+    memo = TextMemo(maxsize=3)
+    with remembering(memo):
+        for text in "abcd":
+            _shout(text), _whisper(text)
+        assert len(memo) == 3 + 2  # the latest 3 of one table, 2 of the other
+        _shout("a")  # evicted: computed again
+        assert calls.count("a") == 3
+        memo.clear()
+        _shout("d")
+    assert calls.count("d") == 3 and len(memo) == 1
+
+
+def test_a_bound_function_uses_the_memo_active_when_bound():
+    assert _shout.bound()("b") == "B"  # no run: the plain function
+    memo = TextMemo()
+    with remembering(memo):
+        shout = _shout.bound()
+        shout("b"), shout("b")
+    assert calls == ["b", "b"] and len(memo) == 1
+
+
+def test_memo_scope_shares_results_within_a_batch_call():
+    with memo_scope() as memo:
+        _shout("x"), _shout("x")
+        with memo_scope() as inner:
+            assert inner is memo  # nested scopes use the run's memo
+    assert calls == ["x"]
+
+
+def test_threads_see_the_memo_they_activate():
+    memo = TextMemo()
+    seen: list[object] = []
+
+    def work():
+        from localeval.text.memo import active_memo
+
+        seen.append(active_memo())
+        with remembering(memo):
+            _shout("t")
+            seen.append(active_memo())
+
+    with remembering(TextMemo()):
+        thread = threading.Thread(target=work)
+        thread.start()
+        thread.join()
+    assert seen == [None, memo] and len(memo) == 1
+
+
+def test_invalid_size_is_refused():
+    with pytest.raises(ValueError, match="maxsize"):
+        TextMemo(maxsize=0)
+
+
+def test_the_runner_empties_the_memo_per_chunk():
+    session = JudgeSession()
+    with session.active():
+        _shout("row text")
+    assert len(session.text_memo) == 1
+    session.clear_memory()
+    assert len(session.text_memo) == 0 and session.remembered == 0
+    session.close()
