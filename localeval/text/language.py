@@ -58,7 +58,7 @@ _SAMPLE_CHARS = 2000  # enough to tell a language; a 50k-token context is not re
 def _script_language(text: str) -> tuple[str | None, int]:
     """``("zh" | "ja" | "ko" | None, letters)`` from the characters' scripts."""
     if text.isascii():
-        return None, sum(ch.isalpha() for ch in text)
+        return None, sum(map(str.isalpha, text))
     letters = han = kana = hangul = 0
     for ch in text:
         if not ch.isalpha():
