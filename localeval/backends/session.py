@@ -29,8 +29,9 @@ Metrics ask for verdicts through one pair-batching helper, `PairBatch` (``sessio
 ``add(key, pairs, task)`` for every row, one ``run()``, then ``get(key)``), which sends all the
 pairs of a task to the judge in one call (identical pairs once, cached ones not at all), and
 size premises with one token-budget function (`JudgeSession.premise_budget`) over one
-memoised token counter (`TokenCounter`, which also counts a batch in one tokenizer call). A caller without a session (``metric.score(row)``) gets a short-lived
-one (`session_scope`), so one-row use keeps working unchanged.
+memoised token counter (`TokenCounter`, which also counts a batch in one tokenizer call).
+A caller without a session (``metric.score(row)``) gets a short-lived one (`session_scope`),
+so one-row use keeps working unchanged.
 """
 
 from __future__ import annotations

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import threading
-from functools import lru_cache
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
@@ -28,11 +27,10 @@ from typing import Any, TypeVar
 __all__ = ["TEXT_MEMO_SIZE", "TextMemo", "active_memo", "memo_scope", "remembered", "remembering"]
 
 TEXT_MEMO_SIZE = 4096
-"""Entries of each table of a run's text memo (a text's tokens,
-numbers, parse, word set), emptied per chunk. A chunk's working set fits (its claims meet the
-same units again within a row); when these memos were process-wide and held 32,768-65,536
-entries, long texts as keys grew a 20,000-row run by ~400 MB
-(benchmarks/results/memory_curve.md)."""
+"""Entries of each table of a run's text memo (a text's tokens, numbers, parse, word set),
+emptied per chunk. A chunk's working set fits (its claims meet the same units again within a
+row); when these memos were process-wide and held 32,768-65,536 entries, long texts as keys
+grew a 20,000-row run by ~400 MB (benchmarks/results/memory_curve.md)."""
 
 T = TypeVar("T")
 K = TypeVar("K", bound=Hashable)
@@ -58,7 +56,7 @@ class TextMemo:
         cached = self._functions.get(table)
         if cached is None:
             with self._lock:
-                cached = self._functions.setdefault(table, lru_cache(maxsize=entries or self.maxsize)(function))
+                cached = self._functions.setdefault(table, functools.lru_cache(maxsize=entries or self.maxsize)(function))
         return cached
 
     def lookup(self, table: str, key: Hashable) -> tuple[bool, Any]:

@@ -88,8 +88,9 @@ def parse_many(texts: Iterable[str]) -> None:
     if memo is None:
         return
     todo = [t for t in dict.fromkeys(texts) if not memo.lookup(_PARSES, t)[0]]
-    for text, parse in zip(todo, _parsed(todo)):
-        memo.store(_PARSES, text, parse)
+    if todo:  # nothing new: spaCy is not even loaded
+        for text, parse in zip(todo, _parsed(todo)):
+            memo.store(_PARSES, text, parse)
 
 
 def _parse(text: str) -> Parse:
