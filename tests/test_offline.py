@@ -68,6 +68,8 @@ def test_every_metric_scores_without_network_or_offline_switches(tmp_path):
     # Exit 1 is the CI gate (localeval.runner.gates): the example has no column some metrics
     # need (IDs, a response), so those score no row. Anything else would be a failure.
     assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    # Exit 1 is also what Python gives when it cannot import localeval at all: say so.
+    assert out.exists(), f"no output was written (exit {proc.returncode}): {proc.stderr[-3000:]}"
     assert not (tmp_path / "network.log").exists(), (tmp_path / "network.log").read_text()
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").split("\n")[:-1]]
     assert len(rows) == len(EXAMPLE.read_text().strip().splitlines())
