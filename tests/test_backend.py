@@ -297,22 +297,3 @@ def test_max_units_reaches_metrics_built_by_name(tiny_judge):
 
     with pytest.raises(ValueError, match="max_units"):
         ContextRecall(tiny_judge, max_units=0)
-
-
-def test_token_counter_counts_a_batch_as_one_text_at_a_time(tiny_judge):
-    """A session counts a batch in one tokenizer call; windows cut with it are the same."""
-    from localeval.backends.session import TokenCounter
-    from localeval.text.sentences import split_sentences
-    from localeval.text.windows import make_windows
-
-    text = " ".join(f"Sentence {i} says that the {i}th bridge was rebuilt in {1900 + i}." for i in range(40))
-    sentences = split_sentences(text)
-    counter = TokenCounter(tiny_judge, maxsize=8)
-    texts = [s.text for s in sentences] + [""]
-    assert counter.many(texts) == [tiny_judge.count_tokens(t) for t in texts]
-    assert counter(texts[0]) == tiny_judge.count_tokens(texts[0])
-    assert len(counter) == 8  # bounded: the latest 8 texts
-    for overlap, most in ((1, None), (1, 2), (0, None)):
-        plain = make_windows(text, sentences, tiny_judge.count_tokens, 48, overlap=overlap, max_sentences=most)
-        batched = make_windows(text, sentences, TokenCounter(tiny_judge), 48, overlap=overlap, max_sentences=most)
-        assert len(plain) > 3 and [(w.start, w.end) for w in batched] == [(w.start, w.end) for w in plain]

@@ -43,6 +43,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -56,7 +57,7 @@ from localeval.text.sentences import SplitMemo, remembering_splits
 if TYPE_CHECKING:  # the judge module imports torch: only loaded when a judge is asked
     from localeval.backends.nli import NLIJudge, Pair, ScoringState, Task
 
-__all__ = ["STAGES", "Counters", "JudgeSession", "PairBatch", "Timings", "TokenCounter", "session_scope"]
+__all__ = ["STAGES", "Counters", "JudgeSession", "PairBatch", "Timings", "session_scope"]
 
 T = TypeVar("T")
 
@@ -130,55 +131,6 @@ class Counters:
         return asdict(self)
 
 
-class TokenCounter:
-    """``judge.count_tokens``, remembered for a session (rows and metrics repeat claims,
-    questions and sentences, and windowing counts tens of thousands of times). Call it with
-    one text, or count many at once with ``many``: one tokenizer call for a batch is several
-    times cheaper than a call per text, and the counts are the same."""
-
-    def __init__(self, judge: NLIJudge, maxsize: int = _TOKEN_MEMO_SIZE) -> None:
-        self._one, self._batch = judge.count_tokens, judge.count_tokens_batch
-        self.maxsize = maxsize
-        self._known: OrderedDict[str, int] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def __call__(self, text: str) -> int:
-        with self._lock:
-            known = self._known.get(text)
-            if known is not None:
-                self._known.move_to_end(text)
-                return known
-        count = self._one(text)
-        self._remember({text: count})
-        return count
-
-    def many(self, texts: Sequence[str]) -> list[int]:
-        """The count of each of ``texts``, the unknown ones counted in one batch."""
-        with self._lock:
-            found = {t: self._known[t] for t in texts if t in self._known}
-        missing = [t for t in dict.fromkeys(texts) if t not in found]
-        if missing:
-            counted = dict(zip(missing, self._batch(missing)))
-            self._remember(counted)
-            found.update(counted)
-        return [found[t] for t in texts]
-
-    def _remember(self, counts: dict[str, int]) -> None:
-        with self._lock:
-            self._known.update(counts)
-            for text in counts:
-                self._known.move_to_end(text)
-            while len(self._known) > self.maxsize:
-                self._known.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._known.clear()
-
-    def __len__(self) -> int:
-        return len(self._known)
-
-
 class JudgeSession:
     """The state of one run (see the module docstring).
 
@@ -207,7 +159,7 @@ class JudgeSession:
         self.splits = SplitMemo(store=self.analyses, timer=self.timings.stage)
         self.text_memo = TextMemo()
         self._states: dict[int, tuple[NLIJudge, ScoringState]] = {}
-        self._counters: dict[str, TokenCounter] = {}
+        self._counters: dict[str, Callable[[str], int]] = {}
         self._derived: dict[str, OrderedDict[Hashable, Any]] = {}
 
     def __repr__(self) -> str:
@@ -224,9 +176,8 @@ class JudgeSession:
 
     def clear_memory(self) -> None:
         """Forget the in-memory verdicts (the file keeps them) and the derived values (units,
-        claims, splits, token counts, contrast reasons, languages, the text memo): the runner
-        calls it per chunk, so memory stays bounded and a chunk's numbers depend on that chunk
-        alone.
+        claims, splits, contrast reasons, languages, the text memo): the runner calls it
+        per chunk, so memory stays bounded and a chunk's numbers depend on that chunk alone.
         Derived values must go too: their kinds carry parameters such as a row's token
         budget, so a memo bounded per kind still grew with every budget a long run met
         (~10 MB per 1,000 rows, benchmarks/results/memory_curve.md)."""
@@ -234,8 +185,6 @@ class JudgeSession:
         self._derived.clear()
         self.splits.clear()
         self.text_memo.clear()
-        for counter in self._counters.values():
-            counter.clear()
 
     @property
     def remembered(self) -> int:
@@ -328,29 +277,30 @@ class JudgeSession:
         return PairBatch(self, judge, batch_size=batch_size, show_progress_bar=show_progress_bar)
 
     # ------------------------------------------------------------------ tokens and memos
-    def token_counter(self, judge: NLIJudge) -> TokenCounter:
-        """``judge.count_tokens``, remembered for the session (`TokenCounter`)."""
+    def token_counter(self, judge: NLIJudge) -> Callable[[str], int]:
+        """``judge.count_tokens``, remembered for the session: rows and metrics repeat claims,
+        questions and sentences, and windowing counts tens of thousands of times."""
         key = f"{judge.path}\0{judge.max_length}"
         counter = self._counters.get(key)
         if counter is None:
-            counter = self._counters[key] = TokenCounter(judge)
+            counter = self._counters[key] = lru_cache(maxsize=_TOKEN_MEMO_SIZE)(judge.count_tokens)
         return counter
 
-    def fits(self, judge: NLIJudge, texts: Sequence[str], budget: int) -> list[bool]:
-        """Does each of ``texts`` take at most ``budget`` of ``judge``'s tokens? A text with
-        fewer UTF-8 bytes than the budget is not tokenised: every token of a WordPiece, BPE or
-        unigram vocabulary covers at least one byte, but for one leading word-boundary piece.
-        The others are counted in one batch."""
-        short = [len(t.encode("utf-8", "surrogatepass")) < budget for t in texts]
-        counted = iter(self.token_counter(judge).many([t for t, s in zip(texts, short) if not s]))
-        return [s or next(counted) <= budget for s in short]
+    def fits(self, judge: NLIJudge, text: str, budget: int) -> bool:
+        """Does ``text`` take at most ``budget`` of ``judge``'s tokens? A text with fewer
+        UTF-8 bytes than the budget is not tokenised: every token of a WordPiece, BPE or
+        unigram vocabulary covers at least one byte, but for one leading word-boundary piece."""
+        if len(text.encode("utf-8", "surrogatepass")) < budget:
+            return True
+        return self.token_counter(judge)(text) <= budget
 
     def premise_budget(self, judge: NLIJudge, hypotheses: Sequence[str]) -> int:
         """Tokens left for the premise beside the longest of ``hypotheses`` (claims or
         questions) and the three special tokens ([CLS] [SEP] [SEP]). A hypothesis longer than
         half the input is rare and is the one thing truncated (with the judge's warning):
         the premise always keeps at least half. The one token budget of every metric."""
-        longest = max(self.token_counter(judge).many(list(hypotheses)), default=0)
+        count = self.token_counter(judge)
+        longest = max((count(h) for h in hypotheses), default=0)
         return judge.max_length - min(longest, judge.max_length // 2) - 3
 
     def analysis(self, kind: str, text: str, build: Callable[[], T], encode: Callable[[T], bytes | None],

@@ -106,11 +106,10 @@ def context_sentences(judge: NLIJudge, contexts: Sequence[str], budget: int, *,
     """Every sentence of every non-empty context, in order, with the pieces to judge."""
     count = session.token_counter(judge)
     found = [(ci, s) for ci, c in enumerate(contexts) if c and c.strip() for s in split_sentences(c)]
-    fitting = session.fits(judge, [s.text for _, s in found], budget)
     out = []
-    for (ci, sentence), fits in zip(found, fitting):
+    for ci, sentence in found:
         pieces: tuple[Span, ...] = (sentence,)
-        if not fits:  # only over-long sentences pay for windowing
+        if not session.fits(judge, sentence.text, budget):  # only over-long sentences pay for windowing
             windows = make_windows(contexts[ci], [sentence], count, budget)
             pieces = tuple(Span(text=w.text, start=w.start, end=w.end) for w in windows)
         out.append(ContextSentence(ci, sentence, pieces))

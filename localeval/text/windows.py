@@ -39,10 +39,7 @@ class _Packer:
                  max_tokens: int, overhead: int) -> None:
         self.text, self.units = text, units
         self.count_tokens, self.max_tokens, self.overhead = count_tokens, max_tokens, overhead
-        # A counter with ``many`` (a run's `TokenCounter`) counts a batch in one tokenizer call.
-        self.count_many: Callable[[list[str]], list[int]] | None = getattr(count_tokens, "many", None)
-        pieces = [text[a:b] for a, b in units]
-        self.counts = self.count_many(pieces) if self.count_many else [count_tokens(p) for p in pieces]
+        self.counts = [count_tokens(text[a:b]) for a, b in units]
         self._prefix = [0, *accumulate(self.counts)]
 
     def estimate(self, i: int, j: int) -> int:
@@ -60,15 +57,6 @@ class _Packer:
         ``max_units`` units), except a single unit that is itself over budget (returned alone,
         for the caller to cut further). Ranges always advance, so this terminates for any
         ``overlap``."""
-        if self.count_many is not None:
-            # Count the ranges the estimates give in one batch: when no estimate was low (the
-            # rule for a tokenizer that splits at whitespace and punctuation), the verifying
-            # pass below finds every count remembered and chooses the same ranges.
-            self.count_many([self.text[self.units[i][0]:self.units[j][1]]
-                             for i, j in self._ranges(overlap, max_units, verify=False)])
-        return self._ranges(overlap, max_units, verify=True)
-
-    def _ranges(self, overlap: int, max_units: int | None, verify: bool) -> list[tuple[int, int]]:
         cap = max_units or len(self.units)
         out: list[tuple[int, int]] = []
         n, first = len(self.units), 0  # first: the first unit no range has covered yet
@@ -89,7 +77,7 @@ class _Packer:
                     and self.estimate(start, end + 1) <= self.max_tokens:
                 end += 1
             # The estimate can be low (a tokenizer that merges across a boundary): verify.
-            while verify and self.actual(start, end) > self.max_tokens and (end > first or start < first):
+            while self.actual(start, end) > self.max_tokens and (end > first or start < first):
                 if end > first:
                     end -= 1
                 else:
