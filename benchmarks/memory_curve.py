@@ -1,5 +1,6 @@
 """Resident memory of a long local run against the rows it has scored: flat, because rows are
-read, scored and written one chunk at a time and the session forgets each chunk's verdicts.
+read, scored and written one chunk at a time and the session forgets each chunk's verdicts
+and memos.
 
 Workload: the bulk benchmark's synthetic rows (`benchmarks.bulk_speed.make_rows`: a question,
 an answer, a reference and five ~120-word chunks a row), written as a JSON Lines file and

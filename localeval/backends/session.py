@@ -9,10 +9,10 @@ and passes down (``Metric.score_many(samples, session=...)``):
 * the run's options (`localeval.options.RunOptions`, frozen);
 * the verdict cache (`JudgementCache`: an in-memory LRU, emptied per chunk by the runner,
   in front of the optional SQLite file that carries verdicts across runs);
-* memos of derived text, emptied per chunk by the runner: token counts per judge, the units
-  a context is cut into, sentence splits (a `SplitMemo`) and the text functions' results (a
-  `localeval.text.memo.TextMemo`: tokens, parses, numbers, word sets), the last two active
-  while the session's metrics score;
+* memos of derived text: token counts per judge (a bounded LRU) and, emptied per chunk by
+  the runner, the units a context is cut into, sentence splits (a `SplitMemo`) and the text
+  functions' results (a `localeval.text.memo.TextMemo`: tokens, parses, numbers, word sets),
+  the last two active while the session's metrics score;
 * stored text analyses (`localeval.text.analyses.TextAnalyses`): with a cache file, sentence
   splits, claims, a context's units and detected languages are read from the file for a
   whole chunk at once
@@ -29,9 +29,8 @@ Metrics ask for verdicts through one pair-batching helper, `PairBatch` (``sessio
 ``add(key, pairs, task)`` for every row, one ``run()``, then ``get(key)``), which sends all the
 pairs of a task to the judge in one call (identical pairs once, cached ones not at all), and
 size premises with one token-budget function (`JudgeSession.premise_budget`) over one
-memoised token counter (`TokenCounter`, which also counts a batch in one tokenizer call).
-A caller without a session (``metric.score(row)``) gets a short-lived one (`session_scope`),
-so one-row use keeps working unchanged.
+memoised token counter. A caller without a session (``metric.score(row)``) gets a
+short-lived one (`session_scope`), so one-row use keeps working unchanged.
 """
 
 from __future__ import annotations
