@@ -280,8 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.profile:
         with tempfile.TemporaryDirectory() as tmp:
             cache = Path(tmp) / "verdicts.sqlite"
-            # Rows of their own: text memos are process-wide (parses, splits, word sets), and
-            # the runs above scored ``first``, so profiling it would time memo hits.
+            # Rows of their own, not ``first``: a profile must not depend on what the runs
+            # above scored (memos were once process-wide and made it time their hits).
             rows = make_rows(len(first), seed=PROFILE_SEED)
             profiles.append(profile_run(rows, judge, batch))
             profile_run(rows, judge, batch, cache)  # fills the file

@@ -20,11 +20,11 @@ import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
-__all__ = ["TEXT_MEMO_SIZE", "TextMemo", "active_memo", "memo_scope", "remembered", "remembering"]
+__all__ = ["TEXT_MEMO_SIZE", "TextMemo", "active_memo", "holding", "memo_scope", "remembered", "remembering"]
 
 TEXT_MEMO_SIZE = 4096
 """Entries of each table of a run's text memo (a text's tokens, numbers, parse, word set),
@@ -34,6 +34,7 @@ grew a 20,000-row run by ~400 MB (benchmarks/results/memory_curve.md)."""
 
 T = TypeVar("T")
 K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
 
 _active: ContextVar[TextMemo | None] = ContextVar("localeval_text_memo", default=None)
 
@@ -98,13 +99,19 @@ def active_memo() -> TextMemo | None:
 
 
 @contextmanager
-def remembering(memo: TextMemo | None) -> Iterator[None]:
-    """Within the block (this thread or task), ``@remembered`` functions read and fill ``memo``."""
-    token = _active.set(memo)
+def holding(var: ContextVar[V], value: V) -> Iterator[None]:
+    """``var`` set to ``value`` within the block (this thread or task), restored after it:
+    how a run makes its memos active (`remembering`, `localeval.text.remembering_splits`)."""
+    token = var.set(value)
     try:
         yield
     finally:
-        _active.reset(token)
+        var.reset(token)
+
+
+def remembering(memo: TextMemo | None) -> AbstractContextManager[None]:
+    """Within the block (this thread or task), ``@remembered`` functions read and fill ``memo``."""
+    return holding(_active, memo)
 
 
 @contextmanager

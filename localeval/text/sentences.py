@@ -25,12 +25,13 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from contextvars import ContextVar
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from localeval.text.analyses import TextAnalyses, decode_offsets, decode_spans, encode_spans
+from localeval.text.memo import holding
 from localeval.text.spans import Span
 
 if TYPE_CHECKING:
@@ -412,14 +413,9 @@ class SplitMemo:
 _active_memo: ContextVar[SplitMemo | None] = ContextVar("localeval_split_memo", default=None)
 
 
-@contextmanager
-def remembering_splits(memo: SplitMemo | None) -> Iterator[None]:
+def remembering_splits(memo: SplitMemo | None) -> AbstractContextManager[None]:
     """Within the block (this thread or task), `split_sentences` reads and fills ``memo``."""
-    token = _active_memo.set(memo)
-    try:
-        yield
-    finally:
-        _active_memo.reset(token)
+    return holding(_active_memo, memo)
 
 
 def _split(text: str, name: str) -> list[Span]:
