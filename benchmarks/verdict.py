@@ -34,6 +34,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -53,14 +54,18 @@ BOOTSTRAP = 1000
 
 # ------------------------------------------------------------------ 1. signals
 
-def load_items(data: Path, limit: int | None) -> dict[str, list[dict]]:
-    """Per family: items ``{"text", "contexts", "label", "set"}`` (the harness's samples)."""
+def load_items(data: Path, limit: int | None, everything: Sequence[str] = ()) -> dict[str, list[dict]]:
+    """Per family: items ``{"text", "contexts", "label", "set"}`` (the harness's samples;
+    every item of the families in ``everything``)."""
     from benchmarks.agreement.attribution import load_attribution_sets
     from benchmarks.agreement.frank import load_frank
     from benchmarks.agreement.ragbench import SUBSETS, load_ragbench
     from benchmarks.agreement.run import CAPS
 
-    caps = {k: (min(v, limit) if limit else v) for k, v in CAPS.items()}
+    caps: dict[str, int | None] = {k: (min(v, limit) if limit else v) for k, v in CAPS.items()}
+    for name in caps:
+        if name.split("/")[0] in everything:
+            caps[name] = limit
     out: dict[str, list[dict]] = {f: [] for f in FAMILIES}
     for family, name, task in load_attribution_sets(data, caps):
         for it in task.items:
@@ -115,7 +120,7 @@ def _item_scores(rows: list[dict], score) -> np.ndarray:
     return np.asarray([min((score(c) for c in r["claims"]), default=0.0) for r in rows])
 
 
-def _fit(rows: list[dict], signals: list[str]):
+def _fit(rows: list[dict], signals: list[str], vetoes: Sequence[str] = ()):
     from sklearn.linear_model import LogisticRegression
 
     from localeval.backends.verdict import VerdictModel
@@ -127,13 +132,13 @@ def _fit(rows: list[dict], signals: list[str]):
     scale[scale < 1e-6] = 1.0
     lr = LogisticRegression(C=1.0, class_weight="balanced", max_iter=2000).fit((x - mean) / scale, y)
     return VerdictModel(signals=signals, mean=mean.tolist(), scale=scale.tolist(), coef=lr.coef_[0].tolist(),
-                        intercept=float(lr.intercept_[0]))
+                        intercept=float(lr.intercept_[0]), vetoes=list(vetoes))
 
 
 def _scorers(model=None) -> dict:
     out = {"judge": lambda c: c["signals"]["p_best"], "overlap": lambda c: c["overlap"]}
     if model is not None:
-        out["verdict"] = lambda c: model.probability(c["signals"])
+        out["verdict"] = lambda c: model.supported(c["signals"])
     return out
 
 
@@ -149,9 +154,10 @@ def _bootstrap_se(labels: np.ndarray, scores: np.ndarray, t: float, rng: np.rand
     return float(np.std(ba)), float(np.std(au))
 
 
-def _held_out(train: dict[str, list[dict]], test: list[dict], signals: list[str], rng: np.random.Generator) -> dict:
+def _held_out(train: dict[str, list[dict]], test: list[dict], signals: list[str], rng: np.random.Generator,
+              vetoes: Sequence[str] = ()) -> dict:
     """``test`` scored by a model fitted on ``train``; every scorer's threshold chosen on ``train``."""
-    model = _fit([r for rows in train.values() for r in rows], signals)
+    model = _fit([r for rows in train.values() for r in rows], signals, vetoes)
     y = np.asarray([r["label"] for r in test])
     figures: dict = {"n": len(test), "positives": int(y.sum())}
     for name, score in _scorers(model).items():
@@ -167,9 +173,9 @@ def _held_out(train: dict[str, list[dict]], test: list[dict], signals: list[str]
     return figures
 
 
-def leave_one_family_out(items: dict[str, list[dict]], signals: list[str]) -> dict:
+def leave_one_family_out(items: dict[str, list[dict]], signals: list[str], vetoes: Sequence[str] = ()) -> dict:
     rng = np.random.default_rng(13)
-    return {held: _held_out({f: rows for f, rows in items.items() if f != held}, items[held], signals, rng)
+    return {held: _held_out({f: rows for f, rows in items.items() if f != held}, items[held], signals, rng, vetoes)
             for held in FAMILIES if held in items}
 
 
@@ -179,7 +185,7 @@ def _balanced_log_loss(labels: np.ndarray, p: np.ndarray) -> float:
     return float((-np.log(p[labels == 1]).mean() - np.log(1 - p[labels == 0]).mean()) / 2)
 
 
-def selection_losses(items: dict[str, list[dict]], candidates: list[list[str]]) -> list[float]:
+def selection_losses(items: dict[str, list[dict]], candidates: list[list[str]], vetoes: Sequence[str] = ()) -> list[float]:
     """Per candidate subset: its leave-one-family-out balanced log-loss (item = min over its
     claims), averaged over the families of ``items``. Uses only ``items``: called on the four
     training families of an outer fold, it chooses a subset without seeing the held-out one."""
@@ -187,21 +193,23 @@ def selection_losses(items: dict[str, list[dict]], candidates: list[list[str]]) 
     for signals in candidates:
         per_family = []
         for held, test in items.items():
-            model = _fit([r for f, rows in items.items() if f != held for r in rows], signals)
+            model = _fit([r for f, rows in items.items() if f != held for r in rows], signals, vetoes)
             y = np.asarray([r["label"] for r in test])
-            per_family.append(_balanced_log_loss(y, _item_scores(test, lambda c: model.probability(c["signals"]))))
+            per_family.append(_balanced_log_loss(y, _item_scores(test, lambda c: model.supported(c["signals"]))))
         losses.append(float(np.mean(per_family)))
     return losses
 
 
-def choose_signals(items: dict[str, list[dict]], candidates: list[list[str]]) -> tuple[list[str], list[float]]:
+def choose_signals(items: dict[str, list[dict]], candidates: list[list[str]],
+                   vetoes: Sequence[str] = ()) -> tuple[list[str], list[float]]:
     """The candidate with the lowest `selection_losses` (ties: the earlier, i.e. fewer signals
     when candidates are listed from small to large)."""
-    losses = selection_losses(items, candidates)
+    losses = selection_losses(items, candidates, vetoes)
     return candidates[int(np.argmin(losses))], losses
 
 
-def nested_leave_one_family_out(items: dict[str, list[dict]], candidates: list[list[str]]) -> dict:
+def nested_leave_one_family_out(items: dict[str, list[dict]], candidates: list[list[str]],
+                                vetoes: Sequence[str] = ()) -> dict:
     """Leave one family out, the signal subset too chosen without the held-out family: on the
     other four, by their own leave-one-family-out log-loss (`choose_signals`). No figure of a
     held-out family takes part in choosing anything that scores it."""
@@ -209,12 +217,12 @@ def nested_leave_one_family_out(items: dict[str, list[dict]], candidates: list[l
     out = {}
     for held in FAMILIES:
         train = {f: rows for f, rows in items.items() if f != held}
-        signals, losses = choose_signals(train, candidates)
-        out[held] = _held_out(train, items[held], signals, rng) | {"selection_losses": losses}
+        signals, losses = choose_signals(train, candidates, vetoes)
+        out[held] = _held_out(train, items[held], signals, rng, vetoes) | {"selection_losses": losses}
     return out
 
 
-def pooled_cv(items: dict[str, list[dict]], signals: list[str], k: int = 5) -> dict:
+def pooled_cv(items: dict[str, list[dict]], signals: list[str], k: int = 5, vetoes: Sequence[str] = ()) -> dict:
     """The agreement harness's protocol (`benchmarks.agreement.thresholds.cv_binary`): k folds
     stratified per family; on each fold the verdict model is fitted and every scorer's one
     threshold chosen (mean BA over families) on the other folds of *all* families, then the
@@ -226,7 +234,7 @@ def pooled_cv(items: dict[str, list[dict]], signals: list[str], k: int = 5) -> d
     verdicts = {n: {f: np.zeros(len(rows), dtype=bool) for f, rows in items.items()} for n in names}
     for fold in range(k):
         train = {f: [r for r, g in zip(rows, folds[f]) if g != fold] for f, rows in items.items()}
-        model = _fit([r for rows in train.values() for r in rows], signals)
+        model = _fit([r for rows in train.values() for r in rows], signals, vetoes)
         for name, score in _scorers(model).items():
             t, _ = macro_best_threshold([
                 (np.asarray([r["label"] for r in rows]), _item_scores(rows, score)) for rows in train.values()
@@ -243,17 +251,51 @@ def pooled_cv(items: dict[str, list[dict]], signals: list[str], k: int = 5) -> d
     return out
 
 
+def contrast_set_check(judge, model) -> dict:
+    """The hand-written contrast set (`benchmarks/contrast/contrast_test.jsonl`), each claim
+    judged as context recall judges it: correct verdicts of the judge alone (at context
+    recall's stored threshold) and of the verdict model (at its own), overall and per
+    category. A verdict that wins on the families by trusting word overlap would lose here,
+    where every unsupported claim repeats the premise's words."""
+    from benchmarks.contrast import DATA, load_items as load_contrast
+    from localeval.backends.attribution import attribute
+    from localeval.metrics import ContextRecall
+
+    items = load_contrast(DATA)
+    threshold = ContextRecall(judge).resolved_threshold()
+    groups = [([it.claim], [it.premise]) for it in items]
+    # Each as a metric runs it: early acceptance at its own bar (the verdict's from the claim's words).
+    plain = attribute(judge, groups, accept_at=threshold)
+    learned = attribute(judge, groups, accept_at=model.threshold, verdict=model)
+    out: dict = {"n": len(items), "judge_threshold": threshold, "verdict_threshold": model.threshold,
+                 "categories": {}}
+    for name in ("judge", "verdict"):
+        out[name] = {"correct": 0}
+    for it, (bare,), (support,) in zip(items, plain, learned):
+        gold = it.label == "supported"
+        row = out["categories"].setdefault(it.category, {"n": 0, "judge": 0, "verdict": 0})
+        row["n"] += 1
+        for name, ok in (("judge", (bare.probability >= threshold) == gold),
+                         ("verdict", (support.probability >= model.threshold) == gold)):
+            row[name] += int(ok)
+            out[name]["correct"] += int(ok)
+    for name in ("judge", "verdict"):
+        acc = out[name]["correct"] / len(items)
+        out[name] |= {"accuracy": acc, "se": float(np.sqrt(acc * (1 - acc) / len(items)))}
+    return out
+
+
 def adopt(lofo: dict) -> tuple[bool, list[str]]:
     losses = [f for f, fig in lofo.items()
               if not (fig["verdict"]["ba"] > fig["judge"]["ba"] and fig["verdict"]["ba"] > fig["overlap"]["ba"])]
     return not losses, losses
 
 
-def final_model(items: dict[str, list[dict]], signals: list[str]):
+def final_model(items: dict[str, list[dict]], signals: list[str], vetoes: Sequence[str] = ()):
     """Fitted on every family; threshold = the best unweighted mean BA over the families."""
-    model = _fit([r for rows in items.values() for r in rows], signals)
+    model = _fit([r for rows in items.values() for r in rows], signals, vetoes)
     t, ba = macro_best_threshold([
-        (np.asarray([r["label"] for r in rows]), _item_scores(rows, lambda c: model.probability(c["signals"])))
+        (np.asarray([r["label"] for r in rows]), _item_scores(rows, lambda c: model.supported(c["signals"])))
         for rows in items.values()
     ])
     return model.model_copy(update={"threshold": round(float(t), 4), "fitted_on": list(FAMILIES)}), ba
@@ -276,6 +318,8 @@ def markdown(result: dict) -> str:
         "thresholded the same way on the same families. Item = min over its claims. BA and AUROC in %,",
         "+- one bootstrap standard error (1,000 resamples). Signals as the metric sees them: contrast",
         "rules on (``p_best`` after a rule's cut; ``contrast`` = a rule overruled the best-liked unit).",
+        "n: the agreement harness's sample of a family, or its whole development split where the",
+        "signals were computed with ``--all-items`` (here: every family whose n exceeds the harness's cap).",
         "",
         "| family | n (pos) | verdict BA | judge BA | overlap BA | verdict AUROC | judge AUROC | overlap AUROC |",
         "|---|---|---|---|---|---|---|---|",
@@ -295,8 +339,25 @@ def markdown(result: dict) -> str:
         margins = "; ".join(
             f"{fam} {100 * f['verdict']['ba']:.1f} vs judge {100 * f['judge']['ba']:.1f}, overlap {100 * f['overlap']['ba']:.1f}"
             for fam, f in result["lofo"].items() if fam in result["losses"])
-        lines.append("**Not adopted**: it does not beat both the judge alone and overlap alone on "
-                     f"{', '.join(result['losses'])} ({margins}); the metrics keep the judge's highest probability.")
+        families = [f for f in result["losses"] if f in result["lofo"]]
+        why = []
+        if families:
+            why.append(f"it does not beat both the judge alone and overlap alone on {', '.join(families)} ({margins})")
+        if "contrast set" in result["losses"]:
+            why.append("it gets fewer contrast-set claims right than the judge alone")
+        lines.append(f"**Not adopted**: {'; and '.join(why)}; the metrics keep the judge's highest probability.")
+    c = result.get("contrast_set")
+    if c:
+        vetoes = result["final"].get("vetoes") or []
+        lines += ["", f"Contrast set ({c['n']} hand-written pairs, `benchmarks/contrast/contrast_test.jsonl`, judged as "
+                  f"context recall judges them): claims right, judge alone at {c['judge_threshold']:.4f} vs the final "
+                  f"verdict model at {c['verdict_threshold']:.4f}"
+                  + (f" (vetoes: {', '.join(vetoes)})" if vetoes else "") + ". Accuracy in %, +- binomial SE.", "",
+                  "| category | n | judge | verdict |", "|---|---:|---:|---:|"]
+        for cat, row in c["categories"].items():
+            lines.append(f"| {cat} | {row['n']} | {100 * row['judge'] / row['n']:.1f} | {100 * row['verdict'] / row['n']:.1f} |")
+        lines.append(f"| **overall** | {c['n']} | {100 * c['judge']['accuracy']:.1f} +- {100 * c['judge']['se']:.1f} | "
+                     f"{100 * c['verdict']['accuracy']:.1f} +- {100 * c['verdict']['se']:.1f} |")
     if result.get("candidates"):
         lines += ["", "Signal subset: chosen for each held-out family on the other four only (nested): the",
                   "candidate with the lowest leave-one-family-out balanced log-loss among those four. Mean",
@@ -346,10 +407,15 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--features", type=Path, default=None,
                    help="signals file: read if it exists (no judge call), else computed and written there")
     p.add_argument("--limit", type=int, default=None, help="at most N items per set (plumbing runs)")
+    p.add_argument("--all-items", default="",
+                   help="comma-separated families scored on every item of their split, not the harness's sample "
+                        "(smaller standard errors where the sample holds few negatives)")
     p.add_argument("--signals", default=",".join(SIGNALS), help="comma-separated subset of the signals")
     p.add_argument("--candidates", default=None,
                    help="semicolon-separated signal subsets (each comma-separated); each held-out family's subset "
                         "is chosen among them on the other families (nested), the final one on all five")
+    p.add_argument("--vetoes", default="",
+                   help="comma-separated signals that cap a claim's P(supported) at the judge's (VerdictModel.vetoes)")
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/verdict.json")
     p.add_argument("--write", action="store_true", help="store the verdict model in the judge if it is adopted")
     args = p.parse_args(argv)
@@ -358,27 +424,35 @@ def main(argv: list[str] | None = None) -> dict:
     if args.features and args.features.exists():
         items = json.loads(args.features.read_text())
     else:
-        items = lean(compute_signals(judge, load_items(args.data_dir, args.limit)))
+        everything = [f for f in args.all_items.split(",") if f]
+        unknown = sorted(set(everything) - set(FAMILIES))
+        if unknown:
+            p.error(f"--all-items: unknown families {unknown}; known: {list(FAMILIES)}")
+        items = lean(compute_signals(judge, load_items(args.data_dir, args.limit, everything)))
         if args.features:
             args.features.write_text(json.dumps(items))
     candidates = [[s for s in c.split(",") if s] for c in (args.candidates or "").split(";") if c.strip()]
+    vetoes = [v for v in args.vetoes.split(",") if v]
     per_candidate = {}
     if candidates:
-        lofo = nested_leave_one_family_out(items, candidates)
-        signals, selection = choose_signals(items, candidates)
+        lofo = nested_leave_one_family_out(items, candidates, vetoes)
+        signals, selection = choose_signals(items, candidates, vetoes)
         for c in candidates:  # each candidate fixed, un-nested: a reference, never a choice
-            fixed = leave_one_family_out(items, c)
+            fixed = leave_one_family_out(items, c, vetoes)
             per_candidate[",".join(c)] = {"ba": {f: fig["verdict"]["ba"] for f, fig in fixed.items()},
                                           "losses": adopt(fixed)[1]}
     else:
         signals, selection = [s for s in args.signals.split(",") if s], []
-        lofo = leave_one_family_out(items, signals)
+        lofo = leave_one_family_out(items, signals, vetoes)
     adopted, losses = adopt(lofo)
-    model, ba = final_model(items, signals)
+    model, ba = final_model(items, signals, vetoes)
+    contrast = contrast_set_check(judge, model)
+    if contrast["verdict"]["correct"] < contrast["judge"]["correct"]:
+        adopted, losses = False, [*losses, "contrast set"]
     result = {
         "model": judge.name, "weights_sha256": weights_sha256(judge.path), "machine": describe_machine(),
         "command": command_line("python benchmarks/verdict.py", sys.argv[1:] if argv is None else argv), "signals": signals, "candidates": candidates, "selection_losses": selection, "per_candidate": per_candidate, "lofo": lofo,
-        "pooled_cv": pooled_cv(items, signals), "adopted": adopted, "losses": losses,
+        "pooled_cv": pooled_cv(items, signals, vetoes=vetoes), "contrast_set": contrast, "adopted": adopted, "losses": losses,
         "final": model.model_dump() | {"in_sample_mean_ba": ba}, "limit": args.limit,
     }
     report = markdown(result)

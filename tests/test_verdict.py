@@ -156,3 +156,71 @@ def test_signals_see_what_the_metric_sees_after_the_contrast_rules(default_judge
     assert off[0].signals["contrast"] == 0.0
     # the paraphrase: no rule, the same signals either way
     assert on[1].contrast is None and on[1].signals == pytest.approx(off[1].signals)
+
+
+def _lexical_model(**overrides):
+    base = {"signals": ["p_best", "coverage_all", "missing_numbers"], "mean": [0.5, 0.75, 0.05],
+            "scale": [0.4, 0.3, 0.2], "coef": [0.5, 0.8, -0.35], "intercept": 0.0, "threshold": 0.5,
+            "vetoes": ["contrast"]}
+    return VerdictModel(**(base | overrides))
+
+
+def test_entailment_needed_is_where_the_verdict_crosses_its_threshold():
+    model = _lexical_model()
+    lexical = {"coverage_all": 0.8, "missing_numbers": 0.0}
+    needed = model.entailment_needed(lexical, 0.5)
+    signals = {s: 0.0 for s in SIGNALS} | lexical
+    assert 0.0 < needed < 1.0
+    assert model.supported(signals | {"p_best": needed}) >= 0.5
+    assert model.supported(signals | {"p_best": needed - 1e-4}) < 0.5
+    # words that are all there need less of the judge; a missing number needs more
+    assert model.entailment_needed({"coverage_all": 1.0, "missing_numbers": 0.0}, 0.5) < needed
+    assert model.entailment_needed({"coverage_all": 0.8, "missing_numbers": 1.0}, 0.5) > needed
+    # a model that reads another judged signal cannot accept a claim on one unit
+    reads_more = _lexical_model(signals=["p_best", "contradiction", "coverage_all"])
+    assert reads_more.entailment_needed(lexical | {"contradiction": 0.0}, 0.5) is None
+    assert _lexical_model(coef=[-0.5, 0.8, -0.35]).entailment_needed(lexical, 0.5) is None
+
+
+def test_a_veto_caps_the_verdict_at_the_judge():
+    model = _lexical_model()
+    signals = {s: 0.0 for s in SIGNALS} | {"p_best": 0.05, "coverage_all": 1.0}
+    assert model.supported(signals) == model.probability(signals) > 0.05
+    assert model.supported(signals | {"contrast": 1.0}) == 0.05
+
+
+def test_attribute_with_a_verdict_accepts_early_with_the_verdicts_of_judging_every_unit(default_judge):
+    premise = ("The Harbour Museum is open from Tuesday to Sunday, 10:00 to 17:00. It is closed on Mondays "
+               "and on public holidays. Guided tours start at 11:00. The museum was founded in 1921 by a "
+               "group of retired sailors, and its collection holds 3,000 ship models.")
+    claims = ["The Harbour Museum is open on Mondays.", "The Harbour Museum is closed on public holidays.",
+              "Retired sailors founded the museum in 1921.", "The collection holds 300 ship models.",
+              "Guided tours begin at eleven in the morning."]
+    model = _lexical_model()
+    with JudgeSession() as every:
+        full = attribute(default_judge, [(claims, [premise])], session=every, verdict=model)[0]
+    with JudgeSession() as early:
+        fast = attribute(default_judge, [(claims, [premise])], session=early, verdict=model, accept_at=model.threshold)[0]
+    assert early.counters.pairs_requested < every.counters.pairs_requested
+    assert [s.probability >= model.threshold for s in fast] == [s.probability >= model.threshold for s in full]
+    for s in full:
+        assert s.probability == pytest.approx(model.supported(s.signals))
+        assert s.judge_probability == pytest.approx(s.signals["p_best"])
+        assert s.deciding and s.deciding[0].split()[0] in model.signals
+    # the rules' finding stands: the open-on-Mondays claim is vetoed, the wrong number is not supported
+    assert full[0].contrast is not None and full[0].probability < model.threshold
+    assert full[3].probability < model.threshold
+    assert full[1].probability >= model.threshold and full[2].probability >= model.threshold
+
+
+def test_contrast_set_check_scores_a_verdict_as_a_metric_runs_it(default_judge):
+    from benchmarks import verdict
+    from localeval.metrics import ContextRecall
+
+    # A verdict that reads p_best alone, crossing 0.5 at context recall's threshold, is the judge.
+    t = ContextRecall(default_judge).resolved_threshold()
+    same = VerdictModel(signals=["p_best"], mean=[t], scale=[1.0], coef=[50.0], intercept=0.0, threshold=0.5)
+    check = verdict.contrast_set_check(default_judge, same)
+    assert check["n"] == sum(row["n"] for row in check["categories"].values()) >= 100
+    assert check["verdict"]["correct"] == check["judge"]["correct"] > check["n"] // 2
+    assert all(row["verdict"] == row["judge"] for row in check["categories"].values())

@@ -75,7 +75,7 @@ from localeval.backends.candidates import (
 )
 from localeval.backends.nli import NLIJudge
 from localeval.backends.session import JudgeSession, session_scope
-from localeval.backends.verdict import JudgedUnit, claim_signals
+from localeval.backends.verdict import JudgedUnit, VerdictModel, claim_signals, lexical_signals
 from localeval.options import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Locate
 from localeval.text import Window, make_windows, split_sentences
 from localeval.text.contrasts import CONTRAST_RULES, RULES_WITHOUT_PARSE
@@ -127,6 +127,12 @@ class Support(BaseModel):
     contrast: str | None = None
     """Why the unit the judge liked best did not decide: a contrast rule found that it states
     the opposite of the claim (`localeval.text.contrasts`); ``None`` when no rule overruled."""
+    judge_probability: float | None = None
+    """With ``attribute(..., verdict=...)``: the judge's P(entailment) of the best unit, while
+    ``probability`` is the verdict's P(supported)."""
+    deciding: list[str] | None = None
+    """With ``attribute(..., verdict=...)``: the signals that moved the verdict most, strongest
+    first (`VerdictModel.deciding`)."""
 
 
 @dataclass(frozen=True)
@@ -247,6 +253,7 @@ def attribute(
     locate: Locate = DEFAULT_LOCATE,
     units: bool = False,
     contrasts: bool = True,
+    verdict: VerdictModel | None = None,
 ) -> list[list[Support]]:
     """Support of each claim by its group's contexts.
 
@@ -282,6 +289,12 @@ def attribute(
             (`Support.units`); no extra judge call.
         contrasts: let the contrast rules overrule the judge on a unit that states the
             opposite of the claim (see the module docstring; `Support.contrast` says why).
+        verdict: a learned claim verdict (`VerdictModel`): each claim's probability is its
+            P(supported) from its signals (`Support.signals`, computed without extra judge
+            calls), the judge's own in `Support.judge_probability`. ``accept_at`` is then a
+            bar on P(supported): a claim is accepted on its first unit when that unit's
+            P(entailment) already lifts the verdict over it (`VerdictModel.entailment_needed`),
+            so verdicts are those of judging every unit.
     Returns:
         per group, one `Support` per claim, in order.
     """
@@ -297,7 +310,8 @@ def attribute(
         raise ValueError(f"accept_at must be in [0, 1] or None, got {accept_at}")
     with session_scope(session) as run:
         return _attribute(run, judge, groups, granularity, unit_sentences, locate_sentence, batch_size,
-                          show_progress_bar, max_units, accept_at, signals, candidates, locate, units, contrasts)
+                          show_progress_bar, max_units, accept_at, signals or verdict is not None, candidates, locate,
+                          units, contrasts, verdict)
 
 
 def _attribute(
@@ -316,6 +330,7 @@ def _attribute(
     locate: Locate,
     with_units: bool = False,
     contrasts: bool = True,
+    verdict: VerdictModel | None = None,
 ) -> list[list[Support]]:
     selector = get_selector(candidates)
     pairs: list[tuple[str, str]] = []
@@ -341,6 +356,7 @@ def _attribute(
         plan.append(group_plan)
 
     judge_pairs = _nli_judge(session, judge, batch_size, show_progress_bar, signals)
+    bars = None if accept_at is None else _acceptance_bars(groups, plan, len(pairs), accept_at, verdict)
     overruled: dict[int, str | None] = {}  # pair index -> the contrast rule's reason (None: none fired)
 
     def vetoed(index: list[int], probs: np.ndarray | None = None) -> list[bool]:
@@ -352,8 +368,10 @@ def _attribute(
         if todo and not contrasts:
             overruled.update((i, None) for i in todo)
         elif todo:
-            cheap = ([i for i in todo if float(probs[i]) < accept_at]
-                     if probs is not None and accept_at is not None else [])
+            # (An infinite bar -- a verdict that reads more of the judge than p_best -- means
+            # every unit may still decide, so every rule reads it.)
+            cheap = ([i for i in todo if float(probs[i]) < bars[i] < np.inf]
+                     if probs is not None and bars is not None else [])
             for rules, part in ((RULES_WITHOUT_PARSE, cheap), (CONTRAST_RULES, sorted(set(todo) - set(cheap)))):
                 if part:
                     reasons = session.contrasts([(pairs[i][1], pairs[i][0], sources[i]) for i in part], rules)
@@ -363,10 +381,10 @@ def _attribute(
     def judge_at(index: list[int]) -> tuple[np.ndarray, np.ndarray]:
         return judge_pairs([pairs[i] for i in index])
 
-    if accept_at is None:
+    if bars is None:
         probs, contra = judge_at(list(range(len(pairs))))
     else:
-        probs, contra = _judge_in_two_rounds(judge_at, pairs, plan, accept_at, selector, vetoed)
+        probs, contra = _judge_in_two_rounds(judge_at, pairs, plan, bars, selector, vetoed)
     weighted: set[int] = set()  # pairs whose probability a rule cut
     if contrasts:
         probs = np.array(probs, dtype=np.float32)  # a copy: the batch's own array stays as judged
@@ -452,6 +470,10 @@ def _attribute(
             usable = [c for c in contexts if c and c.strip()]
             for k, support in enumerate(supports[g]):
                 support.signals = claim_signals_of.get((g, k)) or claim_signals(claims[k], [], usable)
+                if verdict is not None:
+                    support.judge_probability = support.probability
+                    support.probability = verdict.supported(support.signals) if support.evidence is not None else 0.0
+                    support.deciding = verdict.deciding(support.signals)
     if with_units:
         for g, row in enumerate(supports):
             for k, support in enumerate(row):
@@ -474,17 +496,35 @@ def _nli_judge(session: JudgeSession, judge: NLIJudge, batch_size: int | None, s
     return judge_pairs
 
 
+def _acceptance_bars(groups: Sequence[tuple[Sequence[str], Sequence[str]]], plan: list[list[list[tuple[int, _Unit]]]],
+                     n_pairs: int, accept_at: float, verdict: VerdictModel | None) -> np.ndarray:
+    """Per pair: the P(entailment) at which its claim is accepted on that unit. ``accept_at``
+    itself for the bare judge; with a verdict, the claim's own bar from its word signals
+    (infinite, i.e. judge every unit, when the verdict reads more than ``p_best``)."""
+    bars = np.full(n_pairs, accept_at, dtype=np.float64)
+    if verdict is None:
+        return bars
+    for (claims, contexts), group_plan in zip(groups, plan):
+        usable = [c for c in contexts if c and c.strip()]
+        for claim, claim_plan in zip(claims, group_plan):
+            if claim_plan:
+                needed = verdict.entailment_needed(lexical_signals(claim, usable), accept_at)
+                bars[[i for i, _ in claim_plan]] = np.inf if needed is None else needed
+    return bars
+
+
 def _judge_in_two_rounds(
     judge_at: Callable[[list[int]], tuple[np.ndarray, np.ndarray]],
     pairs: list[tuple[str, str]],
     plan: list[list[list[tuple[int, _Unit]]]],
-    accept_at: float,
+    bars: np.ndarray,
     selector: Selector | None = None,
     vetoed: Callable[[list[int]], list[bool]] = lambda index: [False] * len(index),
 ) -> tuple[np.ndarray, np.ndarray]:
     """P(entailment) and P(contradiction) of ``pairs`` (``judge_at`` judges the pairs at some
     indices) under early acceptance: round 1 judges each claim's first
-    unit; round 2 the other units of the claims round 1 did not accept. The plan of an accepted
+    unit, which accepts the claim when its P(entailment) reaches the pair's bar (``bars``);
+    round 2 the other units of the claims round 1 did not accept. The plan of an accepted
     claim is cut to its first unit in place, so later steps see only judged units (the pairs
     never judged keep NaN). A first unit a contrast rule fires on (``vetoed``) accepts nothing."""
     probs = np.full(len(pairs), np.nan, dtype=np.float32)
@@ -501,7 +541,7 @@ def _judge_in_two_rounds(
         probs[index], contra[index] = judge_at(index)
     rest: list[int] = []
     # Compared as Python floats, as the metrics compare a probability with their threshold.
-    passing = [first[0] for _, _, first in firsts if float(probs[first[0]]) >= accept_at]
+    passing = [first[0] for _, _, first in firsts if float(probs[first[0]]) >= bars[first[0]]]
     accepted = {i for i, hit in zip(passing, vetoed(passing)) if not hit}
     for group_plan, k, first in firsts:
         if first[0] in accepted:

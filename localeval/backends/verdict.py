@@ -17,15 +17,16 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 from pydantic import BaseModel, field_validator, model_validator
 
 from localeval.text.lexical import content_words
+from localeval.text.memo import remembered
 from localeval.text.numbers import numbers_in
 
-__all__ = ["SIGNALS", "JudgedUnit", "VerdictModel", "claim_signals", "lexical_words"]
+__all__ = ["LEXICAL_SIGNALS", "SIGNALS", "JudgedUnit", "VerdictModel", "claim_signals", "lexical_signals",
+           "lexical_words"]
 
 SIGNALS: tuple[str, ...] = (
     "p_best",             # highest P(entailment) over the judged units (today's verdict)
@@ -64,14 +65,18 @@ class JudgedUnit:
     contradiction: float
 
 
-@lru_cache(maxsize=65536)
+LEXICAL_SIGNALS: tuple[str, ...] = ("coverage_all", "missing_numbers", "missing_names")
+"""The signals read from the words alone (claim and contexts): known before any judge call."""
+
+
+@remembered
 def lexical_words(text: str) -> frozenset[str]:
     """Content words with numbers in canonical form ("$3,000" and "3000 dollars" share "3000")."""
     words = {w for w in content_words(text) if not any(c.isdigit() for c in w)}
     return frozenset(words | numbers_in(text))
 
 
-@lru_cache(maxsize=65536)
+@remembered
 def _has_negation(text: str) -> bool:
     return any(w.lower() in _NEGATIONS for w in _WORD.findall(text.replace("’", "'")))
 
@@ -88,6 +93,21 @@ def _share_missing(wanted: set[str] | frozenset[str], found: set[str] | frozense
     return len(wanted - found) / len(wanted) if wanted else 0.0
 
 
+def lexical_signals(claim: str, contexts: Sequence[str]) -> dict[str, float]:
+    """The signals of `LEXICAL_SIGNALS`: is every content word, number and name of the claim
+    somewhere in the contexts?"""
+    wanted = lexical_words(claim)
+    everything: set[str] = set()
+    for context in contexts:
+        everything |= lexical_words(context)
+    context_words = {w.lower() for context in contexts for w in _WORD.findall(context)}
+    return {
+        "coverage_all": 1.0 - _share_missing(wanted, everything) if wanted else 1.0,
+        "missing_numbers": _share_missing(numbers_in(claim), everything),
+        "missing_names": _share_missing(_names(claim), context_words),
+    }
+
+
 def claim_signals(claim: str, units: Sequence[JudgedUnit], contexts: Sequence[str],
                   contrast: bool = False) -> dict[str, float]:
     """The signals of `SIGNALS` for one claim; ``units`` are those it was judged against (with
@@ -101,10 +121,7 @@ def claim_signals(claim: str, units: Sequence[JudgedUnit], contexts: Sequence[st
     sentences = [u.entailment for u in units if u.sentence]
     windows = [u.entailment for u in units if not u.sentence]
     wanted = lexical_words(claim)
-    everything: set[str] = set()
-    for context in contexts:
-        everything |= lexical_words(context)
-    context_words = {w.lower() for context in contexts for w in _WORD.findall(context)}
+    lexical = lexical_signals(claim, contexts)
     return {
         "p_best": entail[0],
         "p_sentence": max(sentences, default=entail[0]),
@@ -113,9 +130,9 @@ def claim_signals(claim: str, units: Sequence[JudgedUnit], contexts: Sequence[st
         "contradiction": best.contradiction,
         "contradiction_max": max(u.contradiction for u in units),
         "coverage": 1.0 - _share_missing(wanted, lexical_words(best.text)) if wanted else 1.0,
-        "coverage_all": 1.0 - _share_missing(wanted, everything) if wanted else 1.0,
-        "missing_numbers": _share_missing(numbers_in(claim), everything),
-        "missing_names": _share_missing(_names(claim), context_words),
+        "coverage_all": lexical["coverage_all"],
+        "missing_numbers": lexical["missing_numbers"],
+        "missing_names": lexical["missing_names"],
         "negation_mismatch": float(_has_negation(claim) != _has_negation(best.text)),
         "contrast": float(contrast),
     }
@@ -137,8 +154,12 @@ class VerdictModel(BaseModel):
     threshold: float = 0.5
     fitted_on: list[str] = []
     """The development families the coefficients were fitted on (for the model card)."""
+    vetoes: list[str] = []
+    """Signals that, when set, leave the claim no more supported than the judge found it:
+    P(supported) is then at most ``p_best``. ``["contrast"]``: a contrast rule's finding
+    (`localeval.text.contrasts`) is never outvoted by word overlap."""
 
-    @field_validator("signals")
+    @field_validator("signals", "vetoes")
     @classmethod
     def _known(cls, value: list[str]) -> list[str]:
         unknown = sorted(set(value) - set(SIGNALS))
@@ -169,6 +190,31 @@ class VerdictModel(BaseModel):
         x = np.asarray([[r[name] for name in self.signals] for r in rows], dtype=np.float64)
         z = self.intercept + ((x - np.asarray(self.mean)) / np.asarray(self.scale)) @ np.asarray(self.coef)
         return 1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0)))
+
+    def supported(self, signals: Mapping[str, float]) -> float:
+        """P(supported) of a claim, the vetoes applied (what a metric decides on)."""
+        p = self.probability(signals)
+        if any(signals[name] for name in self.vetoes):
+            p = min(p, signals["p_best"])
+        return p
+
+    def entailment_needed(self, lexical: Mapping[str, float], threshold: float) -> float | None:
+        """The lowest ``p_best`` at which `supported` reaches ``threshold``, given a claim's
+        `LEXICAL_SIGNALS` and no veto; lets a metric accept a claim on its first unit, as with
+        the bare judge. ``None`` when the model reads a judged signal other than ``p_best``
+        (then every unit must be judged) or does not rise with ``p_best``."""
+        judged = set(self.signals) - set(LEXICAL_SIGNALS) - {"p_best"}
+        if judged or "p_best" not in self.signals or not 0.0 < threshold < 1.0:
+            return None
+        i = self.signals.index("p_best")
+        if self.coef[i] <= 0:
+            return None
+        others = self.intercept + sum(c * (lexical[name] - m) / sc for name, m, sc, c
+                                      in zip(self.signals, self.mean, self.scale, self.coef) if name != "p_best")
+        needed = self.mean[i] + self.scale[i] * (math.log(threshold / (1.0 - threshold)) - others) / self.coef[i]
+        # A hair above the exact root, so that rounding can never accept a claim whose
+        # verdict, computed afterwards, falls short of the threshold.
+        return max(needed, 0.0) + 1e-6
 
     def deciding(self, signals: Mapping[str, float], top: int = 3) -> list[str]:
         """The signals that moved this verdict most, strongest first, with their direction
