@@ -21,7 +21,10 @@
    held-out family: on the other four, by their own leave-one-family-out log-loss (nested);
    choosing it by the held-out figures would be selection on the test families.
 3. **Adoption.** The learned verdict is adopted only if it beats both the judge alone and
-   overlap alone on *every* family out of sample; with ``--write`` it is then fitted on all
+   overlap alone on *every* family out of sample, and gets at least as many claims of the
+   hand-written contrast set right as the judge alone (`contrast_set_check`: the families'
+   unsupported claims mostly add words the source lacks, the contrast set's never do, so a
+   verdict that leans on word overlap can win the one and lose the other); with ``--write`` it is then fitted on all
    families and stored in the judge's ``config.json`` (``localeval.verdict``). Otherwise the
    results say so and nothing is stored.
 
