@@ -133,3 +133,21 @@ def test_relevance_screen_screens_only_sentences_without_the_questions_words():
     # A question with a single content word is never screened.
     assert relevance_screen("Why?", sentences) == [None, None, None]
     assert relevance_screen("Where is Paris?", sentences) == [None, None, None]
+
+
+@pytest.mark.parametrize("text", [
+    "The museum opened in 1921. It holds 3,000 models.\n\nGuided tours start at 11:00.",
+    "Prices rose 5,\n000 people said so. Another sentence here.",   # a thousands comma split by a line
+    "1. First item is here.\n2. Second item is here.\n- Third item (a bullet).",
+    "It wasn't open. Smith's boat isn't there.  It cost $2.5m in 2018–19.",
+    "Alpha beta gamma. " * 3 + "word " * 400 + "end.",  # an over-long sentence, read in pieces
+], ids=["blank-line", "split-thousands", "list-markers", "contractions-money", "over-long"])
+def test_a_units_words_from_its_sentences_equal_reading_it_whole(text):
+    from localeval.backends.attribution import _build_units
+    from localeval.backends.candidates import _words, words_of_run
+    from localeval.text import split_sentences
+
+    spans = [(s.start, s.end) for s in split_sentences(text)]
+    windows, short = _build_units(lambda t: len(t.split()), text, 60, "both", 2)
+    for unit in windows + short:
+        assert words_of_run(text, unit.start, unit.end, [spans[i] for i in unit.sentence_indices]) == _words(unit.text)

@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -69,15 +69,19 @@ from pydantic import BaseModel
 from localeval.backends.candidates import (
     DEFAULT_SELECTOR,
     Selector,
+    SELECTORS,
     get_selector,
     overlap_scores,
+    overlap_select,
     select,
+    words_of_run,
 )
 from localeval.backends.nli import NLIJudge
 from localeval.backends.session import JudgeSession, session_scope
 from localeval.backends.verdict import JudgedUnit, VerdictModel, claim_signals, lexical_signals
 from localeval.options import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Locate
 from localeval.text import Window, make_windows, split_sentences
+from localeval.text.lexical import content_words, word_overlap
 from localeval.text.contrasts import CONTRAST_RULES, RULES_WITHOUT_PARSE
 
 __all__ = ["CONTRAST_WEIGHT", "DEFAULT_LOCATE", "DEFAULT_MAX_UNITS", "DEFAULT_UNIT_SENTENCES", "Evidence",
@@ -142,6 +146,9 @@ class _Unit:
     context_index: int
     window: Window
     sentence: bool
+    words: frozenset[str] = field(default=frozenset(), compare=False)
+    """The unit's content words (`localeval.backends.candidates.words_of_run`): what the
+    default candidate selection ranks it by."""
 
 
 def _units(session: JudgeSession, judge: NLIJudge, text: str, budget: int, granularity: str,
@@ -222,6 +229,8 @@ def _build_units(count: Callable[[str], int], text: str, budget: int, granularit
 def _closest(claim: str, units: list[_Unit], k: int, selector: str | Selector = DEFAULT_SELECTOR) -> list[_Unit]:
     """The ``k`` units ``selector`` ranks best for the claim (`localeval.backends.candidates`;
     default: most shared content words), in their original order."""
+    if get_selector(selector) is SELECTORS["overlap"]:
+        return [units[i] for i in overlap_select(claim, [u.words for u in units], k)]
     return [units[i] for i in select(claim, [u.window.text for u in units], k, selector)]
 
 
@@ -232,7 +241,8 @@ def _first_to_judge(claim: str, units: list[_Unit], selector: Selector | None = 
     docstring), then the earliest."""
     if selector is not None and selector.name != DEFAULT_SELECTOR:
         return selector.rank(claim, [u.window.text for u in units], 1)[0]
-    scores = overlap_scores(claim, [u.window.text for u in units])
+    wanted = content_words(claim)
+    scores = [word_overlap(wanted, u.words) for u in units]
     return min(range(len(units)), key=lambda i: (-scores[i], len(units[i].window.text), i))
 
 
@@ -344,8 +354,10 @@ def _attribute(
             if not context or not context.strip():
                 continue
             windows, singles = _units(session, judge, context, budget, granularity, unit_sentences)
-            units.extend(_Unit(ci, w, False) for w in windows)
-            units.extend(_Unit(ci, w, True) for w in singles)
+            spans = [(s.start, s.end) for s in split_sentences(context)]
+            for part, short in ((windows, False), (singles, True)):
+                units.extend(_Unit(ci, w, short, words_of_run(context, w.start, w.end, [spans[i] for i in w.sentence_indices]))
+                             for w in part)
         group_plan = []
         source = "\n".join(contexts)
         for claim in claims:

@@ -46,8 +46,10 @@ __all__ = [
     "get_selector",
     "hybrid_scores",
     "overlap_scores",
+    "overlap_select",
     "relevance_screen",
     "select",
+    "words_of_run",
 ]
 
 BM25_K1 = 1.2
@@ -92,6 +94,31 @@ def overlap_scores(claim: str, texts: Sequence[str], k: int | None = None) -> li
     """Share of the claim's content words present in each text."""
     wanted, words = content_words(claim), _words.bound()
     return [word_overlap(wanted, words(t)) for t in texts]
+
+
+def words_of_run(text: str, start: int, end: int, pieces: Sequence[tuple[int, int]]) -> frozenset[str]:
+    """Content words of ``text[start:end]``, a run of consecutive ``pieces`` (sentence spans):
+    the union of the pieces' own (remembered) word sets, when the run is exactly the pieces
+    with only whitespace between them -- then no word, number or thousands comma can straddle
+    two pieces, and the union is what reading the whole run gives. Otherwise it is read whole.
+    A context's units overlap (every sentence is in about four), so this reads each sentence
+    once instead of once per unit."""
+    words = _words.bound()
+    if not pieces or pieces[0][0] != start or pieces[-1][1] != end or any(
+            a[1] >= b[0] or not text[a[1]:b[0]].isspace() for a, b in zip(pieces, pieces[1:])):
+        return words(text[start:end])
+    if len(pieces) == 1:
+        return words(text[start:end])
+    return frozenset().union(*(words(text[a:b]) for a, b in pieces))
+
+
+def overlap_select(claim: str, word_sets: Sequence[frozenset[str]], k: int) -> list[int]:
+    """`select` with the ``"overlap"`` selector, from the candidates' content-word sets."""
+    if len(word_sets) <= k:
+        return list(range(len(word_sets)))
+    wanted = content_words(claim)
+    scores = [word_overlap(wanted, w) for w in word_sets]
+    return sorted(sorted(range(len(word_sets)), key=lambda i: (-scores[i], i))[:k])
 
 
 def bm25_scores(claim: str, texts: Sequence[str], k: int | None = None) -> list[float]:
