@@ -465,6 +465,15 @@ def main(argv: list[str] | None = None) -> dict:
         config_path = judge.path / "config.json"
         config = json.loads(config_path.read_text())
         config.setdefault("localeval", {})["verdict"] = model.model_dump()
+        # The claim metrics now decide on P(supported): a threshold stored for one of them was
+        # chosen on raw P(entailment), so it gives way to the verdict's.
+        from localeval.metrics.registry import METRICS
+
+        stored = config["localeval"].setdefault("thresholds", {})
+        for cls in METRICS.values():
+            key = cls.threshold_key() if getattr(cls, "reads_verdict", False) else None
+            if key in stored:
+                stored[key] = model.threshold
         config_path.write_text(json.dumps(config, indent=2) + "\n")
         print(f"verdict model stored in {portable_path(config_path)}")
     return result

@@ -224,3 +224,50 @@ def test_contrast_set_check_scores_a_verdict_as_a_metric_runs_it(default_judge):
     assert check["n"] == sum(row["n"] for row in check["categories"].values()) >= 100
     assert check["verdict"]["correct"] == check["judge"]["correct"] > check["n"] // 2
     assert all(row["verdict"] == row["judge"] for row in check["categories"].values())
+
+
+@pytest.fixture(scope="module")
+def judge_with_verdict(tmp_path_factory, default_judge):
+    """The shipped judge's files with a learned verdict stored in its config.json, as
+    ``benchmarks/verdict.py --write`` stores an adopted one (faithfulness' key given way)."""
+    import json
+
+    from localeval.backends import NLIJudge
+
+    folder = tmp_path_factory.mktemp("judge-with-verdict")
+    for f in default_judge.path.iterdir():
+        if f.name != "config.json":
+            (folder / f.name).symlink_to(f.resolve())
+    config = json.loads((default_judge.path / "config.json").read_text())
+    model = _lexical_model(threshold=0.45)
+    config["localeval"]["verdict"] = model.model_dump()
+    config["localeval"]["thresholds"]["faithfulness"] = model.threshold
+    (folder / "config.json").write_text(json.dumps(config))
+    return NLIJudge(folder, device="cpu")
+
+
+def test_claim_metrics_decide_by_a_verdict_stored_with_the_judge(judge_with_verdict, default_judge):
+    from localeval.metrics import ContextPrecision, Faithfulness, FactualCorrectness
+
+    verdict = judge_with_verdict.verdict
+    assert verdict is not None and default_judge.verdict is None
+    premise = ("The Harbour Museum is open from Tuesday to Sunday, 10:00 to 17:00. It is closed on Mondays "
+               "and on public holidays. Its collection holds 3,000 ship models.")
+    row = {"response": "The Harbour Museum is open on Mondays. The museum is closed on public holidays. "
+                       "Its collection holds 300 ship models.", "retrieved_contexts": [premise],
+           "reference": "The museum is closed on Mondays and public holidays."}
+    learned = Faithfulness(judge_with_verdict).score(row)
+    plain = Faithfulness(default_judge).score(row)
+    assert learned.threshold == verdict.threshold and plain.threshold == default_judge.thresholds["faithfulness"]
+    for claim in learned.claims:
+        assert claim.attributed == (claim.probability >= verdict.threshold)
+        assert claim.judge_probability is not None and claim.deciding
+    assert all(c.judge_probability is None and c.deciding is None for c in plain.claims)
+    # the same judge calls decide: what the rules or a missing number rule out stays out
+    assert [c.attributed for c in learned.claims] == [False, True, False]
+    # a claim metric without a stored key of its own falls back to the verdict's threshold,
+    # a metric that decides on raw P(entailment) keeps the judge's
+    assert FactualCorrectness(judge_with_verdict).resolved_threshold() == verdict.threshold
+    assert ContextPrecision(judge_with_verdict).resolved_threshold() == judge_with_verdict.thresholds["entailment"]
+    checked = FactualCorrectness(judge_with_verdict, mode="precision").score(row)
+    assert all(c.deciding for c in checked.response_claims)

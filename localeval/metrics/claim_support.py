@@ -42,6 +42,12 @@ class ClaimAttribution(BaseModel):
     """Why the unit the judge liked best did not decide: a contrast rule found that it states
     the opposite of the claim ("number: the claim's 18 is not in the evidence, which states
     8"); ``None`` when no rule overruled the judge."""
+    judge_probability: float | None = None
+    """With a learned verdict stored with the judge (`NLIJudge.verdict`): the judge's own
+    P(entailment) of the best unit, while ``probability`` is the verdict's P(supported)."""
+    deciding: list[str] | None = None
+    """With a learned verdict: the signals that moved it most, strongest first
+    (``"coverage_all +0.82"``: it pushed towards supported)."""
 
 
 class SkippedClaim(BaseModel):
@@ -99,6 +105,9 @@ class JudgedMetric(Metric):
 
     threshold_kind: ClassVar[str] = "entailment"
     threshold_kinds: ClassVar[tuple[str, ...]] = ()
+    reads_verdict: ClassVar[bool] = False
+    """Its entailment decisions are claims of `judge_claims`, which a learned verdict stored
+    with the judge decides (`NLIJudge.verdict`)."""
     """Every kind of decision the metric makes, when it makes more than ``threshold_kind``."""
 
     def __init__(
@@ -174,8 +183,14 @@ class JudgedMetric(Metric):
         return self._judge_threshold(kind, key)
 
     def _judge_threshold(self, kind: str, key: str | None = None) -> ThresholdChoice:
-        """The judge's side of the order: given, then stored (see `threshold_choice`)."""
-        return choose_threshold(self.judge.thresholds, self.given_thresholds, key or self.threshold_key(kind), kind)
+        """The judge's side of the order: given, then stored (see `threshold_choice`). Claims
+        decided by a learned verdict (`judge_claims`) fall back to the verdict's own threshold,
+        not to the generic one of raw P(entailment)."""
+        stored = self.judge.thresholds
+        verdict = self.judge.verdict
+        if kind == "entailment" and verdict is not None and self.reads_verdict:
+            stored = {**stored, "entailment": verdict.threshold}
+        return choose_threshold(stored, self.given_thresholds, key or self.threshold_key(kind), kind)
 
     def thresholds_in_force(self) -> list[tuple[str, str, ThresholdChoice]]:
         """``(kind, per-metric key, choice)`` of each decision (what a run's metadata records)."""
@@ -209,6 +224,7 @@ class JudgedMetric(Metric):
             candidates=self.candidates,
             locate=self.locate,
             contrasts=self.contrasts,
+            verdict=self.judge.verdict if self.reads_verdict else None,
         )
         by_group = dict(zip(to_judge, supports))
         return [
@@ -221,6 +237,8 @@ class JudgedMetric(Metric):
                     probability=round(support.probability, 6),
                     evidence=support.evidence,
                     contrast=support.contrast,
+                    judge_probability=None if support.judge_probability is None else round(support.judge_probability, 6),
+                    deciding=support.deciding,
                 )
                 for claim, support in zip(claims, by_group.get(i, []))
             ]
@@ -246,6 +264,8 @@ class RelevanceThresholdArgument:
 
 class ClaimSupportMetric(JudgedMetric):
     """Share of the claims of ``claims_from`` that the retrieved contexts entail."""
+
+    reads_verdict = True
 
     claims_from: ClassVar[str]
     result_type: ClassVar[type[ClaimSupportResult]]

@@ -66,6 +66,9 @@ class CheckedClaim(BaseModel):
     the threshold), with its span in that text."""
     contrast: str | None = None
     """Why the sentence the judge liked best did not decide (`ClaimAttribution.contrast`)."""
+    judge_probability: float | None = None
+    deciding: list[str] | None = None
+    """With a learned verdict stored with the judge: as `ClaimAttribution`'s."""
 
     @classmethod
     def of(cls, judged: ClaimAttribution) -> CheckedClaim:
@@ -115,6 +118,8 @@ class AnswerClaims:
 class AnswerClaimsMetric(JudgedMetric):
     """A judged metric over claims of the response and of the reference (claim options as
     `ContextRecall`: ``split_coordination``, ``decomposer``)."""
+
+    reads_verdict = True
 
     def __init__(self, model=None, *, split_coordination: bool = True, decomposer=None, **options) -> None:
         check_decomposer(decomposer, "claims")
