@@ -271,3 +271,18 @@ def test_claim_metrics_decide_by_a_verdict_stored_with_the_judge(judge_with_verd
     assert ContextPrecision(judge_with_verdict).resolved_threshold() == judge_with_verdict.thresholds["entailment"]
     checked = FactualCorrectness(judge_with_verdict, mode="precision").score(row)
     assert all(c.deciding for c in checked.response_claims)
+
+
+def test_the_thresholds_listing_shows_a_stored_verdicts_threshold_for_claim_metrics():
+    from localeval.metrics.thresholds import thresholds_in_force
+
+    stored = {"entailment": 0.6, "relevance": 0.5, "faithfulness": 0.55}
+    uses = {(u.metric, u.kind): u.choice for u in
+            thresholds_in_force(["faithfulness", "factual_correctness", "context_precision", "chunk_recall"], stored, {},
+                                verdict_threshold=0.45)}
+    assert uses[("faithfulness", "entailment")].value == 0.55  # its own stored key still wins
+    assert uses[("factual_correctness", "entailment")].value == 0.45
+    assert uses[("context_precision", "entailment")].value == 0.6
+    assert uses[("chunk_recall", "relevance")].value == 0.5
+    plain = {(u.metric, u.kind): u.choice for u in thresholds_in_force(["factual_correctness"], stored, {})}
+    assert plain[("factual_correctness", "entailment")].value == 0.6

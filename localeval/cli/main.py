@@ -273,13 +273,17 @@ def _thresholds_in_force(effective) -> list[dict]:
     from localeval.backends.registry import resolve_model, stored_thresholds
     from localeval.metrics.thresholds import thresholds_in_force
 
+    from localeval.backends.verdict import VerdictModel
+
     config = effective.config
     try:
         path = resolve_model(config.model)
-        stored = stored_thresholds(json.loads((path / "config.json").read_text()))
+        judge_config = json.loads((path / "config.json").read_text())
+        stored = stored_thresholds(judge_config)
+        verdict = VerdictModel.from_config(judge_config)
         judge = path.name
     except (JudgeNotFoundError, OSError, ValueError):
-        stored, judge = {}, None
+        stored, verdict, judge = {}, None, None
     where = {
         "given": effective.sources.get("thresholds", "given"),
         "stored": f"stored with judge {judge}",
@@ -288,7 +292,8 @@ def _thresholds_in_force(effective) -> list[dict]:
     }
     return [
         {"metric": u.metric, "decision": u.kind, "own_key": u.own_key, "key": u.choice.key, "value": u.choice.value, "source": where[u.choice.source]}
-        for u in thresholds_in_force(config.metrics, stored, config.thresholds)
+        for u in thresholds_in_force(config.metrics, stored, config.thresholds,
+                                     verdict_threshold=None if verdict is None else verdict.threshold)
     ]
 
 

@@ -71,17 +71,24 @@ class ThresholdUse(NamedTuple):
     choice: ThresholdChoice
 
 
-def thresholds_in_force(metrics: Iterable[str], stored: Mapping[str, float], given: Mapping[str, float]) -> list[ThresholdUse]:
+def thresholds_in_force(metrics: Iterable[str], stored: Mapping[str, float], given: Mapping[str, float],
+                        verdict_threshold: float | None = None) -> list[ThresholdUse]:
     """For each metric name (unknown names are skipped: the run reports them), each of its
-    decisions with the threshold it will use."""
+    decisions with the threshold it will use; ``verdict_threshold``: the judge stores a learned
+    verdict, which the claim metrics' entailment decisions fall back to
+    (`JudgedMetric._judge_threshold`)."""
     from localeval.metrics.registry import resolve_name, threshold_uses
 
     out: list[ThresholdUse] = []
     for name in metrics:
         try:
-            resolve_name(name)
+            cls, _ = resolve_name(name)
         except ValueError:
             continue
+        table = stored
+        if verdict_threshold is not None and getattr(cls, "reads_verdict", False):
+            table = {**stored, "entailment": verdict_threshold}
         for kind, key in threshold_uses(name):
-            out.append(ThresholdUse(name, kind, key, choose_threshold(stored, given, key, kind)))
+            out.append(ThresholdUse(name, kind, key, choose_threshold(table if kind == "entailment" else stored,
+                                                                     given, key, kind)))
     return out
