@@ -260,7 +260,8 @@ def contrast_set_check(judge, model) -> dict:
     recall's stored threshold) and of the verdict model (at its own), overall and per
     category. A verdict that wins on the families by trusting word overlap would lose here,
     where every unsupported claim repeats the premise's words."""
-    from benchmarks.contrast import DATA, load_items as load_contrast
+    from benchmarks.contrast import DATA
+    from benchmarks.contrast import load_items as load_contrast
     from localeval.backends.attribution import attribute
     from localeval.metrics import ContextRecall
 

@@ -247,7 +247,7 @@ def judge_with_verdict(tmp_path_factory, default_judge):
 
 
 def test_claim_metrics_decide_by_a_verdict_stored_with_the_judge(judge_with_verdict, default_judge):
-    from localeval.metrics import ContextPrecision, Faithfulness, FactualCorrectness
+    from localeval.metrics import ContextPrecision, FactualCorrectness, Faithfulness
 
     verdict = judge_with_verdict.verdict
     assert verdict is not None and default_judge.verdict is None

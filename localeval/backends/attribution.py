@@ -68,8 +68,8 @@ from pydantic import BaseModel
 
 from localeval.backends.candidates import (
     DEFAULT_SELECTOR,
-    Selector,
     SELECTORS,
+    Selector,
     get_selector,
     overlap_scores,
     overlap_select,
@@ -78,11 +78,16 @@ from localeval.backends.candidates import (
 )
 from localeval.backends.nli import NLIJudge
 from localeval.backends.session import JudgeSession, session_scope
-from localeval.backends.verdict import JudgedUnit, VerdictModel, claim_signals, lexical_signals
+from localeval.backends.verdict import (
+    JudgedUnit,
+    VerdictModel,
+    claim_signals,
+    lexical_signals,
+)
 from localeval.options import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Locate
 from localeval.text import Window, make_windows, split_sentences
-from localeval.text.lexical import content_words, word_overlap
 from localeval.text.contrasts import CONTRAST_RULES, RULES_WITHOUT_PARSE
+from localeval.text.lexical import content_words, word_overlap
 
 __all__ = ["CONTRAST_WEIGHT", "DEFAULT_LOCATE", "DEFAULT_MAX_UNITS", "DEFAULT_UNIT_SENTENCES", "Evidence",
            "Granularity", "JudgedSpan", "Support", "attribute"]

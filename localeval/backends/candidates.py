@@ -104,10 +104,8 @@ def words_of_run(text: str, start: int, end: int, pieces: Sequence[tuple[int, in
     A context's units overlap (every sentence is in about four), so this reads each sentence
     once instead of once per unit."""
     words = _words.bound()
-    if not pieces or pieces[0][0] != start or pieces[-1][1] != end or any(
+    if len(pieces) < 2 or pieces[0][0] != start or pieces[-1][1] != end or any(
             a[1] >= b[0] or not text[a[1]:b[0]].isspace() for a, b in zip(pieces, pieces[1:])):
-        return words(text[start:end])
-    if len(pieces) == 1:
         return words(text[start:end])
     return frozenset().union(*(words(text[a:b]) for a, b in pieces))
 

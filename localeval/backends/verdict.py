@@ -77,6 +77,12 @@ def lexical_words(text: str) -> frozenset[str]:
 
 
 @remembered
+def _lower_words(text: str) -> frozenset[str]:
+    """Every word of ``text``, lower-cased (what a name of the claim is looked up in)."""
+    return frozenset(w.lower() for w in _WORD.findall(text))
+
+
+@remembered
 def _has_negation(text: str) -> bool:
     return any(w.lower() in _NEGATIONS for w in _WORD.findall(text.replace("’", "'")))
 
@@ -100,7 +106,9 @@ def lexical_signals(claim: str, contexts: Sequence[str]) -> dict[str, float]:
     everything: set[str] = set()
     for context in contexts:
         everything |= lexical_words(context)
-    context_words = {w.lower() for context in contexts for w in _WORD.findall(context)}
+    context_words: set[str] = set()
+    for context in contexts:
+        context_words |= _lower_words(context)
     return {
         "coverage_all": 1.0 - _share_missing(wanted, everything) if wanted else 1.0,
         "missing_numbers": _share_missing(numbers_in(claim), everything),
