@@ -77,12 +77,6 @@ def lexical_words(text: str) -> frozenset[str]:
 
 
 @remembered
-def _lower_words(text: str) -> frozenset[str]:
-    """Every word of ``text``, lower-cased (what a name of the claim is looked up in)."""
-    return frozenset(w.lower() for w in _WORD.findall(text))
-
-
-@remembered
 def _has_negation(text: str) -> bool:
     return any(w.lower() in _NEGATIONS for w in _WORD.findall(text.replace("’", "'")))
 
@@ -99,16 +93,21 @@ def _share_missing(wanted: set[str] | frozenset[str], found: set[str] | frozense
     return len(wanted - found) / len(wanted) if wanted else 0.0
 
 
+@remembered
+def _pooled_words(contexts: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
+    """A row's contexts pooled, read once for all its claims: their `lexical_words`, and every
+    word lower-cased (what a name of the claim is looked up in)."""
+    everything: set[str] = set()
+    for context in contexts:
+        everything |= lexical_words(context)
+    return frozenset(everything), frozenset(w.lower() for context in contexts for w in _WORD.findall(context))
+
+
 def lexical_signals(claim: str, contexts: Sequence[str]) -> dict[str, float]:
     """The signals of `LEXICAL_SIGNALS`: is every content word, number and name of the claim
     somewhere in the contexts?"""
     wanted = lexical_words(claim)
-    everything: set[str] = set()
-    for context in contexts:
-        everything |= lexical_words(context)
-    context_words: set[str] = set()
-    for context in contexts:
-        context_words |= _lower_words(context)
+    everything, context_words = _pooled_words(tuple(contexts))
     return {
         "coverage_all": 1.0 - _share_missing(wanted, everything) if wanted else 1.0,
         "missing_numbers": _share_missing(numbers_in(claim), everything),

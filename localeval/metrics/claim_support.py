@@ -18,7 +18,7 @@ from localeval.backends.attribution import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Ev
 from localeval.backends.candidates import DEFAULT_SELECTOR, get_selector
 from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.decomposed import ClaimUnit, DecompositionRecord, check_decomposer, claim_units
-from localeval.metrics.thresholds import ThresholdChoice, choose_threshold
+from localeval.metrics.thresholds import ThresholdChoice, choose_threshold, with_verdict
 from localeval.schema import Sample
 from localeval.backends.session import JudgeSession
 
@@ -186,10 +186,8 @@ class JudgedMetric(Metric):
         """The judge's side of the order: given, then stored (see `threshold_choice`). Claims
         decided by a learned verdict (`judge_claims`) fall back to the verdict's own threshold,
         not to the generic one of raw P(entailment)."""
-        stored = self.judge.thresholds
-        verdict = self.judge.verdict
-        if kind == "entailment" and verdict is not None and self.reads_verdict:
-            stored = {**stored, "entailment": verdict.threshold}
+        verdict = self.judge.verdict if self.reads_verdict else None
+        stored = with_verdict(self.judge.thresholds, None if verdict is None else verdict.threshold)
         return choose_threshold(stored, self.given_thresholds, key or self.threshold_key(kind), kind)
 
     def thresholds_in_force(self) -> list[tuple[str, str, ThresholdChoice]]:

@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-__all__ = ["GENERIC_KINDS", "ThresholdChoice", "check_threshold_keys", "choose_threshold", "did_you_mean"]
+__all__ = ["GENERIC_KINDS", "ThresholdChoice", "check_threshold_keys", "choose_threshold", "did_you_mean",
+           "with_verdict"]
 
 GENERIC_KINDS: tuple[str, ...] = ("entailment", "relevance")
 FALLBACK = 0.5
@@ -85,10 +86,14 @@ def thresholds_in_force(metrics: Iterable[str], stored: Mapping[str, float], giv
             cls, _ = resolve_name(name)
         except ValueError:
             continue
-        table = stored
-        if verdict_threshold is not None and getattr(cls, "reads_verdict", False):
-            table = {**stored, "entailment": verdict_threshold}
+        table = with_verdict(stored, verdict_threshold if getattr(cls, "reads_verdict", False) else None)
         for kind, key in threshold_uses(name):
-            out.append(ThresholdUse(name, kind, key, choose_threshold(table if kind == "entailment" else stored,
-                                                                     given, key, kind)))
+            out.append(ThresholdUse(name, kind, key, choose_threshold(table, given, key, kind)))
     return out
+
+
+def with_verdict(stored: Mapping[str, float], verdict_threshold: float | None) -> Mapping[str, float]:
+    """A judge's stored thresholds as a metric whose claims a learned verdict decides reads
+    them: its generic ``entailment`` is the verdict's threshold (its claims' probabilities are
+    P(supported), not raw P(entailment)); unchanged when ``verdict_threshold`` is ``None``."""
+    return stored if verdict_threshold is None else {**stored, "entailment": verdict_threshold}
