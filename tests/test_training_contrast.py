@@ -192,7 +192,7 @@ def test_generator_is_deterministic_and_covers_every_kind(nlp) -> None:
     first = contrast.generate(items, seed=0, nlp=nlp)
     again = contrast.generate(list(reversed(items)), seed=0, nlp=nlp)
     assert [(e.key, e.label, k) for e, k in first] == [(e.key, e.label, k) for e, k in again]
-    assert {k for _, k in first} == set(contrast.KINDS)
+    assert {k for _, k in first} == set(contrast.KINDS) - {"addition"}  # additions only on request
     assert {e.label == 0 for e, _ in first} == {True, False}
     for e, _ in first:
         assert e.source == "contrast" and e.task in (NLI2, NLI3) and e.text_b != e.text_a
@@ -226,6 +226,45 @@ def test_reverse_puts_the_edit_in_the_premise(nlp) -> None:
         match = [e for (hyp, k), e in by_hyp.items() if k == kind and hyp in back.text_a]
         assert any(e.label == back.label and e.task == back.task for e in match), back
     assert {e.label for e, _ in backs} >= {0, 1}
+
+
+def test_addition_adds_a_foreign_detail_and_drops_an_own_one() -> None:
+    sentence = "The museum opened a new wing in 1998."
+    paragraph = "The museum is old. " + sentence
+    edits = contrast.addition_edits(sentence, paragraph, ["at the University of Vienna"], random.Random(0))
+    by = _by_label(edits)
+    assert by[False] == ["The museum opened a new wing in 1998 at the University of Vienna."]
+    assert all(e.label == 1 and e.task == NLI3 for e in edits if e.label != 0)
+    assert by[True] == ["The museum opened a new wing."]
+    # A detail the paragraph already names is not "added"; a negated sentence drops nothing
+    # ("did not open ... in 1998" does not entail "did not open ...").
+    assert not contrast.addition_edits(sentence, paragraph + " Vienna.", ["in Vienna"], random.Random(0))[0].label
+    negated = "The museum did not open a new wing in 1998."
+    assert contrast.addition_edits(negated, negated, [], random.Random(0)) == []
+    # A detail that runs on into a name is never cut in half.
+    runs_on = "The annual festival will be held in Oklahoma City, Oklahoma."
+    assert contrast.addition_edits(runs_on, runs_on, [], random.Random(0)) == []
+    ends = "The annual festival will be held in Oklahoma City, as before."
+    assert _by_label(contrast.addition_edits(ends, ends, [], random.Random(0)))[True] == [
+        "The annual festival will be held, as before."]
+
+
+def test_additions_leave_the_other_kinds_unchanged_and_reverse_swaps_their_labels(nlp) -> None:
+    items = _items()
+    plain = contrast.generate(items, seed=0, nlp=nlp, reverse=True)
+    more = contrast.generate(items, seed=0, nlp=nlp, reverse=True, additions=True)
+    assert [(e.key, e.label) for e, k in more if k != "addition"] == [(e.key, e.label) for e, _ in plain]
+    forward = [e for e, k in contrast.generate(items, seed=0, nlp=nlp, additions=True) if k == "addition"]
+    assert {e.label for e in forward} == {0, 1}
+    keys = {e.key for e in forward}
+    backs = [e for e, k in more if k == "addition" and e.key not in keys]
+    assert backs
+    for back in backs:
+        # Read the other way round: the edited sentence sits in the premise, the original is
+        # the hypothesis, and the label is the forward one swapped (added <-> dropped).
+        match = [f for f in forward if f.group == back.group and f.text_b in back.text_a
+                 and back.text_b.rstrip(".") in f.text_a]
+        assert any(f.label == 1 - back.label for f in match), back
 
 
 def test_premise_chars_cuts_long_paragraphs(nlp) -> None:

@@ -100,6 +100,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="longest paragraph kept whole as a contrast premise; longer ones give the edited "
         "sentence with a neighbour",
     )
+    p.add_argument(
+        "--contrast-additions",
+        action="store_true",
+        help="add the contrast 'addition' kind to the training pairs: a detail from another "
+        "paragraph added to a sentence (neutral), one of its own dropped (entailed); the "
+        "held-out contrast pairs stay as before",
+    )
     return p.parse_args(argv)
 
 
@@ -153,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         use_contrast=weights.get("contrast", 0.0) > 0,
         contrast_reverse=args.contrast_reverse,
         contrast_premise_chars=args.contrast_premise_chars,
+        contrast_additions=args.contrast_additions,
     )
     mix = data_mod.sample_mix(ds.train, args.max_train_pairs, weights, args.seed)
     heldout = ds.heldout

@@ -64,6 +64,7 @@ def load_dataset(
     use_contrast: bool = False,
     contrast_reverse: bool = False,
     contrast_premise_chars: int = contrast.SHORT_PARAGRAPH,
+    contrast_additions: bool = False,
 ) -> Dataset:
     train_dir = data_dir / "train"
     train: list[Example] = []
@@ -125,7 +126,7 @@ def load_dataset(
                 "no spaCy English model: contrast pairs use flips, number words and formats only"
             )
         train += contrast.build_contrast(qa_train, seed=0, nlp=parser, reverse=contrast_reverse,
-                                         premise_chars=contrast_premise_chars)
+                                         premise_chars=contrast_premise_chars, additions=contrast_additions)
         heldout += contrast_heldout(qa_held, parser)
 
     train = splits.drop_leaks(train, heldout)

@@ -30,6 +30,10 @@ the judge learns which changes matter rather than "any edit is unsupported":
     currency, percent, temperature, unit, large-number and date reformatting, "$3,000" ->
     "3,000 dollars", "25%" -> "25 percent", "100 C" -> "100 degrees Celsius" (entailed); the same
     rewrite with a changed value or unit (not entailed).
+``addition`` (only with ``additions=True``)
+    a trailing detail of another paragraph added to a sentence (neutral) and one of the
+    sentence's own dropped (entailed): the invented date, place or organisation that most
+    unsupported claims of the development families carry (`.additions`).
 
 ``reverse=True`` adds each edit the other way round: the edited sentence put into the premise in
 place of the original, and the original sentence as the hypothesis. A user's context is as
@@ -74,6 +78,7 @@ from typing import TYPE_CHECKING
 from ..examples import Example, stable_hash
 from ..sources import QAItem
 from ..examples import NLI3
+from .additions import addition_edits, details
 from .edits import CON, ENT, KINDS, NEU, NOT_ENTAILED, SOURCE, Edit, _finalise
 from .formats import format_edits
 from .structure import affirm_clause, attribute_edits, list_edits, merge_edits, negate_clause
@@ -85,7 +90,7 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc, Span
 
 __all__ = [
-    "CON", "ENT", "KINDS", "NOT_ENTAILED", "SOURCE", "Edit", "affirm_clause",
+    "CON", "ENT", "KINDS", "NOT_ENTAILED", "SOURCE", "Edit", "addition_edits", "affirm_clause",
     "attribute_edits", "build_contrast", "confusable", "flip_edits", "format_edits", "generate",
     "list_edits", "load_parser", "merge_edits", "negate_clause", "number_word", "number_word_edits",
     "participle", "past", "third_person", "voice_edits",
@@ -157,6 +162,8 @@ def _focus_pair(sentences: Sequence[str], rng: random.Random) -> int | None:
 def reversed_edit(edit: Edit) -> Edit | None:
     """The label of ``edit`` read the other way round (the edit in the premise, the original
     sentence as the hypothesis), or None where it has none worth teaching."""
+    if edit.kind == "addition":  # the detail is in the premise now: added <-> dropped
+        return Edit(edit.text, ENT if edit.label != ENT else NEU, NLI3, edit.kind)
     if edit.label != ENT:
         return edit
     if edit.kind == "list_negation":  # one member alone does not entail the whole list
@@ -174,10 +181,11 @@ def generate(
     *,
     reverse: bool = False,
     premise_chars: int = SHORT_PARAGRAPH,
+    additions: bool = False,
 ) -> list[tuple[Example, str]]:
     """(example, kind) pairs from the unique paragraphs of ``items``; ``reverse`` adds each
     edit the other way round, ``premise_chars`` is the longest paragraph kept whole as the
-    premise (see the module docstring)."""
+    premise, ``additions`` adds the ``addition`` kind (see the module docstring)."""
     rng = random.Random(seed)
     paragraphs: dict[str, tuple[str, ...]] = {}
     for it in items:
@@ -213,9 +221,20 @@ def generate(
                     out.append((Example(edited_premise, _finalise(original), back.label, back.task, SOURCE, group),
                                 e.kind))
 
+    # Details to add come from other paragraphs; drawn with their own generator, so that
+    # additions=True leaves every other kind's pairs exactly as before.
+    add_rng = random.Random(seed + 7)
+    pool = [d for p in order for d in details(paragraphs[p])] if additions else []
     for p in order:
         sents = paragraphs[p]
         group = str(stable_hash(p))
+        if pool:
+            idx = [i for i in range(len(sents)) if 20 <= len(sents[i]) <= 300]
+            if idx:
+                i = add_rng.choice(idx)
+                foreign = [add_rng.choice(pool) for _ in range(5)]
+                emit(_premise(sents, i, short=premise_chars), sents[i],
+                     addition_edits(sents[i], " ".join(sents), foreign, add_rng), group)
         for _kind, make in _REGEX_KINDS:
             idx = [i for i in range(len(sents)) if 20 <= len(sents[i]) <= 300]
             rng.shuffle(idx)
@@ -256,6 +275,8 @@ def build_contrast(
     *,
     reverse: bool = False,
     premise_chars: int = SHORT_PARAGRAPH,
+    additions: bool = False,
 ) -> list[Example]:
     """The contrast examples of ``items``' paragraphs (see the module docstring)."""
-    return [e for e, _ in generate(items, seed, nlp, max_items, reverse=reverse, premise_chars=premise_chars)]
+    return [e for e, _ in generate(items, seed, nlp, max_items, reverse=reverse, premise_chars=premise_chars,
+                                   additions=additions)]

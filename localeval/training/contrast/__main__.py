@@ -29,6 +29,7 @@ def _main(argv: list[str] | None = None) -> int:
     p.add_argument("--reverse", action="store_true", help="add each edit the other way round")
     p.add_argument("--premise-chars", type=int, default=SHORT_PARAGRAPH,
                    help="longest paragraph kept whole as the premise")
+    p.add_argument("--additions", action="store_true", help="add the 'addition' kind")
     args = p.parse_args(argv)
     started, cpu_started = time.time(), time.process_time()
     train_items: list[QAItem] = []
@@ -36,7 +37,7 @@ def _main(argv: list[str] | None = None) -> int:
         train_items += data_mod.qa_split(reader(args.data_dir / "train"))[0]
     nlp = load_parser()
     pairs = generate(train_items, args.seed, nlp, args.max_items, reverse=args.reverse,
-                     premise_chars=args.premise_chars)
+                     premise_chars=args.premise_chars, additions=args.additions)
     counts = Counter((kind, e.label == 0) for e, kind in pairs)
     print(f"{len(pairs)} pairs in {time.time() - started:.0f} s wall, "
           f"{time.process_time() - cpu_started:.0f} s CPU (spaCy parser: {'yes' if nlp else 'no'})")

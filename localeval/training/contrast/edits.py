@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 SOURCE = "contrast"
-KINDS = ("merge", "voice", "attribute", "list_negation", "flip", "number_words", "format")
+KINDS = ("merge", "voice", "attribute", "list_negation", "flip", "number_words", "format", "addition")
 ENT, NEU, CON = 0, 1, 2
 NOT_ENTAILED = 1  # the binary (nli2) "not entailed" label
 
