@@ -1,5 +1,8 @@
 """Text analyses stored with the verdicts: a re-run in a new session reads its sentence
-splits, claims and units from the cache file and gives bit-for-bit the same results."""
+splits, claims and units from the cache file and gives bit-for-bit the same results.
+
+Stored results (tests/test_stored_results.py) are turned off here: a re-run would read each
+row's result back before any analysis is asked for."""
 
 from __future__ import annotations
 
@@ -11,12 +14,18 @@ import pytest
 from localeval.backends.session import JudgeSession
 from localeval.options import RunOptions
 from localeval.runner.output import dumps, record
+from localeval.runner import stored as stored_module
 from localeval.runner.rows import make_row
 from localeval.runner.run import resolve_metrics, run_chunks
 from localeval.text import analyses as analyses_module
 from localeval.text import sentences as sentences_module
 
 METRICS = ["context_recall", "chunk_recall", "context_relevance"]
+
+
+@pytest.fixture(autouse=True)
+def _no_stored_results(monkeypatch):
+    monkeypatch.setattr(stored_module.StoredResults, "_kind", lambda self, metric: None)
 
 ROWS = [
     {

@@ -232,11 +232,23 @@ def test_session_counters_are_the_runs(judge3, tmp_path, monkeypatch):
     sent.clear()
     with JudgeSession(options) as second:
         cached = evaluate(rows, names, session=second, show_progress=False)
-    assert sent == [] and second.counters.pairs_judged == 0 and second.counters.batches == 0
-    assert second.counters.cache_hits == counted_first["pairs_unique"] > 0
-    assert second.counters.pairs_requested == counted_first["pairs_requested"]
+    # Every row's results are read back from the file (localeval.runner.stored): no pair is asked.
+    assert sent == [] and second.counters.pairs_requested == 0 and second.counters.batches == 0
+    assert second.analyses.loaded >= len(rows) * len(names)
     for name in names:
         assert cached.scores(name) == fresh.scores(name)
+
+    # Without stored results, the same pairs are asked and every one is a cache hit.
+    from localeval.runner.stored import StoredResults
+
+    monkeypatch.setattr(StoredResults, "_kind", lambda self, metric: None)
+    with JudgeSession(options) as third:
+        again = evaluate(rows, names, session=third, show_progress=False)
+    assert sent == [] and third.counters.pairs_judged == 0 and third.counters.batches == 0
+    assert third.counters.cache_hits == counted_first["pairs_unique"] > 0
+    assert third.counters.pairs_requested == counted_first["pairs_requested"]
+    for name in names:
+        assert again.scores(name) == fresh.scores(name)
 
 
 def test_session_brings_the_runs_options(judge3, monkeypatch):

@@ -101,6 +101,15 @@ class Metric(ABC):
                 results[i] = result
         return [r for r in results if r is not None]
 
+    def identity(self) -> dict[str, Any]:
+        """What the metric's results depend on besides the row and the code: its name and public
+        settings as plain values (a run with a cache file stores results under it,
+        `localeval.runner.stored`). Metrics holding more than public settings add it."""
+        from localeval.runner.stored import plain_setting
+
+        settings = {k: v for k, v in vars(self).items() if not k.startswith("_")}
+        return {"metric": self.name, "type": type(self).__qualname__, "settings": plain_setting(settings)}
+
     def missing_columns(self, sample: Sample) -> str | None:
         missing = [c for c in self.required_columns if getattr(sample, c) is None]
         if missing:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
@@ -148,6 +148,12 @@ class JudgedMetric(Metric):
         return {"threshold": self.threshold, "batch_size": self.batch_size, "max_units": self.max_units,
                 "exhaustive": self.exhaustive, "thresholds": self.given_thresholds,
                 "candidates": self.candidates, "locate": self.locate, "contrasts": self.contrasts}
+
+    def identity(self) -> dict[str, Any]:
+        """Also the judge's identity and the thresholds in force (stored with the judge or
+        given)."""
+        return {**super().identity(), "judge": self.judge.identity,
+                "thresholds": [[kind, key, choice.value] for kind, key, choice in self.thresholds_in_force()]}
 
     def accept_at(self, threshold: float) -> float | None:
         """What `attribute` gets as ``accept_at`` for decisions at ``threshold``."""

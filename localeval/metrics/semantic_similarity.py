@@ -23,6 +23,7 @@ Edge cases (deterministic, documented in the README, tested):
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from localeval.backends.embeddings import Embedder, get_embedder
 from localeval.metrics.base import Metric, MetricResult
@@ -66,6 +67,13 @@ class SemanticSimilarity(Metric):
         self._embedder = embedding_model if isinstance(embedding_model, Embedder) else None
         self.threshold = threshold
         self.batch_size = batch_size or 32
+
+    def identity(self) -> dict[str, Any]:
+        """Also the embedding model asked for (a name or folder; an embedder object passed in
+        has no stable identity, so results are not stored for it)."""
+        from localeval.runner.stored import plain_setting
+
+        return {**super().identity(), "embedding_model": plain_setting(self._source)}
 
     @property
     def embedder(self) -> Embedder:

@@ -16,7 +16,9 @@ Design (the simplest one that keeps the judge's batches full and never judges a 
    chunk, is read, not recomputed (context recall and context precision, for instance, ask
    the same claim-window pairs). The LRU is emptied at each chunk so memory stays bounded and
    every chunk's numbers depend on that chunk alone; the SQLite file, when given, keeps
-   verdicts across chunks and runs. Judges are never changed by a run.
+   verdicts across chunks and runs, and each row's results (`localeval.runner.stored`), which
+   a re-run of the same row with the same metric, options, judge and code reads back instead
+   of scoring. Judges are never changed by a run.
 4. **Failures stay local.** If a metric fails on a chunk, its rows are retried one by one so
    one bad row costs only itself, and its error becomes that row's reason. Rows that fail to
    read or validate are kept, unscored, with the reason.
@@ -39,6 +41,7 @@ from localeval.runner.heap import long_lived_heap, release_freed_memory
 from localeval.runner.output import dumps, record
 from localeval.runner.progress import Progress
 from localeval.runner.rows import Row, count_lines, read_jsonl
+from localeval.runner.stored import StoredResults
 from localeval.runner.summary import MetricSummary, RunSummary, SummaryBuilder
 from localeval.text.language import checked_texts, language_warnings
 
@@ -204,14 +207,17 @@ def chunk_texts(rows: Iterable[Row]) -> Iterator[str]:
 
 def score_chunk(chunk: list[Row], metrics: Sequence[tuple[str, Metric]], session: JudgeSession) -> list[ScoredRow]:
     valid = [r for r in chunk if r.sample is not None]
-    # One read of the chunk's stored analyses (sentence splits, claims, units) before the
-    # metrics ask for them; what they made anew is written once, after them.
+    # One read of the chunk's stored analyses (sentence splits, claims, units) and results
+    # before the metrics ask for them; what they made anew is written once, after them.
+    stored = StoredResults(session, metrics)
     session.prefetch(chunk_texts(valid))
+    stored.fetch(valid)
     with session.timings.stage("metric"):
         languages = metric_languages(metrics)
         for row in valid:
             row.warnings = language_warnings(row.sample, languages, session.detect_language)
-        per_metric = {name: _score_metric(metric, valid, session) for name, metric in metrics}
+        per_metric = {name: stored.score(name, metric, valid, lambda rows, m=metric: _score_metric(m, rows, session))
+                      for name, metric in metrics}
     session.flush()
     return [
         (
