@@ -105,6 +105,11 @@ def test_a_changed_setting_or_code_finds_nothing_stored(tiny_judge, tmp_path, mo
     monkeypatch.setattr(stored_module, "localeval_identity", lambda: "edited-code")
     _scored(tiny_judge, cache, metrics=metrics)
     assert len(_kinds(cache)) == 8
+    # Another spaCy pipeline named in the environment (the rules and entity recall load it).
+    monkeypatch.setenv("LOCALEVAL_SPACY_MODEL", "en_core_web_sm")
+    with JudgeSession(RunOptions(model=tiny_judge, cache=cache)) as session:
+        named = resolve_metrics(metrics, RunOptions(model=tiny_judge))
+        assert not set(StoredResults(session, named).kinds.values()) & {k for k in _kinds(cache)}
 
 
 def test_damaged_results_are_scored_again(tiny_judge, tmp_path):

