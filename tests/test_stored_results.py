@@ -158,6 +158,14 @@ def test_what_has_no_stable_identity_is_not_stored(tiny_judge, tmp_path):
     # An instruction-model decomposer: its outputs are cached by its own identity, not here.
     with JudgeSession(RunOptions(model=tiny_judge, cache=cache, decomposer="some-model.gguf")) as session:
         assert not StoredResults(session, named).active
+    # A metric class of the user's own: its code is not part of the key.
+    class Mine(type(named[1][1])):
+        pass
+
+    with JudgeSession(RunOptions(model=tiny_judge, cache=cache)) as session:
+        mine = Mine.__new__(Mine)
+        mine.__dict__.update(vars(named[1][1]))
+        assert StoredResults(session, [("mine", mine)]).kinds["mine"] is None
     # Without a cache file nothing is stored.
     with JudgeSession(RunOptions(model=tiny_judge)) as session:
         assert not StoredResults(session, named).active

@@ -26,9 +26,9 @@ validate as the metric's result type counts as absent. A row whose scoring faile
 of another type than the metric's declared one (it would not read back whole).
 
 Not stored: without a cache file (as for analyses), with an instruction-model decomposer (its
-outputs are cached by its own identity; a run over them stays as it was), and for a metric
-holding a setting that has no stable identity (an object passed in that localeval cannot
-describe).
+outputs are cached by its own identity; a run over them stays as it was), for a metric class
+defined outside localeval (its code is not part of the key), and for a metric holding a setting
+that has no stable identity (an object passed in that localeval cannot describe).
 """
 
 from __future__ import annotations
@@ -120,6 +120,10 @@ class StoredResults:
         self._keys: dict[int, str] = {}
 
     def _kind(self, metric: Metric) -> str | None:
+        # A metric class of the user's own: its code is not in localeval_identity(), so an
+        # edit of it could not change the key.
+        if not type(metric).__module__.startswith("localeval.") or getattr(metric, "result_type", None) is None:
+            return None
         try:
             identity = {"metric": metric.identity(), "options": self.session.options.record(),
                         "code": localeval_identity(), "spacy": spacy_pipeline()}
