@@ -100,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default=None, help="judge name or folder (default: the shipped judge)")
     parser.add_argument("--precision", default="bf16", choices=["bf16", "fp32"])
     parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--peak-seconds", type=float, default=2.0, help="time spent timing each matrix product")
     parser.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/compute_floor.json")
     args = parser.parse_args(argv)
 
@@ -110,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
 
     judge = get_judge(args.model, device="cpu", precision=args.precision)
     cfg = judge.model.config
-    peaks = matmul_peak(args.precision, cfg.hidden_size, cfg.intermediate_size)
+    peaks = matmul_peak(args.precision, cfg.hidden_size, cfg.intermediate_size, seconds=args.peak_seconds)
     peak = max(peaks.values())
 
     rows = make_rows(args.rows, seed=PROFILE_SEED)

@@ -298,6 +298,25 @@ def test_bulk_speed_plumbing(tmp_path, one_torch_thread):
         bulk_speed.main(["--rows", "0", "--output", str(out)])
 
 
+def test_compute_floor_plumbing(tmp_path, one_torch_thread):
+    from benchmarks import compute_floor
+    from tests.conftest import build_tiny_model
+
+    five = {0: "entailment", 1: "neutral", 2: "contradiction", 3: "relevant", 4: "not_relevant"}
+    tiny = build_tiny_model(tmp_path / "tiny5", five, {"max_length": 64, "tasks": {"nli": [0, 1, 2], "relevance": [3, 4]}})
+    out = tmp_path / "floor.json"
+    assert compute_floor.main(["--model", str(tiny), "--rows", "2", "--precision", "fp32", "--peak-seconds", "0.05",
+                               "--output", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["peak_tflop_per_s"] == max(result["matmul_tflop_per_s"].values()) > 0
+    recall = result["runs"]["context_recall"]
+    assert recall["pairs_per_row"] > 0 and recall["gflop_per_row"] > 0 and recall["target_rows_per_s"] == 40.0
+    # The ceiling at peak is FLOPs-bound: peak / work per row.
+    assert recall["ceiling_rows_per_s_at_peak"] == pytest.approx(
+        result["peak_tflop_per_s"] * 1e3 / recall["gflop_per_row"], rel=0.01, abs=0.06)
+    assert "ceiling at peak" in out.with_suffix(".md").read_text()
+
+
 def test_prefilter_comparison_plumbing(tmp_path):
     from benchmarks import prefilter
 
