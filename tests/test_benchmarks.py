@@ -317,6 +317,21 @@ def test_compute_floor_plumbing(tmp_path, one_torch_thread):
     assert "ceiling at peak" in out.with_suffix(".md").read_text()
 
 
+def test_frank_errors_by_category():
+    from benchmarks import frank_errors
+
+    ok = {c: 1.0 for c in frank_errors.CATEGORIES}
+    rows = [{"Factuality": 1.0, **ok}] * 4 + [{"Factuality": 0.5, **ok, "OutE": 0.5}] * 3 + [{"Factuality": 0.5, **ok, "EntE": 0.0}] * 3
+    features = [{"claims": [{"signals": {"p_best": p}, "overlap": o}]}
+                for p, o in zip([0.9, 0.2, 0.8, 0.7, 0.95, 0.1, 0.3, 0.6, 0.5, 0.4], [1, 1, 1, 1, 0.5, 0.4, 0.3, 1, 1, 1])]
+    table = {r["category"]: r for r in frank_errors.by_category(rows, *frank_errors.item_scores(features))}
+    # Overlap ranks every out-of-article summary below every factual one; the judge does not.
+    assert table["OutE"]["overlap_auroc"] == 100.0 and table["OutE"]["judge_auroc"] < 100.0
+    assert table["OutE"]["n_with_error"] == 3 and table["EntE"]["n_with_error"] == 3
+    assert table["EntE"]["overlap_auroc"] == 50.0  # ties with every factual summary
+    assert table["GramE"]["n_with_error"] == 0 and table["OutE"]["difference_se"] is not None
+
+
 def test_prefilter_comparison_plumbing(tmp_path):
     from benchmarks import prefilter
 
