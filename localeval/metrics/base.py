@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -24,7 +25,7 @@ from localeval.schema import Sample
 if TYPE_CHECKING:
     from localeval.backends.session import JudgeSession
 
-__all__ = ["CHUNK_INDEX", "Metric", "MetricResult"]
+__all__ = ["CHUNK_INDEX", "Metric", "MetricResult", "OpaqueSetting", "plain_setting"]
 
 CHUNK_INDEX = AliasChoices("context_index", "rank", "id_chunk", "chunk_id")
 """How a chunk's 0-based position in ``retrieved_contexts`` may be spelled on input. Results
@@ -105,8 +106,6 @@ class Metric(ABC):
         """What the metric's results depend on besides the row and the code: its name and public
         settings as plain values (a run with a cache file stores results under it,
         `localeval.runner.stored`). Metrics holding more than public settings add it."""
-        from localeval.runner.stored import plain_setting
-
         settings = {k: v for k, v in vars(self).items() if not k.startswith("_")}
         return {"metric": self.name, "type": type(self).__qualname__, "settings": plain_setting(settings)}
 
@@ -129,3 +128,31 @@ class Metric(ABC):
         self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession
     ) -> list[MetricResult]:
         """Score rows that have every required column, asking ``session`` for verdicts."""
+
+
+class OpaqueSetting(TypeError):
+    """A metric setting localeval cannot describe stably (its results are not stored)."""
+
+
+def plain_setting(value: Any, depth: int = 0) -> Any:
+    """``value`` as plain JSON values that identify it; `OpaqueSetting` when it cannot be."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, (list, tuple)):
+        return [plain_setting(v, depth) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): plain_setting(v, depth) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, Metric):
+        return value.identity()
+    identity = getattr(type(value), "identity", None)
+    if isinstance(identity, property):  # a judge, a decomposer: the identity their caches use
+        return {"identity": value.identity}
+    if type(value).__module__.startswith("localeval.") and hasattr(value, "__dict__") and depth < 3:
+        # Rule-based helpers of localeval itself: their code is in the stored results key
+        # (`localeval.runner.stored.localeval_identity`), their
+        # settings in their public attributes (private ones are memos and locks).
+        return {"type": type(value).__qualname__,
+                **{k: plain_setting(v, depth + 1) for k, v in sorted(vars(value).items()) if not k.startswith("_")}}
+    raise OpaqueSetting(type(value).__qualname__)

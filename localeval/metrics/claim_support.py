@@ -105,10 +105,10 @@ class JudgedMetric(Metric):
 
     threshold_kind: ClassVar[str] = "entailment"
     threshold_kinds: ClassVar[tuple[str, ...]] = ()
+    """Every kind of decision the metric makes, when it makes more than ``threshold_kind``."""
     reads_verdict: ClassVar[bool] = False
     """Its entailment decisions are claims of `judge_claims`, which a learned verdict stored
     with the judge decides (`NLIJudge.verdict`)."""
-    """Every kind of decision the metric makes, when it makes more than ``threshold_kind``."""
 
     def __init__(
         self,

@@ -26,7 +26,7 @@ import os
 from typing import Any
 
 from localeval.backends.embeddings import Embedder, get_embedder
-from localeval.metrics.base import Metric, MetricResult
+from localeval.metrics.base import Metric, MetricResult, plain_setting
 from localeval.schema import Sample
 from localeval.text.answers import declines, non_english_note
 from localeval.backends.session import JudgeSession
@@ -71,8 +71,6 @@ class SemanticSimilarity(Metric):
     def identity(self) -> dict[str, Any]:
         """Also the embedding model asked for (a name or folder; an embedder object passed in
         has no stable identity, so results are not stored for it)."""
-        from localeval.runner.stored import plain_setting
-
         return {**super().identity(), "embedding_model": plain_setting(self._source)}
 
     @property

