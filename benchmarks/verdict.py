@@ -37,7 +37,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -48,7 +48,7 @@ import numpy as np  # noqa: E402
 
 from benchmarks.files import command_line, portable_path, write_results  # noqa: E402
 from benchmarks.machine import describe_machine, weights_sha256  # noqa: E402
-from benchmarks.metrics import auroc, balanced_accuracy, macro_best_threshold  # noqa: E402
+from benchmarks.metrics import auroc, balanced_accuracy, macro_best_threshold, paired_bootstrap_se  # noqa: E402
 from benchmarks.overlap import overlap_score  # noqa: E402
 
 FAMILIES = ("wice", "summac", "begin", "frank", "ragbench")
@@ -138,6 +138,42 @@ def _fit(rows: list[dict], signals: list[str], vetoes: Sequence[str] = ()):
                         intercept=float(lr.intercept_[0]), vetoes=list(vetoes))
 
 
+Fitter = Callable[[dict[str, list[dict]]], object]
+"""Fits a claim verdict (`VerdictModel` or `CoverageVerdict`) on training families."""
+
+
+def logistic_fitter(signals: list[str], vetoes: Sequence[str] = ()) -> Fitter:
+    """A logistic regression on ``signals``, fitted on the training families pooled."""
+    return lambda train: _fit([r for rows in train.values() for r in rows], signals, vetoes)
+
+
+def coverage_fitter(powers: Sequence[float]) -> Fitter:
+    """`CoverageVerdict` (``p_best * coverage_all ** power``): the power among ``powers`` with
+    the best unweighted mean balanced accuracy over the training families (each at the
+    threshold that maximises it), so a held-out family never takes part in choosing it."""
+    from localeval.backends.verdict import CoverageVerdict
+
+    def fit(train: dict[str, list[dict]]):
+        best = None
+        for power in powers:
+            model = CoverageVerdict(power=power)
+            t, ba = macro_best_threshold([(np.asarray([r["label"] for r in rows]),
+                                           _item_scores(rows, lambda c: model.supported(c["signals"])))
+                                          for rows in train.values()])
+            if best is None or ba > best[0] + 1e-12:
+                best = (ba, model.model_copy(update={"threshold": min(max(float(t), 1e-4), 1 - 1e-4)}))
+        return best[1]
+
+    return fit
+
+
+def _parameters(model) -> dict[str, float]:
+    """What a fitted verdict learned: a logistic model's coefficients, a coverage verdict's power."""
+    if getattr(model, "kind", "logistic") == "coverage":
+        return {"power": model.power}
+    return dict(zip(model.signals, (round(c, 3) for c in model.coef)))
+
+
 def _scorers(model=None) -> dict:
     out = {"judge": lambda c: c["signals"]["p_best"], "overlap": lambda c: c["overlap"]}
     if model is not None:
@@ -157,28 +193,42 @@ def _bootstrap_se(labels: np.ndarray, scores: np.ndarray, t: float, rng: np.rand
     return float(np.std(ba)), float(np.std(au))
 
 
-def _held_out(train: dict[str, list[dict]], test: list[dict], signals: list[str], rng: np.random.Generator,
-              vetoes: Sequence[str] = ()) -> dict:
+def _auroc_or_none(scores: np.ndarray, labels: np.ndarray) -> float | None:
+    value = auroc(labels, scores)
+    return None if np.isnan(value) else value
+
+
+def _held_out(train: dict[str, list[dict]], test: list[dict], fitter: Fitter, rng: np.random.Generator) -> dict:
     """``test`` scored by a model fitted on ``train``; every scorer's threshold chosen on ``train``."""
-    model = _fit([r for rows in train.values() for r in rows], signals, vetoes)
+    model = fitter(train)
     y = np.asarray([r["label"] for r in test])
     figures: dict = {"n": len(test), "positives": int(y.sum())}
+    scores: dict[str, np.ndarray] = {}
     for name, score in _scorers(model).items():
         t, _ = macro_best_threshold([
             (np.asarray([r["label"] for r in rows]), _item_scores(rows, score)) for rows in train.values()
         ])
-        s = _item_scores(test, score)
+        s = scores[name] = _item_scores(test, score)
         se_ba, se_auc = _bootstrap_se(y, s, t, rng)
         figures[name] = {"threshold": round(t, 4), "ba": balanced_accuracy(y, s, t), "ba_se": se_ba,
                          "auroc": auroc(y, s), "auroc_se": se_auc}
-    figures["signals"] = list(signals)
-    figures["coef"] = dict(zip(signals, (round(c, 3) for c in model.coef)))
+    for other in ("judge", "overlap"):
+        # Paired: both scorers on the same resampled items, so shared hard items cancel out.
+        se = paired_bootstrap_se(y, scores[other], scores["verdict"], {"auroc": _auroc_or_none})["auroc"]
+        figures["verdict"][f"auroc_minus_{other}"] = figures["verdict"]["auroc"] - figures[other]["auroc"]
+        figures["verdict"][f"auroc_minus_{other}_se"] = se
+    figures["signals"] = list(model.signals)
+    figures["coef"] = _parameters(model)
     return figures
 
 
-def leave_one_family_out(items: dict[str, list[dict]], signals: list[str], vetoes: Sequence[str] = ()) -> dict:
+def leave_one_family_out(items: dict[str, list[dict]], signals: list[str] | None = None, vetoes: Sequence[str] = (),
+                         fitter: Fitter | None = None) -> dict:
+    """Each family scored by a verdict fitted on the others (``fitter``; default a logistic
+    model on ``signals``)."""
+    fitter = fitter or logistic_fitter(signals or [], vetoes)
     rng = np.random.default_rng(13)
-    return {held: _held_out({f: rows for f, rows in items.items() if f != held}, items[held], signals, rng, vetoes)
+    return {held: _held_out({f: rows for f, rows in items.items() if f != held}, items[held], fitter, rng)
             for held in FAMILIES if held in items}
 
 
@@ -221,23 +271,25 @@ def nested_leave_one_family_out(items: dict[str, list[dict]], candidates: list[l
     for held in FAMILIES:
         train = {f: rows for f, rows in items.items() if f != held}
         signals, losses = choose_signals(train, candidates, vetoes)
-        out[held] = _held_out(train, items[held], signals, rng, vetoes) | {"selection_losses": losses}
+        out[held] = _held_out(train, items[held], logistic_fitter(signals, vetoes), rng) | {"selection_losses": losses}
     return out
 
 
-def pooled_cv(items: dict[str, list[dict]], signals: list[str], k: int = 5, vetoes: Sequence[str] = ()) -> dict:
+def pooled_cv(items: dict[str, list[dict]], signals: list[str] | None = None, k: int = 5, vetoes: Sequence[str] = (),
+              fitter: Fitter | None = None) -> dict:
     """The agreement harness's protocol (`benchmarks.agreement.thresholds.cv_binary`): k folds
     stratified per family; on each fold the verdict model is fitted and every scorer's one
     threshold chosen (mean BA over families) on the other folds of *all* families, then the
     fold is predicted. Judge and overlap figures therefore equal the harness's ``ba_cv``."""
     from benchmarks.agreement.thresholds import folds_of
 
+    fitter = fitter or logistic_fitter(signals or [], vetoes)
     folds = {f: folds_of([r["label"] for r in rows], k) for f, rows in items.items()}
     names = ("verdict", "judge", "overlap")
     verdicts = {n: {f: np.zeros(len(rows), dtype=bool) for f, rows in items.items()} for n in names}
     for fold in range(k):
         train = {f: [r for r, g in zip(rows, folds[f]) if g != fold] for f, rows in items.items()}
-        model = _fit([r for rows in train.values() for r in rows], signals, vetoes)
+        model = fitter(train)
         for name, score in _scorers(model).items():
             t, _ = macro_best_threshold([
                 (np.asarray([r["label"] for r in rows]), _item_scores(rows, score)) for rows in train.values()
@@ -295,14 +347,17 @@ def adopt(lofo: dict) -> tuple[bool, list[str]]:
     return not losses, losses
 
 
-def final_model(items: dict[str, list[dict]], signals: list[str], vetoes: Sequence[str] = ()):
+def final_model(items: dict[str, list[dict]], signals: list[str] | None = None, vetoes: Sequence[str] = (),
+                fitter: Fitter | None = None):
     """Fitted on every family; threshold = the best unweighted mean BA over the families."""
-    model = _fit([r for rows in items.values() for r in rows], signals, vetoes)
+    model = (fitter or logistic_fitter(signals or [], vetoes))(items)
     t, ba = macro_best_threshold([
         (np.asarray([r["label"] for r in rows]), _item_scores(rows, lambda c: model.supported(c["signals"])))
         for rows in items.values()
     ])
-    return model.model_copy(update={"threshold": round(float(t), 4), "fitted_on": list(FAMILIES)}), ba
+    # Kept inside (0, 1): a stored verdict's threshold is validated there when the judge loads.
+    threshold = min(max(round(float(t), 4), 1e-4), 1 - 1e-4)
+    return model.model_copy(update={"threshold": threshold, "fitted_on": list(FAMILIES)}), ba
 
 
 # ------------------------------------------------------------------ report
@@ -317,8 +372,13 @@ def markdown(result: dict) -> str:
         f"{result['machine']['cpu']}, {result['machine']['cpu_cores']} cores, {result['machine']['date_utc']}.",
         f"Command: `{result['command']}`.",
         "",
-        "Each family is scored by a logistic regression fitted on the other four, at a threshold chosen on",
-        "those four; the judge alone (highest P(entailment) over the claim's units) and word overlap are",
+        *(["Verdict: `CoverageVerdict`, P(supported) = p_best * coverage_all ** power (no fitted coefficient;",
+           "`coverage_all` = share of the claim's content words, numbers normalised, found in any context).",
+           f"Each family is scored with the power among {result['coverage_powers']} that has the best mean BA on",
+           "the other four, at a threshold chosen on those four; the judge alone (highest P(entailment) over",
+           "the claim's units) and word overlap are"] if result.get("coverage_powers") else
+          ["Each family is scored by a logistic regression fitted on the other four, at a threshold chosen on",
+           "those four; the judge alone (highest P(entailment) over the claim's units) and word overlap are"]),
         "thresholded the same way on the same families. Item = min over its claims. BA and AUROC in %,",
         "+- one bootstrap standard error (1,000 resamples). Signals as the metric sees them: contrast",
         "rules on (``p_best`` after a rule's cut; ``contrast`` = a rule overruled the best-liked unit).",
@@ -336,6 +396,17 @@ def markdown(result: dict) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     mean = {n: np.mean([f[n]["ba"] for f in result["lofo"].values()]) for n in ("verdict", "judge", "overlap")}
     lines += ["", "Mean BA over families: " + ", ".join(f"{n} {100 * v:.1f}" for n, v in mean.items()) + ".", ""]
+    lines += ["AUROC margins of the verdict, +- one paired bootstrap SE (1,000 resamples of items; beyond the",
+              "noise: |margin| > 2 SE):", "",
+              "| family | verdict - judge | verdict - overlap |", "|---|---|---|"]
+    for fam, f in result["lofo"].items():
+        cells = []
+        for other in ("judge", "overlap"):
+            m, se = f["verdict"].get(f"auroc_minus_{other}"), f["verdict"].get(f"auroc_minus_{other}_se")
+            cells.append("—" if m is None or se is None else
+                         f"{100 * m:+.1f} +- {100 * se:.1f}{' (beyond 2 SE)' if abs(m) > 2 * se else ''}")
+        lines.append(f"| {fam} | " + " | ".join(cells) + " |")
+    lines.append("")
     if result["adopted"]:
         lines.append(f"**Adopted**: beats both on every family; stored in the judge's config.json "
                      f"(threshold {result['final']['threshold']}).")
@@ -383,10 +454,14 @@ def markdown(result: dict) -> str:
         for i, (c, f) in enumerate(result["per_candidate"].items()):
             lines.append(f"| [{i + 1}] | " + " | ".join(f"{100 * f['ba'][fam]:.1f}" for fam in FAMILIES)
                          + f" | {', '.join(f['losses']) or '-'} |")
+    if result.get("coverage_powers"):
+        lines += ["", "Power chosen for each held-out family (on the other four): "
+                  + ", ".join(f"{fam} {f['coef']['power']:g}" for fam, f in result["lofo"].items())
+                  + f"; on all five (final): {result['final']['power']:g}."]
     used = [s for s in SIGNALS if any(s in f["coef"] for f in result["lofo"].values())]
-    lines += ["", "Coefficients (standardised signals) of each leave-one-out fit:", "",
+    lines += [] if not used else ["", "Coefficients (standardised signals) of each leave-one-out fit:", "",
               "| held out | " + " | ".join(used) + " |", "|---|" + "---|" * len(used)]
-    for fam, f in result["lofo"].items():
+    for fam, f in result["lofo"].items() if used else ():
         lines.append(f"| {fam} | " + " | ".join(f"{f['coef'][s]:+.2f}" if s in f["coef"] else "" for s in used) + " |")
     lines += ["", "Out-of-fold BA under the agreement harness's protocol (5 folds stratified per family; model",
               f"({', '.join(result['signals'])}) and one threshold fitted on the other folds of every family;",
@@ -420,7 +495,13 @@ def main(argv: list[str] | None = None) -> dict:
                         "is chosen among them on the other families (nested), the final one on all five")
     p.add_argument("--vetoes", default="",
                    help="comma-separated signals that cap a claim's P(supported) at the judge's (VerdictModel.vetoes)")
-    p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/verdict.json")
+    p.add_argument("--coverage-powers", default=None,
+                   help="comma-separated powers: study the coverage verdict p_best * coverage_all ** power "
+                        "(CoverageVerdict) instead of a logistic model; each held-out family's power is chosen "
+                        "on the other four")
+    p.add_argument("--output", type=Path, default=None,
+                   help="results file (default benchmarks/results/verdict.json, verdict_coverage.json with "
+                        "--coverage-powers)")
     p.add_argument("--write", action="store_true", help="store the verdict model in the judge if it is adopted")
     args = p.parse_args(argv)
 
@@ -438,7 +519,14 @@ def main(argv: list[str] | None = None) -> dict:
     candidates = [[s for s in c.split(",") if s] for c in (args.candidates or "").split(";") if c.strip()]
     vetoes = [v for v in args.vetoes.split(",") if v]
     per_candidate = {}
-    if candidates:
+    powers = [float(x) for x in (args.coverage_powers or "").split(",") if x.strip()]
+    if args.coverage_powers is not None and not powers:
+        p.error("--coverage-powers: give at least one power, e.g. 0.5,1,2")
+    fitter = coverage_fitter(powers) if powers else None
+    if fitter is not None:
+        lofo = leave_one_family_out(items, fitter=fitter)
+        signals, selection = ["p_best", "coverage_all"], []
+    elif candidates:
         lofo = nested_leave_one_family_out(items, candidates, vetoes)
         signals, selection = choose_signals(items, candidates, vetoes)
         for c in candidates:  # each candidate fixed, un-nested: a reference, never a choice
@@ -449,19 +537,20 @@ def main(argv: list[str] | None = None) -> dict:
         signals, selection = [s for s in args.signals.split(",") if s], []
         lofo = leave_one_family_out(items, signals, vetoes)
     adopted, losses = adopt(lofo)
-    model, ba = final_model(items, signals, vetoes)
+    model, ba = final_model(items, signals, vetoes, fitter=fitter)
     contrast = contrast_set_check(judge, model)
     if contrast["verdict"]["correct"] < contrast["judge"]["correct"]:
         adopted, losses = False, [*losses, "contrast set"]
     result = {
         "model": judge.name, "weights_sha256": weights_sha256(judge.path), "machine": describe_machine(),
         "command": command_line("python benchmarks/verdict.py", sys.argv[1:] if argv is None else argv), "signals": signals, "candidates": candidates, "selection_losses": selection, "per_candidate": per_candidate, "lofo": lofo,
-        "pooled_cv": pooled_cv(items, signals, vetoes=vetoes), "contrast_set": contrast, "adopted": adopted, "losses": losses,
+        "pooled_cv": pooled_cv(items, signals, vetoes=vetoes, fitter=fitter), "coverage_powers": powers, "contrast_set": contrast, "adopted": adopted, "losses": losses,
         "final": model.model_dump() | {"in_sample_mean_ba": ba}, "limit": args.limit,
     }
     report = markdown(result)
     print(report)
-    write_results(args.output, result, report)
+    name = "verdict_coverage.json" if powers else "verdict.json"
+    write_results(args.output or REPO_ROOT / "benchmarks/results" / name, result, report)
     if args.write and adopted and not args.limit:
         config_path = judge.path / "config.json"
         config = json.loads(config_path.read_text())

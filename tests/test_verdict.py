@@ -8,7 +8,15 @@ from pydantic import ValidationError
 
 from localeval.backends.attribution import attribute
 from localeval.backends.session import JudgeSession
-from localeval.backends.verdict import SIGNALS, JudgedUnit, VerdictModel, claim_signals, lexical_words
+from localeval.backends.verdict import (
+    SIGNALS,
+    CoverageVerdict,
+    JudgedUnit,
+    VerdictModel,
+    claim_signals,
+    lexical_words,
+    verdict_from_config,
+)
 from localeval.text.numbers import numbers_in
 
 
@@ -86,8 +94,30 @@ def test_verdict_model_probability_and_what_decided():
     assert np.allclose(model.probabilities([high, low]), [model.probability(high), model.probability(low)])
     assert model.deciding(high)[0].startswith("p_best +3.20")
     config = {"localeval": {"verdict": model.model_dump()}}
-    assert VerdictModel.from_config(config) == model
-    assert VerdictModel.from_config({"localeval": {}}) is None
+    assert verdict_from_config(config) == model
+    assert verdict_from_config({"localeval": {}}) is None
+    # a verdict stored before there were kinds is the logistic one
+    assert verdict_from_config({"localeval": {"verdict": model.model_dump(exclude={"kind"})}}) == model
+
+
+def test_coverage_verdict_only_lowers_the_judge_by_the_words_the_contexts_lack():
+    verdict = CoverageVerdict(power=2.0, threshold=0.5)
+    signals = {s: 0.0 for s in SIGNALS} | {"p_best": 0.9, "coverage_all": 1.0}
+    assert verdict.supported(signals) == pytest.approx(0.9)  # every word found: the judge's own
+    assert verdict.supported(signals | {"coverage_all": 0.5}) == pytest.approx(0.9 * 0.25)
+    assert verdict.supported(signals | {"coverage_all": 0.0}) == 0.0
+    assert verdict.deciding(signals | {"coverage_all": 0.5})[0] == "coverage_all 0.50"
+    # the bar on p_best that accepts a claim on its first unit: exactly where supported() crosses
+    needed = verdict.entailment_needed({"coverage_all": 0.8}, 0.5)
+    assert verdict.supported(signals | {"coverage_all": 0.8, "p_best": needed}) >= 0.5
+    assert verdict.supported(signals | {"coverage_all": 0.8, "p_best": needed - 1e-4}) < 0.5
+    assert verdict.entailment_needed({"coverage_all": 0.5}, 0.5) > 1.0  # no unit can lift it: judge them all
+    assert verdict.entailment_needed({"coverage_all": 0.0}, 0.5) == float("inf")
+    stored = {"localeval": {"verdict": verdict.model_dump()}}
+    assert verdict_from_config(stored) == verdict
+    for bad in ({"power": -1.0}, {"threshold": 0.0}, {"threshold": 1.0}):
+        with pytest.raises(ValidationError):
+            verdict_from_config({"localeval": {"verdict": verdict.model_dump() | bad}})
 
 
 @pytest.mark.parametrize("bad", [{"signals": ["p_best", "nonsense"]}, {"coef": [1.0]}, {"scale": [0.0, 1.0]}])
@@ -115,6 +145,33 @@ def test_verdict_study_adopts_only_what_wins_on_every_family():
     assert verdict.adopt(lofo) == (False, ["frank"])
     model, ba = verdict.final_model(items, ["p_best", "coverage"])
     assert ba > 0.9 and model.fitted_on == list(verdict.FAMILIES)
+
+
+def test_coverage_study_chooses_the_power_on_the_training_families_only():
+    from benchmarks import verdict
+
+    rng = np.random.default_rng(2)
+
+    def item(label, family):
+        # the judge ranks well; unsupported claims of every family but frank also lack words,
+        # so a strong power wins there, and frank alone would want none
+        p = float(np.clip(label * 0.3 + rng.uniform() * 0.7, 0, 1))
+        missing = 0.0 if label or family == "frank" else float(rng.uniform(0.3, 0.6))
+        signals = {s: 0.5 for s in SIGNALS} | {"p_best": p, "coverage_all": 1.0 - missing}
+        return {"label": label, "claims": [{"signals": signals, "overlap": float(rng.uniform())}]}
+
+    items = {f: [item(i % 2, f) for i in range(60)] for f in verdict.FAMILIES}
+    fitter = verdict.coverage_fitter([0.0, 4.0])
+    lofo = verdict.leave_one_family_out(items, fitter=fitter)
+    assert {f: fig["coef"]["power"] for f, fig in lofo.items()} == {f: 4.0 for f in verdict.FAMILIES}
+    assert lofo["wice"]["verdict"]["ba"] > lofo["wice"]["judge"]["ba"]
+    assert lofo["wice"]["verdict"]["auroc_minus_judge"] > 0 and lofo["wice"]["verdict"]["auroc_minus_judge_se"] > 0
+    # the fit sees only what it is given: on frank alone the power does nothing, so the first is kept
+    assert fitter({"frank": items["frank"]}).power == 0.0
+    model, _ = verdict.final_model(items, fitter=fitter)
+    assert model.kind == "coverage" and model.power == 4.0 and 0.0 < model.threshold < 1.0
+    pooled = verdict.pooled_cv(items, fitter=fitter)
+    assert set(pooled) == set(verdict.FAMILIES) and pooled["wice"]["verdict"] > pooled["wice"]["judge"]
 
 
 def test_nested_study_chooses_the_subset_without_the_held_out_family():
@@ -189,14 +246,16 @@ def test_a_veto_caps_the_verdict_at_the_judge():
     assert model.supported(signals | {"contrast": 1.0}) == 0.05
 
 
-def test_attribute_with_a_verdict_accepts_early_with_the_verdicts_of_judging_every_unit(default_judge):
+@pytest.mark.parametrize("verdict_kind", [_lexical_model, lambda: CoverageVerdict(power=2.0, threshold=0.5)],
+                         ids=["logistic", "coverage"])
+def test_attribute_with_a_verdict_accepts_early_with_the_verdicts_of_judging_every_unit(default_judge, verdict_kind):
     premise = ("The Harbour Museum is open from Tuesday to Sunday, 10:00 to 17:00. It is closed on Mondays "
                "and on public holidays. Guided tours start at 11:00. The museum was founded in 1921 by a "
                "group of retired sailors, and its collection holds 3,000 ship models.")
     claims = ["The Harbour Museum is open on Mondays.", "The Harbour Museum is closed on public holidays.",
               "Retired sailors founded the museum in 1921.", "The collection holds 300 ship models.",
               "Guided tours begin at eleven in the morning."]
-    model = _lexical_model()
+    model = verdict_kind()
     with JudgeSession() as every:
         full = attribute(default_judge, [(claims, [premise])], session=every, verdict=model)[0]
     with JudgeSession() as early:

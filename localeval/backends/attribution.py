@@ -79,8 +79,8 @@ from localeval.backends.candidates import (
 from localeval.backends.nli import NLIJudge
 from localeval.backends.session import JudgeSession, session_scope
 from localeval.backends.verdict import (
+    ClaimVerdict,
     JudgedUnit,
-    VerdictModel,
     claim_signals,
     lexical_signals,
 )
@@ -141,7 +141,7 @@ class Support(BaseModel):
     ``probability`` is the verdict's P(supported)."""
     deciding: list[str] | None = None
     """With ``attribute(..., verdict=...)``: the signals that moved the verdict most, strongest
-    first (`VerdictModel.deciding`)."""
+    first (the verdict's ``deciding``)."""
 
 
 @dataclass(frozen=True)
@@ -268,7 +268,7 @@ def attribute(
     locate: Locate = DEFAULT_LOCATE,
     units: bool = False,
     contrasts: bool = True,
-    verdict: VerdictModel | None = None,
+    verdict: ClaimVerdict | None = None,
 ) -> list[list[Support]]:
     """Support of each claim by its group's contexts.
 
@@ -304,11 +304,11 @@ def attribute(
             (`Support.units`); no extra judge call.
         contrasts: let the contrast rules overrule the judge on a unit that states the
             opposite of the claim (see the module docstring; `Support.contrast` says why).
-        verdict: a learned claim verdict (`VerdictModel`): each claim's probability is its
-            P(supported) from its signals (`Support.signals`, computed without extra judge
+        verdict: a claim verdict stored with the judge (`VerdictModel` or `CoverageVerdict`):
+            each claim's probability is its P(supported) from its signals (`Support.signals`, computed without extra judge
             calls), the judge's own in `Support.judge_probability`. ``accept_at`` is then a
             bar on P(supported): a claim is accepted on its first unit when that unit's
-            P(entailment) already lifts the verdict over it (`VerdictModel.entailment_needed`),
+            P(entailment) already lifts the verdict over it (``entailment_needed``),
             so verdicts are those of judging every unit.
     Returns:
         per group, one `Support` per claim, in order.
@@ -345,7 +345,7 @@ def _attribute(
     locate: Locate,
     with_units: bool = False,
     contrasts: bool = True,
-    verdict: VerdictModel | None = None,
+    verdict: ClaimVerdict | None = None,
 ) -> list[list[Support]]:
     selector = get_selector(candidates)
     pairs: list[tuple[str, str]] = []
@@ -514,7 +514,7 @@ def _nli_judge(session: JudgeSession, judge: NLIJudge, batch_size: int | None, s
 
 
 def _acceptance_bars(groups: Sequence[tuple[Sequence[str], Sequence[str]]], plan: list[list[list[tuple[int, _Unit]]]],
-                     n_pairs: int, accept_at: float, verdict: VerdictModel | None) -> np.ndarray:
+                     n_pairs: int, accept_at: float, verdict: ClaimVerdict | None) -> np.ndarray:
     """Per pair: the P(entailment) at which its claim is accepted on that unit. ``accept_at``
     itself for the bare judge; with a verdict, the claim's own bar from its word signals
     (infinite, i.e. judge every unit, when the verdict reads more than ``p_best``)."""

@@ -39,7 +39,7 @@ from localeval.backends.cache import JudgementCache, model_identity, open_cache
 from localeval.backends.precision import resolve_dtype
 from localeval.backends.labels import LabelLayout, read_label_layout
 from localeval.backends.registry import resolve_model, stored_thresholds
-from localeval.backends.verdict import VerdictModel
+from localeval.backends.verdict import ClaimVerdict, verdict_from_config
 
 __all__ = ["NLIJudge", "Pair", "ScoringState", "Task", "distinct_pairs"]
 
@@ -180,7 +180,7 @@ class NLIJudge:
         self.max_length: int = int(max_length or extra.get("max_length") or limit)
         self.thresholds: dict[str, float] = stored_thresholds(self.config)
         """The thresholds stored with the judge; a user's own go in the run's `RunOptions`."""
-        self.verdict: VerdictModel | None = VerdictModel.from_config(self.config)
+        self.verdict: ClaimVerdict | None = verdict_from_config(self.config)
         """A learned claim verdict stored with the judge (``localeval.verdict`` in config.json,
         written by ``benchmarks/verdict.py --write`` only when it wins), or ``None``: the claim
         metrics then decide on the judge's highest P(entailment)."""

@@ -17,16 +17,17 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import ClassVar, Literal
 
 import numpy as np
-from pydantic import BaseModel, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from localeval.text.lexical import content_words
 from localeval.text.memo import remembered
 from localeval.text.numbers import numbers_in
 
-__all__ = ["LEXICAL_SIGNALS", "SIGNALS", "JudgedUnit", "VerdictModel", "claim_signals", "lexical_signals",
-           "lexical_words"]
+__all__ = ["LEXICAL_SIGNALS", "SIGNALS", "ClaimVerdict", "CoverageVerdict", "JudgedUnit", "VerdictModel",
+           "claim_signals", "lexical_signals", "lexical_words", "verdict_from_config"]
 
 SIGNALS: tuple[str, ...] = (
     "p_best",             # highest P(entailment) over the judged units (today's verdict)
@@ -153,6 +154,7 @@ class VerdictModel(BaseModel):
     with it.
     """
 
+    kind: Literal["logistic"] = "logistic"
     signals: list[str]
     mean: list[float]
     scale: list[float]
@@ -230,7 +232,68 @@ class VerdictModel(BaseModel):
         order = np.argsort(-np.abs(terms))[:top]
         return [f"{self.signals[i]} {terms[i]:+.2f}" for i in order]
 
-    @classmethod
-    def from_config(cls, config: Mapping) -> VerdictModel | None:
-        stored = (config.get("localeval") or {}).get("verdict")
-        return cls.model_validate(stored) if stored else None
+
+
+class CoverageVerdict(BaseModel):
+    """P(supported) = p_best * coverage_all ** power: the judge's probability for the claim's
+    best unit, discounted by the share of the claim's content words (numbers in canonical
+    form) found anywhere in the contexts.
+
+    Why a product and not the fitted `VerdictModel`: fitted on the development families, a
+    logistic model learns to let word overlap *raise* claims the judge doubts, which is what
+    the hand-written contrast set punishes (every unsupported claim there repeats the
+    premise's words). The product can only lower the judge's probability, by as much as words
+    are missing, so a claim that adds a date, a place or a name the contexts never mention
+    (the development families' commonest error, where overlap beat the judge) loses support,
+    while the ranking among fully covered claims stays the judge's. It has no fitted
+    coefficient; ``power`` 1 is the plain product. Measured by ``benchmarks/verdict.py
+    --coverage-powers`` (``benchmarks/results/verdict_coverage.md``).
+    """
+
+    kind: Literal["coverage"] = "coverage"
+    power: float = Field(1.0, ge=0.0, le=8.0)
+    threshold: float = Field(0.5, gt=0.0, lt=1.0)
+    fitted_on: list[str] = []
+    """The development families its threshold was chosen on (for the model card)."""
+    signals: ClassVar[tuple[str, ...]] = ("p_best", "coverage_all")
+
+    def _factors(self, signals: Mapping[str, float]) -> tuple[float, float]:
+        return float(signals["p_best"]), float(signals["coverage_all"]) ** self.power
+
+    def supported(self, signals: Mapping[str, float]) -> float:
+        """P(supported) of a claim (what a metric decides on)."""
+        judged, covered = self._factors(signals)
+        return judged * covered
+
+    def entailment_needed(self, lexical: Mapping[str, float], threshold: float) -> float | None:
+        """The lowest ``p_best`` at which `supported` reaches ``threshold`` given the claim's
+        coverage: ``threshold / coverage ** power`` (above 1, or infinite when no word is
+        found: no unit can accept the claim early)."""
+        covered = float(lexical["coverage_all"]) ** self.power
+        if covered <= 0.0:
+            return math.inf
+        # A hair above the exact root, as for `VerdictModel.entailment_needed`.
+        return threshold / covered + 1e-6
+
+    def deciding(self, signals: Mapping[str, float], top: int = 3) -> list[str]:
+        """Both factors, the one that lowered the verdict more first ("coverage_all 0.60":
+        40 % of the claim's content words are in no context)."""
+        judged, covered = self._factors(signals)
+        terms = [("p_best", judged), ("coverage_all", float(signals["coverage_all"]))]
+        terms.sort(key=lambda t: t[1])
+        return [f"{name} {value:.2f}" for name, value in terms[:top]]
+
+
+ClaimVerdict = VerdictModel | CoverageVerdict
+"""What a judge may store to decide claims by more than their best unit's P(entailment)."""
+
+
+def verdict_from_config(config: Mapping) -> ClaimVerdict | None:
+    """The verdict stored in a judge's config.json (``localeval.verdict``), or ``None``. A
+    stored verdict without ``kind`` is a `VerdictModel` (the first kind there was)."""
+    stored = (config.get("localeval") or {}).get("verdict")
+    if not stored:
+        return None
+    if stored.get("kind", "logistic") == "coverage":
+        return CoverageVerdict.model_validate(stored)
+    return VerdictModel.model_validate(stored)

@@ -273,14 +273,14 @@ def _thresholds_in_force(effective) -> list[dict]:
     from localeval.backends.registry import resolve_model, stored_thresholds
     from localeval.metrics.thresholds import thresholds_in_force
 
-    from localeval.backends.verdict import VerdictModel
+    from localeval.backends.verdict import verdict_from_config
 
     config = effective.config
     try:
         path = resolve_model(config.model)
         judge_config = json.loads((path / "config.json").read_text())
         stored = stored_thresholds(judge_config)
-        verdict = VerdictModel.from_config(judge_config)
+        verdict = verdict_from_config(judge_config)
         judge = path.name
     except (JudgeNotFoundError, OSError, ValueError):
         stored, verdict, judge = {}, None, None
