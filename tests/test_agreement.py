@@ -128,10 +128,35 @@ def test_harness_writes_the_table_with_floors_and_leaves_the_judge_alone(meta_ev
     for r in answers["ragbench"]:
         assert r["n"] == 2 and r["adherence"]["n"] == 2 and r["unscored"] <= 2
     assert {r["set"] for r in answers["summaries"]} >= {"frank/valid", "summac/factcc"}
+    pooled = {(m["target"], m["floor"]) for m in answers["margins"]}
+    assert ("RAGBench completeness", "always the mean") in pooled and ("SummaC (4 subsets)", "word overlap") in pooled
+    assert next(m for m in answers["margins"] if m["target"] == "RAGBench adherence")["n"] == 14  # 7 subsets x 2
     md = out.with_suffix(".md").read_text()
     assert "| ragbench/hotpotqa |" in md and "AlignScore 66.0" in md and "floor" in md
     assert "## Answer-side metrics" in md and "| frank/valid |" in md
     assert report["limit_per_set"] == 2
+
+
+def test_answer_side_margins_are_paired_differences_with_their_noise():
+    from benchmarks.agreement.answers import auroc_margin, graded_margin, markdown_lines
+
+    rng = np.random.default_rng(0)
+    gold = rng.random(200)
+    good, noise = gold + rng.normal(0, 0.05, 200), rng.random(200)
+    m = graded_margin(gold, good, noise)
+    assert m["pearson"]["margin"] > 4 * m["pearson"]["se"] > 0  # a real gain, far outside the noise
+    assert m["rmse"]["margin"] < 0
+    assert "pearson" not in graded_margin(gold, good, None)  # the mean has no correlation
+    labels = (gold > 0.5).astype(int)
+    same = auroc_margin(labels, noise, noise)["auroc"]
+    assert same["margin"] == 0 and same["se"] == 0  # a scorer against itself: nothing to tell apart
+    one_class = auroc_margin(np.ones(5), rng.random(5), rng.random(5))["auroc"]
+    assert one_class["margin"] is None and one_class["se"] is None  # undefined, not NaN
+    lines = markdown_lines({"ragbench": [], "summaries": [], "margins": [
+        {"target": "t", "ours": "o", "floor": "word overlap", "n": 5, "auroc": one_class},
+        {"target": "t", "ours": "o", "floor": "word overlap", "n": 200, **m}]})
+    assert "| t | o | word overlap | 5 | auroc | — | — | — | — |" in lines
+    assert any("| pearson |" in line and line.endswith("| yes |") for line in lines)
 
 
 def test_frank_baselines_are_correlated_on_the_same_rows(meta_eval):
