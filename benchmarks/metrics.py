@@ -14,6 +14,7 @@ import numpy as np
 __all__ = [
     "accuracy",
     "auroc",
+    "auroc_statistic",
     "balanced_accuracy",
     "balanced_accuracy_curve",
     "best_threshold",
@@ -74,6 +75,13 @@ def auroc(labels: Sequence[int], scores: Sequence[float]) -> float:
         ranks[order[a:b]] = (a + b + 1) / 2.0
     u = ranks[y].sum() - n_pos * (n_pos + 1) / 2.0
     return float(u / (n_pos * n_neg))
+
+
+def auroc_statistic(scores: np.ndarray, labels: np.ndarray) -> float | None:
+    """`auroc` as a `Statistic` for `paired_bootstrap_se`: ``None`` (not NaN) where a sample
+    holds one class only."""
+    value = auroc(labels, scores)
+    return None if np.isnan(value) else value
 
 
 def candidate_thresholds(*score_lists: Sequence[float]) -> np.ndarray:

@@ -48,7 +48,13 @@ import numpy as np  # noqa: E402
 
 from benchmarks.files import command_line, portable_path, write_results  # noqa: E402
 from benchmarks.machine import describe_machine, weights_sha256  # noqa: E402
-from benchmarks.metrics import auroc, balanced_accuracy, macro_best_threshold, paired_bootstrap_se  # noqa: E402
+from benchmarks.metrics import (  # noqa: E402
+    auroc,
+    auroc_statistic,
+    balanced_accuracy,
+    macro_best_threshold,
+    paired_bootstrap_se,
+)
 from benchmarks.overlap import overlap_score  # noqa: E402
 
 FAMILIES = ("wice", "summac", "begin", "frank", "ragbench")
@@ -138,6 +144,12 @@ def _fit(rows: list[dict], signals: list[str], vetoes: Sequence[str] = ()):
                         intercept=float(lr.intercept_[0]), vetoes=list(vetoes))
 
 
+def _storable_threshold(t: float) -> float:
+    """``t`` kept inside (0, 1), where a stored verdict's threshold is validated when the judge
+    loads (a best threshold can fall on 0 when every item of a family scores above it)."""
+    return min(max(float(t), 1e-4), 1 - 1e-4)
+
+
 Fitter = Callable[[dict[str, list[dict]]], object]
 """Fits a claim verdict (`VerdictModel` or `CoverageVerdict`) on training families."""
 
@@ -161,7 +173,7 @@ def coverage_fitter(powers: Sequence[float]) -> Fitter:
                                            _item_scores(rows, lambda c: model.supported(c["signals"])))
                                           for rows in train.values()])
             if best is None or ba > best[0] + 1e-12:
-                best = (ba, model.model_copy(update={"threshold": min(max(float(t), 1e-4), 1 - 1e-4)}))
+                best = (ba, model.model_copy(update={"threshold": _storable_threshold(t)}))
         return best[1]
 
     return fit
@@ -193,11 +205,6 @@ def _bootstrap_se(labels: np.ndarray, scores: np.ndarray, t: float, rng: np.rand
     return float(np.std(ba)), float(np.std(au))
 
 
-def _auroc_or_none(scores: np.ndarray, labels: np.ndarray) -> float | None:
-    value = auroc(labels, scores)
-    return None if np.isnan(value) else value
-
-
 def _held_out(train: dict[str, list[dict]], test: list[dict], fitter: Fitter, rng: np.random.Generator) -> dict:
     """``test`` scored by a model fitted on ``train``; every scorer's threshold chosen on ``train``."""
     model = fitter(train)
@@ -214,7 +221,7 @@ def _held_out(train: dict[str, list[dict]], test: list[dict], fitter: Fitter, rn
                          "auroc": auroc(y, s), "auroc_se": se_auc}
     for other in ("judge", "overlap"):
         # Paired: both scorers on the same resampled items, so shared hard items cancel out.
-        se = paired_bootstrap_se(y, scores[other], scores["verdict"], {"auroc": _auroc_or_none})["auroc"]
+        se = paired_bootstrap_se(y, scores[other], scores["verdict"], {"auroc": auroc_statistic})["auroc"]
         figures["verdict"][f"auroc_minus_{other}"] = figures["verdict"]["auroc"] - figures[other]["auroc"]
         figures["verdict"][f"auroc_minus_{other}_se"] = se
     figures["signals"] = list(model.signals)
@@ -355,9 +362,8 @@ def final_model(items: dict[str, list[dict]], signals: list[str] | None = None, 
         (np.asarray([r["label"] for r in rows]), _item_scores(rows, lambda c: model.supported(c["signals"])))
         for rows in items.values()
     ])
-    # Kept inside (0, 1): a stored verdict's threshold is validated there when the judge loads.
-    threshold = min(max(round(float(t), 4), 1e-4), 1 - 1e-4)
-    return model.model_copy(update={"threshold": threshold, "fitted_on": list(FAMILIES)}), ba
+    return model.model_copy(update={"threshold": _storable_threshold(round(float(t), 4)),
+                                    "fitted_on": list(FAMILIES)}), ba
 
 
 # ------------------------------------------------------------------ report

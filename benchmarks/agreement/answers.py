@@ -27,7 +27,7 @@ import numpy as np
 from benchmarks.agreement import ragbench
 from benchmarks.agreement.attribution import load_attribution_sets
 from benchmarks.agreement.scoring import Harness, graded_figures, pearson, rmse, spearman
-from benchmarks.metrics import auroc, balanced_accuracy, paired_bootstrap_se
+from benchmarks.metrics import auroc, auroc_statistic, balanced_accuracy, paired_bootstrap_se
 from benchmarks.overlap import overlap_score
 
 __all__ = ["RAGBENCH_ROWS", "relevant_reference", "score_answers", "markdown_lines"]
@@ -55,11 +55,6 @@ def _binary(labels, scores, floor) -> dict:
             "floor_overlap_auroc": _round(auroc(labels, floor))}
 
 
-def _auroc_or_none(scores, labels) -> float | None:
-    value = auroc(labels, scores)
-    return None if np.isnan(value) else value
-
-
 def graded_margin(gold, ours, floor) -> dict:
     """Pearson and RMSE of ``ours`` minus those of ``floor`` (``None``: the labels' mean), each
     ± one paired bootstrap standard error (`paired_bootstrap_se`, 1,000 resamples of rows)."""
@@ -78,8 +73,8 @@ def _entry(ours: float | None, floor: float | None, se: float | None) -> dict:
 def auroc_margin(labels, ours, floor) -> dict:
     """AUROC of ``ours`` minus the overlap floor's, ± one paired bootstrap standard error."""
     y, a, b = (np.asarray(x, float) for x in (labels, ours, floor))
-    se = paired_bootstrap_se(y, b, a, {"auroc": _auroc_or_none})
-    return {"auroc": _entry(_auroc_or_none(a, y), _auroc_or_none(b, y), se["auroc"])}
+    se = paired_bootstrap_se(y, b, a, {"auroc": auroc_statistic})
+    return {"auroc": _entry(auroc_statistic(a, y), auroc_statistic(b, y), se["auroc"])}
 
 
 def _round(x) -> float | None:

@@ -233,7 +233,6 @@ class VerdictModel(BaseModel):
         return [f"{self.signals[i]} {terms[i]:+.2f}" for i in order]
 
 
-
 class CoverageVerdict(BaseModel):
     """P(supported) = p_best * coverage_all ** power: the judge's probability for the claim's
     best unit, discounted by the share of the claim's content words (numbers in canonical
@@ -257,13 +256,9 @@ class CoverageVerdict(BaseModel):
     """The development families its threshold was chosen on (for the model card)."""
     signals: ClassVar[tuple[str, ...]] = ("p_best", "coverage_all")
 
-    def _factors(self, signals: Mapping[str, float]) -> tuple[float, float]:
-        return float(signals["p_best"]), float(signals["coverage_all"]) ** self.power
-
     def supported(self, signals: Mapping[str, float]) -> float:
         """P(supported) of a claim (what a metric decides on)."""
-        judged, covered = self._factors(signals)
-        return judged * covered
+        return float(signals["p_best"]) * float(signals["coverage_all"]) ** self.power
 
     def entailment_needed(self, lexical: Mapping[str, float], threshold: float) -> float | None:
         """The lowest ``p_best`` at which `supported` reaches ``threshold`` given the claim's
@@ -278,9 +273,7 @@ class CoverageVerdict(BaseModel):
     def deciding(self, signals: Mapping[str, float], top: int = 3) -> list[str]:
         """Both factors, the one that lowered the verdict more first ("coverage_all 0.60":
         40 % of the claim's content words are in no context)."""
-        judged, covered = self._factors(signals)
-        terms = [("p_best", judged), ("coverage_all", float(signals["coverage_all"]))]
-        terms.sort(key=lambda t: t[1])
+        terms = sorted(((name, float(signals[name])) for name in self.signals), key=lambda t: t[1])
         return [f"{name} {value:.2f}" for name, value in terms[:top]]
 
 
