@@ -116,3 +116,19 @@ def test_reports_choose_the_renderer_by_metric_name():
     custom = {"my_custom_metric": 0.5, "my_custom_metric_details": {"precision": 0.25, "claims": [{"text": "<x>"}]}}
     page = explain("my_custom_metric", custom)
     assert "0.250" in page and "&lt;x&gt;" in page and "<x>" not in page
+
+
+def test_higher_is_better_reads_each_metrics_direction() -> None:
+    # Comparisons and gates read the direction from the metric: RAGChecker's error figures
+    # (noise sensitivity, hallucination, self-knowledge) improve downwards, everything else up.
+    from localeval.metrics import registry
+    from localeval.metrics.ragchecker import RAGChecker
+
+    assert registry.higher_is_better("faithfulness") is True
+    assert registry.higher_is_better("ragchecker") is True
+    assert registry.higher_is_better("noise_sensitivity") is False
+    assert registry.higher_is_better("noise_sensitivity_irrelevant") is False
+    assert all(registry.higher_is_better(name) for name in registry.METRICS)
+    assert RAGChecker.__dict__["higher_is_better"].fget is not None  # a per-instance figure
+    assert registry.higher_is_better(RAGChecker(score="hallucination")) is False
+    assert registry.higher_is_better(RAGChecker(score="recall")) is True

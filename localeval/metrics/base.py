@@ -60,6 +60,9 @@ class Metric(ABC):
     result_type: ClassVar[type[MetricResult]]
     """The type of every result the metric returns, scored or not (resume rebuilds results
     read back from a file as this type)."""
+    higher_is_better: ClassVar[bool] = True
+    """Which way the score improves (torchmetrics' attribute): run comparisons, gates and
+    reports read it (`localeval.metrics.registry.higher_is_better` for an output name)."""
 
     def score(self, sample: Sample | Mapping[str, Any]) -> MetricResult:
         """Score one row. A mapping is validated into a `Sample` (pydantic errors are raised)."""

@@ -68,6 +68,10 @@ Figure = Literal[
     "faithfulness",
 ]
 FIGURES: tuple[str, ...] = get_args(Figure)
+LOWER_IS_BETTER: frozenset[str] = frozenset(
+    {"noise_sensitivity_relevant", "noise_sensitivity_irrelevant", "hallucination", "self_knowledge"}
+)
+"""The figures where a lower score is better (Ru et al., 2024, Table 1's down arrows)."""
 
 
 class RAGCheckerClaim(CheckedClaim):
@@ -141,6 +145,10 @@ class RAGChecker(AnswerClaimsMetric):
     def threshold_key(cls, kind: str | None = None) -> str:
         # Correctness and chunk verdicts are the entailment decisions factual correctness makes.
         return "factual_correctness" if (kind or cls.threshold_kind) == "entailment" else super().threshold_key(kind)
+
+    @property  # type: ignore[override]
+    def higher_is_better(self) -> bool:  # the figure chosen decides the direction
+        return self.figure not in LOWER_IS_BETTER
 
     def unscored(self, reason: str) -> RAGCheckerResult:
         return RAGCheckerResult(score=None, reason=reason, figure=self.figure)

@@ -17,7 +17,7 @@ from localeval.metrics.factual_correctness import FactualCorrectness
 from localeval.metrics.faithfulness import Faithfulness
 from localeval.metrics.precision_recall import PrecisionRecall
 from localeval.metrics.question_recall import QuestionRecall
-from localeval.metrics.ragchecker import RAGChecker
+from localeval.metrics.ragchecker import LOWER_IS_BETTER, RAGChecker
 from localeval.metrics.retrieval import RetrievalMetrics
 from localeval.metrics.semantic_similarity import SemanticSimilarity
 from localeval.metrics.trace import TraceCompleteness, TraceUtilization
@@ -94,6 +94,17 @@ def known_threshold_keys() -> list[str]:
     for name in METRICS:
         keys.update(key for _, key in threshold_uses(name))
     return sorted(keys)
+
+
+def higher_is_better(metric: str | Metric) -> bool:
+    """Whether a higher score is better for ``metric``: a name (ours or a RAGAS alias, with the
+    options the alias implies, so ``noise_sensitivity`` reads lower-is-better) or a metric."""
+    if isinstance(metric, Metric):
+        return bool(metric.higher_is_better)
+    cls, implied = resolve_name(metric)
+    if cls is RAGChecker:
+        return implied.get("score", "f1") not in LOWER_IS_BETTER
+    return bool(cls.higher_is_better)
 
 
 def get_metric(name: str, **options: Any) -> Metric:
