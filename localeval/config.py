@@ -39,9 +39,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
 
-from localeval.options import DEFAULT_LOCATE, DEFAULT_SELECTOR, Candidates, Locate, RunOptions, parse_max_units
+from localeval.options import RunOptions, parse_max_units
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -58,14 +58,25 @@ class ConfigError(ValueError):
     """A configuration file that cannot be read or holds an unknown or invalid key."""
 
 
-class LocalevalConfig(BaseModel):
-    """Every setting with its default; unknown keys are an error (a typo must not be ignored)."""
+# The run options the file spells as `RunOptions` does are taken from it (annotation, default,
+# bounds, description): the option list is written once, in `localeval.options`. The file
+# overrides below only the keys it encodes differently (``max_units = 0``: every unit,
+# ``decomposer = "rule"``, ``precision = "auto"``, paths as text).
+_RunOptionKeys = create_model(  # type: ignore[call-overload]
+    "_RunOptionKeys",
+    __config__=ConfigDict(extra="forbid", frozen=True),
+    **{name: (info.annotation, info) for name, info in RunOptions.model_fields.items()},
+)
+
+
+class LocalevalConfig(_RunOptionKeys):
+    """Every setting with its default; unknown keys are an error (a typo must not be ignored).
+    The scoring keys are `RunOptions`' fields; the others say where rows come from and go to."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     metrics: list[str] = Field(default_factory=lambda: ["context_recall"])
     model: str | None = Field(default=None, description="judge name or local model folder (default: the shipped judge)")
-    device: str | None = Field(default=None, description="cpu, cuda, cuda:1 ... (default: CUDA when present)")
     precision: Literal["auto", "fp32", "bf16", "fp16"] = Field(
         default="auto", description="judge number format: auto (fp32 on CPU, fp16 on CUDA), fp32, bf16, fp16"
     )
@@ -73,28 +84,6 @@ class LocalevalConfig(BaseModel):
         default=None, ge=0,
         description="units of the contexts each claim is judged against, those sharing most of its words (default: the metrics' own, 6); 0: every unit",
     )
-    candidates: Candidates = Field(
-        default=DEFAULT_SELECTOR,
-        description="how the max_units units of a claim are chosen: overlap (most of its words), bm25, embedding (MiniLM cosine), hybrid (overlap shortlist re-ranked by cosine)",
-    )
-    locate: Locate = Field(
-        default=DEFAULT_LOCATE,
-        description="how a claim's evidence is narrowed to one sentence: words (most of its words, no judge call) or judge (each sentence judged)",
-    )
-    screen: bool = Field(
-        default=True,
-        description="context relevance: sentences sharing no content word with the question are decided irrelevant without the judge; false: judge every sentence",
-    )
-    contrasts: bool = Field(
-        default=True,
-        description="claims: a unit that states another number or unit, the opposite direction or state, or negates what the claim affirms cannot support it (localeval.text.contrasts); false: the judge alone",
-    )
-    exhaustive: bool = Field(
-        default=False,
-        description="claim metrics: judge every chosen unit of a claim even after its closest unit accepts it (each claim reports its highest probability; same verdicts, more judge calls)",
-    )
-    batch_size: int | None = Field(default=None, ge=1, description="judge pairs per forward pass (default: 32 on CPU, 128 on CUDA)")
-    chunk_size: int = Field(default=256, ge=1, description="rows scored together")
     thresholds: dict[str, float] = Field(default_factory=dict, description="override the judge's stored thresholds (entailment, relevance)")
     column_map: dict[str, str] = Field(default_factory=dict, description="target field -> column name or dotted path")
     cache: str | None = Field(default=None, description="SQLite file of judge verdicts")
@@ -135,18 +124,15 @@ class LocalevalConfig(BaseModel):
         return RunOptions(**{key: kwargs[key] for key in RunOptions.model_fields if key in kwargs})
 
     def score_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for `localeval.evaluate` / `score_dataset` (all but ``progress``)."""
+        """Keyword arguments for `localeval.evaluate` / `score_dataset` (all but ``progress``):
+        every `RunOptions` field by its name, with this file's encodings parsed."""
         return {
-            "model": self.model, "device": self.device, "batch_size": self.batch_size,
-            "chunk_size": self.chunk_size, "thresholds": self.thresholds or None,
-            "column_map": self.column_map or None, "cache": self.cache, "engine": self.engine,
-            "ray_address": self.ray_address, "ray_actors": self.ray_actors,
+            **{key: getattr(self, key) for key in RunOptions.model_fields},
+            "thresholds": self.thresholds or None,
             "decomposer": None if self.decomposer == "rule" else self.decomposer,
-            "precision": self.precision,
             "max_units": parse_max_units(self.max_units),
-            "candidates": self.candidates, "locate": self.locate, "screen": self.screen,
-            "contrasts": self.contrasts,
-            "exhaustive": self.exhaustive,
+            "column_map": self.column_map or None, "engine": self.engine,
+            "ray_address": self.ray_address, "ray_actors": self.ray_actors,
             "max_row_chars": self.max_row_chars or None, "max_contexts": self.max_contexts or None,
         }
 

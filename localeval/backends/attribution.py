@@ -84,7 +84,7 @@ from localeval.backends.verdict import (
     claim_signals,
     lexical_signals,
 )
-from localeval.options import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Locate
+from localeval.options import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Locate, RunOptions
 from localeval.text import Window, make_windows, split_sentences
 from localeval.text.contrasts import CONTRAST_RULES, RULES_WITHOUT_PARSE
 from localeval.text.lexical import content_words, word_overlap
@@ -269,6 +269,7 @@ def attribute(
     units: bool = False,
     contrasts: bool = True,
     verdict: ClaimVerdict | None = None,
+    options: RunOptions | None = None,
 ) -> list[list[Support]]:
     """Support of each claim by its group's contexts.
 
@@ -310,9 +311,17 @@ def attribute(
             bar on P(supported): a claim is accepted on its first unit when that unit's
             P(entailment) already lifts the verdict over it (``entailment_needed``),
             so verdicts are those of judging every unit.
+        options: a metric's `RunOptions`, in place of ``batch_size``, ``max_units``,
+            ``candidates``, ``locate`` and ``contrasts`` (given beside it, they are refused).
     Returns:
         per group, one `Support` per claim, in order.
     """
+    if options is not None:
+        if (batch_size, max_units, candidates, locate, contrasts) != (None, DEFAULT_MAX_UNITS, DEFAULT_SELECTOR,
+                                                                     DEFAULT_LOCATE, True):
+            raise TypeError("attribute: give options= or the option keywords, not both")
+        batch_size, max_units, candidates, locate, contrasts = (
+            options.batch_size, options.max_units, options.candidates, options.locate, options.contrasts)
     if granularity not in ("both", "window", "sentence"):
         raise ValueError(f"granularity must be 'both', 'window' or 'sentence', got {granularity!r}")
     if unit_sentences < 1:

@@ -118,17 +118,18 @@ def score(
     from localeval.runner.metadata import run_metadata
     from localeval.runner.output import check_writable, output_format
     from localeval.runner.progress import quiet_loading
+    from localeval.options import RunOptions
     from localeval.runner.run import judges_of
 
+    given = locals()
     try:
         flags = {
-            "metrics": metrics, "model": model, "device": device, "batch_size": batch_size,
-            "chunk_size": chunk_size, "column_map": _parse_column_map(column_map) or None,
+            # Every run option by its field name (a test checks this command has each one);
+            # then the flags whose spelling differs from the file's.
+            **{key: given[key] for key in RunOptions.model_fields if key != "thresholds"},
+            "metrics": metrics, "column_map": _parse_column_map(column_map) or None,
             "thresholds": _parse_thresholds(threshold) or None, "cache": None if cache is None else str(cache),
             "progress": progress, "engine": engine, "ray_address": ray_address, "ray_actors": ray_actors,
-            "decomposer": decomposer, "precision": precision, "max_units": max_units,
-            "candidates": candidates, "locate": locate, "screen": screen, "contrasts": contrasts,
-            "exhaustive": exhaustive,
             "max_row_chars": max_row_chars, "max_contexts": max_contexts,
         }
         settings = _load(config, flags).config

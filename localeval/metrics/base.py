@@ -109,8 +109,12 @@ class Metric(ABC):
         """What the metric's results depend on besides the row and the code: its name and public
         settings as plain values (a run with a cache file stores results under it,
         `localeval.runner.stored`). Metrics holding more than public settings add it."""
-        settings = {k: v for k, v in vars(self).items() if not k.startswith("_")}
-        return {"metric": self.name, "type": type(self).__qualname__, "settings": plain_setting(settings)}
+        return {"metric": self.name, "type": type(self).__qualname__, "settings": plain_setting(self.settings())}
+
+    def settings(self) -> dict[str, Any]:
+        """The metric's public settings, by name: what its identity, a run's record and its
+        metadata describe it by."""
+        return {k: v for k, v in vars(self).items() if not k.startswith("_")}
 
     def missing_columns(self, sample: Sample) -> str | None:
         missing = [c for c in self.required_columns if getattr(sample, c) is None]

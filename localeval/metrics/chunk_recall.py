@@ -89,6 +89,8 @@ class ChunkRecall(RelevanceThresholdArgument, JudgedMetric):
     threshold_kinds = ("entailment", "relevance")
     required_columns = ("user_input", "response", "retrieved_contexts")
     result_type = ChunkRecallResult
+    # No evidence sentence is located (a reflected sentence is its own evidence): no ``locate``.
+    options_used = ("max_units", "exhaustive", "candidates", "contrasts")
 
     def __init__(
         self,
@@ -156,10 +158,10 @@ class ChunkRecall(RelevanceThresholdArgument, JudgedMetric):
                     backward_groups.append((answer_claims, [text]))
         reflected: dict[tuple[int, int, int], bool] = {}
         if keys:
-            forward = attribute(self.judge, forward_groups, session=session, locate_sentence=False, batch_size=self.batch_size,
-                                max_units=self.max_units, accept_at=self.accept_at(ent_t), contrasts=self.contrasts)
-            backward = attribute(self.judge, backward_groups, session=session, locate_sentence=False, batch_size=self.batch_size,
-                                 max_units=self.max_units, accept_at=self.accept_at(ent_t), contrasts=self.contrasts)
+            forward = attribute(self.judge, forward_groups, session=session, locate_sentence=False, options=self.options,
+                                accept_at=self.accept_at(ent_t))
+            backward = attribute(self.judge, backward_groups, session=session, locate_sentence=False, options=self.options,
+                                 accept_at=self.accept_at(ent_t))
             for key, f, b in zip(keys, forward, backward):
                 best = max([f[0].probability, *(x.probability for x in b)])
                 reflected[key] = best >= ent_t

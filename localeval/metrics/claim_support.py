@@ -15,15 +15,23 @@ from pydantic import BaseModel
 
 from localeval.backends import NLIJudge, get_judge
 from localeval.backends.attribution import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Evidence, attribute
-from localeval.backends.candidates import DEFAULT_SELECTOR, get_selector
+from localeval.backends.candidates import DEFAULT_SELECTOR, Selector, get_selector
 from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.decomposed import ClaimUnit, DecompositionRecord, check_decomposer, claim_units
 from localeval.metrics.thresholds import ThresholdChoice, choose_threshold, with_verdict
+from localeval.options import RunOptions
 from localeval.schema import Sample
 from localeval.backends.session import JudgeSession
 
-__all__ = ["ClaimAttribution", "ClaimSupportMetric", "ClaimSupportResult", "JudgedMetric", "RelevanceThresholdArgument",
+__all__ = ["METRIC_KEYWORDS", "SCORING_OPTIONS", "ClaimAttribution", "ClaimSupportMetric", "ClaimSupportResult", "JudgedMetric", "RelevanceThresholdArgument",
            "SkippedClaim"]
+
+
+SCORING_OPTIONS: tuple[str, ...] = ("max_units", "exhaustive", "candidates", "locate", "contrasts", "screen")
+"""The `RunOptions` fields that change how a judged metric scores, each read by the metrics
+that declare it (`JudgedMetric.options_used`)."""
+METRIC_KEYWORDS = frozenset({"batch_size", "thresholds", *SCORING_OPTIONS})
+"""The `RunOptions` fields a judged metric also takes as keywords."""
 
 
 class ClaimAttribution(BaseModel):
@@ -101,6 +109,17 @@ class JudgedMetric(Metric):
         contrasts: let rules overrule the judge on a unit that states another number or unit,
             the opposite direction or state, or negates what the claim affirms
             (`localeval.text.contrasts`); ``False``: the judge alone.
+        screen: context relevance decides sentences sharing no content word with the
+            question without the judge; ``False``: every sentence judged.
+        options: the run's `RunOptions` in place of the option keywords above (what
+            `localeval.runner.run.resolve_metrics` passes); its ``model``, ``device`` and
+            ``precision`` load the judge when ``model`` is not given.
+
+    The option keywords are `RunOptions` fields: they make the metric's one frozen options
+    object, which it hands whole to `attribute` (no option is copied onto the metric). A
+    metric reads the options named in `options_used` (and every judged metric the judge's
+    ``batch_size`` and the run's ``thresholds``); giving it another one is an error, not
+    silently ignored.
     """
 
     threshold_kind: ClassVar[str] = "entailment"
@@ -109,6 +128,10 @@ class JudgedMetric(Metric):
     reads_verdict: ClassVar[bool] = False
     """Its entailment decisions are claims of `judge_claims`, which a learned verdict stored
     with the judge decides (`NLIJudge.verdict`)."""
+    options_used: ClassVar[tuple[str, ...]] = ()
+    """The `RunOptions` fields among `SCORING_OPTIONS` that change this metric's scores or
+    evidence: its identity (stored results, run records) holds exactly these, and
+    tests/test_metric_options.py checks that each one changes what the metric does."""
 
     def __init__(
         self,
@@ -120,34 +143,89 @@ class JudgedMetric(Metric):
         max_units: int | None = DEFAULT_MAX_UNITS,
         exhaustive: bool = False,
         thresholds: Mapping[str, float] | None = None,
-        candidates: str = DEFAULT_SELECTOR,
+        candidates: str | Selector = DEFAULT_SELECTOR,
         locate: str = DEFAULT_LOCATE,
         contrasts: bool = True,
+        screen: bool = True,
+        options: RunOptions | None = None,
     ) -> None:
         if max_units is not None and max_units < 1:
             raise ValueError(f"max_units must be >= 1 or None, got {max_units}")
         if threshold is not None and not 0.0 <= threshold <= 1.0:
             raise ValueError(f"threshold must be in [0, 1], got {threshold}")
-        self._model = model
-        self._device = device
-        self._judge: NLIJudge | None = model if isinstance(model, NLIJudge) else None
-        self.threshold = threshold
-        self.batch_size = batch_size
-        self.max_units = max_units
-        self.exhaustive = exhaustive
-        self.given_thresholds: dict[str, float] = {k: float(v) for k, v in (thresholds or {}).items()}
-        self.candidates = get_selector(candidates).name  # fails early on an unknown name
         if locate not in ("words", "judge"):
             raise ValueError(f"locate must be 'words' or 'judge', got {locate!r}")
-        self.locate = locate
-        self.contrasts = bool(contrasts)
+        keywords = {key: value for key, value in locals().items() if key in METRIC_KEYWORDS}
+        keywords["candidates"] = get_selector(candidates).name  # fails early on an unknown name
+        self._options = self._run_options(options, keywords)
+        self._model = model if model is not None else self._options.model
+        self._device = device if device is not None else self._options.device
+        self._judge: NLIJudge | None = model if isinstance(model, NLIJudge) else None
+        self.threshold = threshold
+
+    @classmethod
+    def _run_options(cls, options: RunOptions | None, keywords: dict[str, Any]) -> RunOptions:
+        """The metric's options: ``options``, or those the keywords make. A keyword changed
+        from its default beside ``options=``, or one the metric does not use, is refused."""
+        given = [key for key, value in keywords.items() if value != RunOptions.model_fields[key].get_default(
+            call_default_factory=True) and not (key == "thresholds" and not value)]
+        if options is not None:
+            if given:
+                raise TypeError(f"{', '.join(given)} given beside options=: put them in the RunOptions")
+            return options
+        unused = [key for key in given if key in SCORING_OPTIONS and key not in cls.options_used]
+        if unused:
+            raise TypeError(f"{cls.__name__} does not use {', '.join(unused)} (it reads: "
+                            f"{', '.join(cls.options_used) or 'none of the attribution options'})")
+        return RunOptions(**{key: value for key, value in keywords.items() if value is not None or key != "thresholds"})
+
+    @property
+    def options(self) -> RunOptions:
+        """The frozen options the metric scores with."""
+        return self._options
+
+    @property
+    def batch_size(self) -> int | None:
+        return self._options.batch_size
+
+    @property
+    def given_thresholds(self) -> dict[str, float]:
+        return dict(self._options.thresholds)
+
+    @property
+    def max_units(self) -> int | None:
+        return self._options.max_units
+
+    @property
+    def exhaustive(self) -> bool:
+        return self._options.exhaustive
+
+    @property
+    def candidates(self) -> str:
+        return self._options.candidates
+
+    @property
+    def locate(self) -> str:
+        return self._options.locate
+
+    @property
+    def contrasts(self) -> bool:
+        return self._options.contrasts
+
+    @property
+    def screen(self) -> bool:
+        return self._options.screen
 
     def judge_options(self) -> dict[str, object]:
         """The judge options of this metric, for a metric it builds from parts (precision_recall,
         ragchecker, answer_correctness), so the parts judge exactly as it was asked to."""
-        return {"threshold": self.threshold, "batch_size": self.batch_size, "max_units": self.max_units,
-                "exhaustive": self.exhaustive, "thresholds": self.given_thresholds,
-                "candidates": self.candidates, "locate": self.locate, "contrasts": self.contrasts}
+        return {"threshold": self.threshold, "options": self._options}
+
+    def settings(self) -> dict[str, Any]:
+        """Also the judge's batch size, the run's thresholds and the options in `options_used`
+        (not the others: results are not keyed on a setting that does not apply)."""
+        return {**super().settings(), "batch_size": self.batch_size, "given_thresholds": self.given_thresholds,
+                **{key: getattr(self._options, key) for key in self.options_used}}
 
     def identity(self) -> dict[str, Any]:
         """Also the judge's identity and the thresholds in force (stored with the judge or
@@ -163,7 +241,7 @@ class JudgedMetric(Metric):
     def judge(self) -> NLIJudge:
         """The judge, loaded on first use (and shared with other metrics)."""
         if self._judge is None:
-            self._judge = get_judge(self._model, device=self._device)
+            self._judge = get_judge(self._model, device=self._device, precision=self._options.precision)
         return self._judge
 
     @classmethod
@@ -221,13 +299,9 @@ class JudgedMetric(Metric):
             self.judge,
             [([c.text for c in groups[i][0]], list(groups[i][1])) for i in to_judge],
             session=session,
-            batch_size=self.batch_size,
+            options=self._options,
             show_progress_bar=show_progress_bar,
-            max_units=self.max_units,
             accept_at=self.accept_at(threshold),
-            candidates=self.candidates,
-            locate=self.locate,
-            contrasts=self.contrasts,
             verdict=self.judge.verdict if self.reads_verdict else None,
         )
         by_group = dict(zip(to_judge, supports))
@@ -270,6 +344,7 @@ class ClaimSupportMetric(JudgedMetric):
     """Share of the claims of ``claims_from`` that the retrieved contexts entail."""
 
     reads_verdict = True
+    options_used = ("max_units", "exhaustive", "candidates", "locate", "contrasts")
 
     claims_from: ClassVar[str]
     result_type: ClassVar[type[ClaimSupportResult]]

@@ -76,6 +76,9 @@ class ContextPrecision(JudgedMetric):
     required_columns = ("retrieved_contexts",)
     result_type = ContextPrecisionResult
 
+    # The claim modes (reference, response) attribute claims; the question mode reads none.
+    options_used = ("max_units", "exhaustive", "candidates", "locate", "contrasts")
+
     def __init__(self, model=None, *, mode: Mode = "auto", decomposer=None, **options) -> None:
         if mode not in ("auto", "reference", "response", "question"):
             raise ValueError(f"mode must be 'auto', 'reference', 'response' or 'question', got {mode!r}")
@@ -115,8 +118,8 @@ class ContextPrecision(JudgedMetric):
                 groups.append((claims, [chunk]))
         if groups:
             threshold = self.resolved_threshold("entailment")
-            supports = attribute(self.judge, groups, session=session, batch_size=self.batch_size, show_progress_bar=show_progress_bar,
-                                 max_units=self.max_units, accept_at=self.accept_at(threshold), contrasts=self.contrasts)
+            supports = attribute(self.judge, groups, session=session, options=self.options, show_progress_bar=show_progress_bar,
+                                 accept_at=self.accept_at(threshold))
             for (i, rank, claims), per_claim in zip(flat, supports):
                 best = max(range(len(claims)), key=lambda k: per_claim[k].probability)
                 support = per_claim[best]

@@ -210,12 +210,13 @@ class ContextRelevance(JudgedMetric):
     result_type = ContextRelevanceResult
     threshold_kind: ClassVar[str] = "relevance"
 
-    def __init__(self, model=None, *, level: Level = "sentence", screen: bool = True, **options) -> None:
+    options_used = ("screen",)
+
+    def __init__(self, model=None, *, level: Level = "sentence", **options) -> None:
         if level not in ("sentence", "chunk"):
             raise ValueError(f"level must be 'sentence' or 'chunk', got {level!r}")
         super().__init__(model, **options)
         self.level = level
-        self.screen = screen
 
     def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         reasons = [self._why_unscored(s) for s in samples]

@@ -121,6 +121,8 @@ class AnswerClaimsMetric(JudgedMetric):
 
     reads_verdict = True
 
+    options_used = ("max_units", "exhaustive", "candidates", "locate", "contrasts")
+
     def __init__(self, model=None, *, split_coordination: bool = True, decomposer=None, **options) -> None:
         check_decomposer(decomposer, "claims")
         super().__init__(model, **options)

@@ -53,6 +53,8 @@ class PrecisionRecall(JudgedMetric):
         # Its decisions are those of its two parts, read under their keys.
         return [(kind, key) for kind, key in ContextPrecision.threshold_uses() if kind == "entailment"] + ContextRecall.threshold_uses()
 
+    options_used = ("max_units", "exhaustive", "candidates", "locate", "contrasts")
+
     def __init__(self, model=None, *, decomposer=None, **options) -> None:
         check_decomposer(decomposer, "claims")
         super().__init__(model, **options)

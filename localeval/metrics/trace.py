@@ -175,6 +175,8 @@ class TraceUtilization(JudgedMetric):
     borrowed_key: ClassVar[str] = "faithfulness"
     """The key read after the metric's own: faithfulness makes the same decision."""
 
+    options_used = ("max_units", "exhaustive", "candidates", "locate", "contrasts")
+
     def __init__(self, model=None, *, used: Used = "evidence", split_coordination: bool = True,
                  decomposer=None, **options) -> None:
         if used not in ("evidence", "entailing"):
@@ -222,13 +224,12 @@ class TraceUtilization(JudgedMetric):
         entailing = self.used == "entailing"
         supports = attribute(
             self.judge, [([c.text for c in claims[i]], list(samples[i].retrieved_contexts or [])) for i in todo],
-            session=session, batch_size=self.batch_size, show_progress_bar=show_progress_bar,
+            session=session, options=self.options, show_progress_bar=show_progress_bar,
             # Early acceptance at faithfulness' threshold: a claim accepted there is above any
             # lower utilization threshold too, and one below it was judged against every unit,
             # so each verdict at ``threshold`` is exact and no pair beyond faithfulness' is asked.
-            max_units=self.max_units,
             accept_at=None if entailing else self.accept_at(max(threshold, self.judging_threshold())),
-            candidates=self.candidates, locate=self.locate, units=entailing, contrasts=self.contrasts,
+            units=entailing,
         )
         by_row = dict(zip(todo, supports))
         results = []
@@ -274,11 +275,11 @@ class TraceCompleteness(RelevanceThresholdArgument, TraceUtilization):
     result_type = TraceCompletenessResult
     threshold_kinds = ("entailment", "relevance")
 
-    def __init__(self, model=None, *, relevance_threshold: float | None = None, screen: bool = True,
-                 decomposer=None, **options) -> None:
+    options_used = (*TraceUtilization.options_used, "screen")
+
+    def __init__(self, model=None, *, relevance_threshold: float | None = None, decomposer=None, **options) -> None:
         super().__init__(model, decomposer=decomposer, **options)
         self.relevance_threshold = relevance_threshold
-        self.screen = screen
 
     @classmethod
     def threshold_key(cls, kind: str | None = None) -> str:
@@ -289,8 +290,8 @@ class TraceCompleteness(RelevanceThresholdArgument, TraceUtilization):
         threshold = self.resolved_threshold("entailment")
         rel_t = self.resolved_threshold("relevance")
         used = self.utilization(samples, threshold, session, show_progress_bar)
-        relevance = ContextRelevance(self.judge, level="sentence", screen=self.screen, threshold=rel_t,
-                                     batch_size=self.batch_size).score_many(samples, session=session)
+        relevance = ContextRelevance(self.judge, level="sentence", threshold=rel_t,
+                                     options=self.options).score_many(samples, session=session)
         results: list[MetricResult] = []
         for sample, u, r in zip(samples, used, relevance):
             assert isinstance(r, ContextRelevanceResult)

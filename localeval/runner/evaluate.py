@@ -14,6 +14,7 @@ How rows are batched, memoised and streamed is described in `localeval.runner.ru
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
@@ -192,42 +193,34 @@ def _chunks(
         yield run_chunks(rows, named, session=used, chunk_size=options.chunk_size, skip=skip, progress=progress)
 
 
-def run_options(
-    *,
-    model: Any = None,
-    device: str | None = None,
-    batch_size: int | None = None,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
-    cache: str | os.PathLike[str] | JudgementCache | None = None,
-    thresholds: Mapping[str, float] | None = None,
-    decomposer: Any = None,
-    precision: str | None = None,
-    max_units: int | None | Literal["default"] = "default",
-    candidates: Candidates = DEFAULT_SELECTOR,
-    locate: Locate = DEFAULT_LOCATE,
-    screen: bool = True,
-    contrasts: bool = True,
-    exhaustive: bool = False,
-) -> RunOptions:
-    """The `RunOptions` of `evaluate`'s keywords (``max_units="default"``: the metrics' default)."""
-    return RunOptions(
-        model=model, device=device, batch_size=batch_size, chunk_size=chunk_size, cache=cache,
-        thresholds=thresholds or {}, decomposer=decomposer, precision=precision,
-        max_units=parse_max_units(max_units, zero_means_all=False), candidates=candidates, locate=locate,
-        screen=screen, contrasts=contrasts, exhaustive=exhaustive,
-    )
+def run_options(**keywords: Any) -> RunOptions:
+    """The `RunOptions` of `evaluate`'s scoring keywords (those named as its fields), with
+    their encodings parsed: ``max_units="default"``: the metrics' default; ``thresholds=None``:
+    none."""
+    unknown = sorted(set(keywords) - set(RunOptions.model_fields))
+    if unknown:
+        raise TypeError(f"unknown option(s) {', '.join(unknown)}; options: {', '.join(RunOptions.model_fields)}")
+    values = dict(keywords)
+    if "max_units" in values:
+        values["max_units"] = parse_max_units(values["max_units"], zero_means_all=False)
+    if values.get("thresholds") is None:
+        values.pop("thresholds", None)
+    return RunOptions(**values)
 
 
-_OPTION_DEFAULTS: dict[str, Any] = {
-    "model": None, "device": None, "batch_size": None, "chunk_size": DEFAULT_CHUNK_SIZE, "cache": None,
-    "thresholds": None, "decomposer": None, "precision": None, "max_units": "default",
-    "candidates": DEFAULT_SELECTOR, "locate": DEFAULT_LOCATE, "screen": True, "contrasts": True,
-    "exhaustive": False,
-}
-"""The scoring keywords of `evaluate` and `score_dataset` (`run_options`) with their defaults."""
+def option_keywords(given: Mapping[str, Any]) -> dict[str, Any]:
+    """The scoring keywords among a call's arguments (``locals()`` of `evaluate` or
+    `score_dataset`): those named as `RunOptions`' fields, so no function lists them again."""
+    return {name: given[name] for name in RunOptions.model_fields}
 
 
-def _options_of(keywords: Mapping[str, Any], session: JudgeSession | None) -> RunOptions:
+def given_options(function: Callable[..., Any], keywords: Mapping[str, Any]) -> list[str]:
+    """The scoring keywords of a call to ``function`` that differ from its defaults."""
+    defaults = inspect.signature(function).parameters
+    return [key for key, value in keywords.items() if not _is_default(value, defaults[key].default)]
+
+
+def _options_of(function: Callable[..., Any], keywords: Mapping[str, Any], session: JudgeSession | None) -> RunOptions:
     """The run's options: from the scoring keywords, or, with a ``session``, the session's own
     (it was made with them, and its verdict cache, memos and decomposer thresholds follow
     them). One source only: a keyword given beside a session is an error, not silently lost."""
@@ -235,7 +228,7 @@ def _options_of(keywords: Mapping[str, Any], session: JudgeSession | None) -> Ru
         return run_options(**keywords)
     if not isinstance(session, JudgeSession):
         raise TypeError(f"session must be a JudgeSession, got {type(session).__name__}")
-    given = [key for key, value in keywords.items() if not _is_default(value, _OPTION_DEFAULTS[key])]
+    given = given_options(function, keywords)
     if given:
         raise ValueError(
             f"{', '.join(given)} given beside session=: a session brings the run's options; "
@@ -456,13 +449,7 @@ def evaluate(
     def keep_old(obj: dict[str, Any], named: list[tuple[str, Metric]]) -> None:
         rows.append(_from_record(obj, named))
 
-    options = _options_of(
-        {"model": model, "device": device, "batch_size": batch_size, "chunk_size": chunk_size, "cache": cache,
-         "thresholds": thresholds, "decomposer": decomposer, "precision": precision, "max_units": max_units,
-         "candidates": candidates, "locate": locate, "screen": screen,
-         "contrasts": contrasts, "exhaustive": exhaustive},
-        session,
-    )
+    options = _options_of(evaluate, option_keywords(locals()), session)
     summary = _run(
         data, metrics, column_map, options,
         show_progress=show_progress, output=output, resume=resume, on_rows=keep, on_old=keep_old, engine=engine,
@@ -517,12 +504,11 @@ def score_dataset(
     memory: what the ``localeval score`` command runs, for datasets of any size.
     ``options``: a ready `RunOptions` (the CLI's), in place of the option keywords;
     ``session``: as `evaluate`'s (its options are the run's)."""
-    keywords = {"model": model, "device": device, "batch_size": batch_size, "chunk_size": chunk_size, "cache": cache,
-                "thresholds": thresholds, "decomposer": decomposer, "precision": precision, "max_units": max_units,
-                "candidates": candidates, "locate": locate, "screen": screen,
-                "contrasts": contrasts, "exhaustive": exhaustive}
+    keywords = option_keywords(locals())
     if options is None:
-        options = _options_of(keywords, session)
+        options = _options_of(score_dataset, keywords, session)
+    elif given := given_options(score_dataset, keywords):
+        raise ValueError(f"{', '.join(given)} given beside options=: put them in the RunOptions, or leave options unset")
     elif session is not None and options != session.options:
         raise ValueError("options= differs from the options the session was made with; give one of them")
     return _run(

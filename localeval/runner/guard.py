@@ -175,10 +175,17 @@ def _plain(value: Any) -> Any:
 _SPEED_ONLY = frozenset({"batch_size", "show_progress", "cache"})
 
 
+def _settings(metric: Any) -> dict[str, Any]:
+    """A localeval metric's `Metric.settings` (its options included); another object's
+    public attributes."""
+    settings = getattr(metric, "settings", None)
+    return settings() if callable(settings) else vars(metric)
+
+
 def _metric_description(name: str, metric: Any) -> dict[str, Any]:
     options = {
         k: _plain(v)
-        for k, v in sorted(vars(metric).items())
+        for k, v in sorted(_settings(metric).items())
         if not k.startswith("_") and k not in _SPEED_ONLY and (v is None or isinstance(v, (str, bool, int, float, list, tuple, dict)))
     }
     return {"name": name, "class": f"{type(metric).__module__}.{type(metric).__qualname__}", "options": options}

@@ -19,7 +19,7 @@ _SKIP = {"batch_size"}  # how fast, not what is measured
 def metric_options(metric: Metric) -> dict[str, Any]:
     """The metric's public settings that are plain values (``mode``, ``max_units`` ...)."""
     out: dict[str, Any] = {}
-    for key, value in sorted(vars(metric).items()):
+    for key, value in sorted(metric.settings().items()):
         if key.startswith("_") or key in _SKIP:
             continue
         if value is None or isinstance(value, (str, int, float, bool)):

@@ -72,11 +72,10 @@ def resolve_metrics(
 
     Metrics built from names are built from ``options`` (a `RunOptions`; keywords such as
     ``model=``, ``thresholds=``, ``max_units=`` build one, for callers that have none): they
-    share one judge, with ``options.judge_batch_size`` pairs per forward pass, the run's
-    ``thresholds`` (a user key beats the judge's stored one, `localeval.metrics.thresholds`;
-    the judge itself is never copied or changed), ``max_units``, ``exhaustive``,
-    ``candidates``, ``locate`` and ``contrasts``, and context relevance the ``screen``; those
-    that split claims or questions share the decomposer (``None``/``"rule"``: the rules; a
+    share one judge, with ``options.judge_batch_size`` pairs per forward pass, and are given
+    the options object itself (the run's ``thresholds``: a user key beats the judge's stored
+    one, `localeval.metrics.thresholds`; the judge itself is never copied or changed; each
+    metric reads the options of its ``options_used``); those that split claims or questions share the decomposer (``None``/``"rule"``: the rules; a
     model directory or ``.gguf`` file: an `LLMDecomposer`; or a decomposer object).
     ``load_judge=False`` builds them without loading the judge (to learn the output names).
     """
@@ -108,14 +107,14 @@ def resolve_metrics(
             metric, requested = item, item.name
         elif isinstance(item, str):
             cls, kwargs = resolve_name(item)
-            if issubclass(cls, JudgedMetric) and load_judge:
-                judge = judge or get_judge(options.model, device=options.device, precision=options.precision)
-                kwargs.update(model=judge, batch_size=options.judge_batch_size(judge.device.type),
-                              max_units=options.max_units, exhaustive=options.exhaustive,
-                              thresholds=dict(options.thresholds), candidates=options.candidates,
-                              locate=options.locate, contrasts=options.contrasts)
-            if "screen" in inspect.signature(cls.__init__).parameters:  # context relevance's screen
-                kwargs["screen"] = options.screen
+            if issubclass(cls, JudgedMetric):
+                # The run's options, whole: each metric reads those it uses (`options_used`).
+                if load_judge:
+                    judge = judge or get_judge(options.model, device=options.device, precision=options.precision)
+                    kwargs.update(model=judge, options=options.model_copy(
+                        update={"batch_size": options.judge_batch_size(judge.device.type)}))
+                else:
+                    kwargs["options"] = options
             if options.decomposer is not None and load_judge and "decomposer" in inspect.signature(cls.__init__).parameters:
                 if chosen is None:
                     from localeval.llm import resolve_decomposer
