@@ -37,9 +37,7 @@ def judge5(tmp_path_factory):
 
 def _scores(rows, metrics, *, batch_size: int, chunk_size: int) -> dict[str, dict[str, float | None]]:
     """Scores keyed by row id, then metric: independent of the order rows were given in."""
-    for metric in metrics:
-        if isinstance(metric, JudgedMetric):
-            metric.batch_size = batch_size
+    metrics = [m.with_options(batch_size=batch_size) if isinstance(m, JudgedMetric) else m for m in metrics]
     result = evaluate(rows, metrics, chunk_size=chunk_size, show_progress=False)
     return {row.data["id"]: {name: res.score for name, res in row.results.items()} for row in result}
 

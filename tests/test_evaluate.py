@@ -12,6 +12,7 @@ import pytest
 
 from localeval import Sample, evaluate
 from localeval.metrics import ChunkRecall, ContextPrecision, ContextRecall, Faithfulness, get_metric
+from localeval.metrics.claim_support import JudgedMetric
 from localeval.metrics.registry import METRICS
 
 from bulk_helpers import FIVE_LABELS, THREE_LABELS, make_rows, sharp_tiny_model, write_jsonl
@@ -58,10 +59,8 @@ def one_by_one(judge3, judge5):
 
 @pytest.mark.parametrize("chunk_size, batch_size", [(1, 3), (6, 64)])
 def test_scores_equal_one_row_at_a_time(judge3, judge5, one_by_one, chunk_size, batch_size):
-    metrics = _metrics(judge3, judge5)
-    for m in metrics:
-        if hasattr(m, "batch_size"):
-            m.batch_size = batch_size
+    metrics = [m.with_options(batch_size=batch_size) if isinstance(m, JudgedMetric) else m
+               for m in _metrics(judge3, judge5)]
     result = evaluate(ROWS, metrics, chunk_size=chunk_size, show_progress=False)
     assert len(result) == len(ROWS)
     for m in metrics:

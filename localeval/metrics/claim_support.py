@@ -7,6 +7,7 @@ supported claims. Subclasses only say which text the claims come from.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
@@ -183,6 +184,16 @@ class JudgedMetric(Metric):
     def options(self) -> RunOptions:
         """The frozen options the metric scores with."""
         return self._options
+
+    def with_options(self, **changes: Any) -> JudgedMetric:
+        """A copy of the metric that scores with ``changes`` to its options (``batch_size=3``);
+        this one is left as it is (its options are frozen: no layer changes what another sees)."""
+        unknown = sorted(set(changes) - METRIC_KEYWORDS)
+        if unknown:
+            raise TypeError(f"with_options takes {', '.join(sorted(METRIC_KEYWORDS))}, not {', '.join(unknown)}")
+        changed = copy.copy(self)
+        changed._options = RunOptions.model_validate({**dict(self._options), **changes})
+        return changed
 
     @property
     def batch_size(self) -> int | None:
