@@ -10,10 +10,13 @@ kept a library quiet. Any attempt, even one a library swallowed, fails the run a
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
+import re
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -53,7 +56,66 @@ def network_blocked():
     assert not attempts, f"network access was attempted during the tests: {attempts}"
 
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+SHARED_DATA = Path(os.environ.get("LOCALEVAL_DATA_DIR") or Path(__file__).resolve().parents[2] / "shared" / "data")
+"""The shared data folder beside the repository (SPEC, meta-eval sets; ``LOCALEVAL_DATA_DIR``
+overrides it). Tests read it through the `shared_data` fixture only."""
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The shared data folder; a test that needs it is skipped, with the reason, where the
+    folder is not beside the repository (a bare clone)."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data folder not present ({SHARED_DATA})")
+    return SHARED_DATA
+
+
+# ---------------------------------------------------------------------- markers
+# Set from what a test uses, so a test added anywhere is marked without being told to
+# (the markers are registered in pyproject.toml). Explicit marks add to these.
+SLOW_MODULES = frozenset({"test_agreement", "test_benchmarks", "test_decomposer_llm", "test_report", "test_training",
+                          "test_training_contrast"})
+"""Modules that run benchmark or training scripts end to end, load a generative model, or
+drive a browser."""
+_SUBPROCESS = re.compile(r"\bsubprocess\.|sys\.executable")
+_RAY = re.compile(r"""engine\s*=\s*["']ray["']|\bimport ray\b|\bray\.init\(""")
+
+
+def _sources(item) -> Iterator[str]:
+    """The test function's source and that of every fixture it uses that the tests define."""
+    funcs = [getattr(item, "function", None)]
+    fixtureinfo = getattr(item, "_fixtureinfo", None)
+    for defs in (fixtureinfo.name2fixturedefs.values() if fixtureinfo else ()):
+        funcs += [d.func for d in defs]
+    tests_dir = str(Path(__file__).resolve().parent)
+    for func in funcs:
+        try:
+            if inspect.getsourcefile(func).startswith(tests_dir):
+                yield inspect.getsource(func)
+        except (TypeError, OSError):
+            continue
+
+
+def markers_for(item) -> set[str]:
+    """The markers a test gets from what it uses."""
+    module = Path(str(item.fspath)).stem
+    text = "\n".join(_sources(item))
+    found = set()
+    if "default_judge" in item.fixturenames:
+        found.add("judge")
+    if module in SLOW_MODULES:
+        found.add("slow")
+    if _SUBPROCESS.search(text):
+        found.add("subprocess")
+    if module == "test_ray_engine" or any("ray" in name.split("_") for name in item.fixturenames) or _RAY.search(text):
+        found.add("ray")
+    return found
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    for item in items:
+        for name in markers_for(item):
+            item.add_marker(name)
 
 TINY_WORDS = (
     "the a an is are was were of in on at to and or not no it he she they paris france "

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from pathlib import Path
@@ -23,9 +22,6 @@ from benchmarks.metrics import (  # noqa: E402
 )
 from benchmarks.overlap import content_words, overlap_score  # noqa: E402
 from benchmarks.readers import stratified_sample  # noqa: E402
-
-SHARED_DATA = Path(os.environ.get("LOCALEVAL_DATA_DIR") or Path(__file__).resolve().parents[2] / "shared" / "data")
-
 
 def test_auroc_known_values():
     assert auroc([0, 0, 1, 1], [0.1, 0.2, 0.3, 0.4]) == 1.0
@@ -127,12 +123,11 @@ def _naive_split(text: str) -> list[_Sentence]:
     return [_Sentence(s) for s in text.replace("! ", ". ").split(". ") if s]
 
 
-@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason="shared data folder not present")
-def test_readers_on_shared_data():
+def test_readers_on_shared_data(shared_data):
     from benchmarks import readers
 
-    eval_only = readers.load_eval_only(SHARED_DATA, limit=5)
-    attribution, pairs = readers.load_meta_eval(SHARED_DATA, limit=5, splitter=_naive_split)
+    eval_only = readers.load_eval_only(shared_data, limit=5)
+    attribution, pairs = readers.load_meta_eval(shared_data, limit=5, splitter=_naive_split)
     names = {t.name for t in eval_only + attribution + pairs}
     assert {"anli/test", "covidfact/test", "wice/dev-article", "summac/polytope", "begin/dev", "sick/test"} <= names
     for task in eval_only + pairs:
@@ -144,8 +139,7 @@ def test_readers_on_shared_data():
     assert all(it.label == (it.original_label == "supported") for it in wice.items)
 
 
-@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason="shared data folder not present")
-def test_judge_eval_end_to_end_with_tiny_model(tmp_path):
+def test_judge_eval_end_to_end_with_tiny_model(tmp_path, shared_data):
     from benchmarks import judge_eval
     from tests.conftest import build_tiny_model
 
@@ -154,7 +148,7 @@ def test_judge_eval_end_to_end_with_tiny_model(tmp_path):
 
     out = tmp_path / "r.json"
     argv = ["--model", str(tiny), "--limit", "4", "--sections", "eval_only", "--sets", "anli,climate",
-            "--no-speed", "--data-dir", str(SHARED_DATA), "--output", str(out),
+            "--no-speed", "--data-dir", str(shared_data), "--output", str(out),
             "--dump-scores", str(tmp_path / "scores.json")]
     assert judge_eval.main(argv) == 0
     dumped = json.loads((tmp_path / "scores.json").read_text())["sets"]
@@ -219,14 +213,13 @@ def test_hybrid_blend_is_chosen_on_dev_and_applied_per_claim(tmp_path):
     assert len(result["leave_one_family_out"]) == len(THRESHOLD_DEV)
 
 
-@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason="shared data folder not present")
-def test_precision_benchmark_plumbing(tmp_path, tiny_nli_dir):
+def test_precision_benchmark_plumbing(tmp_path, tiny_nli_dir, shared_data):
     from benchmarks import precision
     from localeval.backends.precision import cpu_has_native_bf16
 
     out = tmp_path / "precision.json"
     argv = ["--model", str(tiny_nli_dir), "--pairs", "8", "--repeats", "1", "--batch-size", "4",
-            "--data-dir", str(SHARED_DATA), "--output", str(out)]
+            "--data-dir", str(shared_data), "--output", str(out)]
     rc = precision.main(argv)
     if not cpu_has_native_bf16():
         assert rc == 1 and not out.exists()

@@ -103,10 +103,8 @@ def test_precision_recall_unscored_part_is_reported(tiny_two_head):
 
 
 def test_ragas_aliases_resolve(tiny_two_head):
-    assert isinstance(get_metric("llm_context_precision_without_reference", model=tiny_two_head), ContextPrecision)
     assert get_metric("llm_context_precision_without_reference", model=tiny_two_head).mode == "response"
     assert get_metric("context_utilization", model=tiny_two_head).mode == "response"
-    assert isinstance(get_metric("faithfulness", model=tiny_two_head), Faithfulness)
 
 
 # ---------------------------------------------------------------- judgements (default judge)

@@ -140,11 +140,7 @@ def test_cli_scores_with_a_model_directory(tmp_path, tiny_causal_lm, tiny_nli_di
     assert rows[1]["context_recall"] is None and rows[1]["precision_recall"] is None
 
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-
-
-@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason="shared data folder not present")
-def test_decomposer_benchmark_plumbing(tmp_path, tiny_causal_lm):
+def test_decomposer_benchmark_plumbing(tmp_path, tiny_causal_lm, shared_data):
     import re
     import sys
 
@@ -153,7 +149,7 @@ def test_decomposer_benchmark_plumbing(tmp_path, tiny_causal_lm):
 
     out = tmp_path / "d.json"
     result = decomposers.main(["--llm", str(tiny_causal_lm), "--limit", "4", "--max-new-tokens", "8",
-                               "--data-dir", str(SHARED_DATA), "--output", str(out)])
+                               "--data-dir", str(shared_data), "--output", str(out)])
     rule, llm = result["results"]
     assert rule["decomposer"] == "rule" and rule["n"] == llm["n"] == 4
     assert llm["model_items_used"] + sum(llm["fallbacks"].values()) == 4

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -18,11 +20,16 @@ def test_every_package_folder_is_listed_in_pyproject():
     assert "localeval_models" in listed
 
 
-def test_import_is_offline(no_network):
-    import importlib
+def test_import_is_offline_and_leaves_torch_for_the_metrics():
+    """A fresh process (the network guard on, as in every subprocess of the suite): importing
+    localeval and its text tools loads no torch (the CLI starts fast; `localeval.metrics`
+    loads it, for the judge) and tries no connection."""
+    import localeval_netguard
 
-    import localeval
-    import localeval.metrics
-    import localeval.text
-
-    importlib.reload(localeval.text)
+    code = ("import sys, localeval, localeval.text; light = 'torch' not in sys.modules; "
+            "import localeval.metrics; print(light, 'torch' in sys.modules)")
+    before = len(localeval_netguard.logged_attempts())
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True"]
+    assert localeval_netguard.logged_attempts()[before:] == []

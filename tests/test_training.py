@@ -18,7 +18,6 @@ from localeval.training.cli import main
 from localeval.training.examples import ID2LABEL, NLI2, NLI3, REL, Example
 from localeval.training.model import TASK_IDS, multitask_loss
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 WORDS = (  # noqa: SIM905 - a word list is easier to read as one string
     "a an the man woman dog cat is are was not no sleeps runs eats plays in on at park city paris "
@@ -266,12 +265,10 @@ def test_train_and_export_tiny(tmp_path: Path) -> None:
         main([*common, "--init", str(tmp_path / "enc"), "--output", str(tmp_path / "y")])
 
 
-@pytest.mark.skipif(
-    not (SHARED / "train").is_dir(),
-    reason="shared data folder not beside the repository",
-)
-def test_readers_on_real_files() -> None:
-    train = SHARED / "train"
+def test_readers_on_real_files(shared_data) -> None:
+    train = shared_data / "train"
+    if not train.is_dir():
+        pytest.skip(f"no training sources in {shared_data}")
     expected = {
         "mnli": 9000,
         "snli": 19000,
