@@ -29,21 +29,31 @@ PASSAGE = (
     "The top level's upper platform is 276 metres above the ground. "
     "Tickets can be bought to ascend by stairs or lift to the first and second levels."
 )
-ROWS = [
-    {
-        "user_input": "When was the Eiffel Tower built and how tall is it?",
-        "retrieved_contexts": [
-            PASSAGE,
-            "Paris is the capital and most populous city of France. The Louvre received 8.9 million visitors in 2023. "
-            "The Seine river runs through the city.",
-            "Gustave Eiffel was a French civil engineer. His company also built the internal frame of the Statue of Liberty.",
-        ],
-        "response": "The Eiffel Tower was built from 1887 to 1889 by Gustave Eiffel's company. It is 300 metres tall. "
-                    "It has a swimming pool on its top level. It was the tallest structure in the world until 1930.",
-        "reference": "The Eiffel Tower was built between 1887 and 1889 for the World's Fair and is 330 metres tall. "
-                     "It was the tallest man-made structure until 1930.",
-    }
-]
+ROW = {
+    "retrieved_contexts": [
+        PASSAGE,
+        "Paris is the capital and most populous city of France. The Louvre received 8.9 million visitors in 2023. "
+        "The Seine river runs through the city.",
+        "Gustave Eiffel was a French civil engineer. His company also built the internal frame of the Statue of Liberty.",
+        "Construction of the Eiffel Tower began in 1887.",
+        "The top level's upper platform is 276 metres above the ground.",
+    ],
+    "response": "The Eiffel Tower was built from 1887 to 1889 by Gustave Eiffel's company. It is 300 metres tall. "
+                "It has a swimming pool on its top level. It was the tallest structure in the world until 1930. "
+                "Locally nicknamed La dame de fer, the tower is 330 metres tall. "
+                "Construction of the Eiffel Tower began in 1887. "
+                "The top level's upper platform is 267 metres above the ground.",
+    "reference": "The Eiffel Tower stands in Paris. It was built from 1887 to 1889 by Gustave Eiffel's company. "
+                 "Locally it is nicknamed La dame de fer. The tower is 330 metres tall. "
+                 "It was the tallest structure in the world until 1930. "
+                 "The top level's upper platform is 267 metres above the ground.",
+}
+# Two questions, so that each context the probes need is relevant to one of them (chunk
+# recall reads only relevant contexts); every other pair is the same for both rows.
+ROWS = [{**ROW, "user_input": question} for question in (
+    "When did construction of the Eiffel Tower begin?",
+    "How high above the ground is the upper platform of the Eiffel Tower?",
+)]
 
 PROBES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     # (options as built, the same with the one option changed)
@@ -92,17 +102,15 @@ def test_every_declared_option_is_a_scoring_option_with_a_probe():
 
 
 @pytest.fixture(scope="module")
-def sessions():
-    made: dict[str, RecordingSession] = {}
-    yield made
-    for session in made.values():
-        session.close()
+def session():
+    """One session for every metric: a verdict one metric asked is read, not judged, by the next."""
+    with RecordingSession() as made:
+        yield made
 
 
 @pytest.mark.parametrize("name, option", DECLARED)
-def test_metric_honours_each_option_it_declares(default_judge, sessions, name, option):
+def test_metric_honours_each_option_it_declares(default_judge, session, name, option):
     built, changed = PROBES[option]
-    session = sessions.setdefault(name, RecordingSession())
     before = _behaviour(METRICS[name](default_judge, **built), session)
     after = _behaviour(METRICS[name](default_judge, **changed), session)
     assert after != before, f"{name} declares {option} but scores and asks the same with {changed}"
