@@ -60,7 +60,7 @@ def build_metrics(judge: NLIJudge, decomposer: Any = None) -> dict[str, Metric]:
     for name, (cls, options) in _METRICS.items():
         takes_decomposer = "decomposer" in inspect.signature(cls.__init__).parameters
         extra = {"decomposer": decomposer} if decomposer is not None and takes_decomposer else {}
-        if issubclass(cls, JudgedMetric) and "exhaustive" not in options:
+        if issubclass(cls, JudgedMetric) and "exhaustive" in cls.options_used and "exhaustive" not in options:
             # Every claim's highest probability: the harness re-thresholds the results.
             extra["exhaustive"] = True
         metrics[name] = cls(judge, **options, **extra)

@@ -304,7 +304,12 @@ def _metric_as_recorded_now(old: Any, new: Any, before: Mapping[str, Any]) -> An
     options, now = old.get("options"), new.get("options")
     if not (isinstance(options, Mapping) and isinstance(now, Mapping)):
         return old
-    filled = {**options, **{k: _plain(before[k]) for k in now.keys() - options.keys() if k in before}}
+    # A scoring option the metric does not read is no longer recorded for it (it never changed
+    # its scores): an earlier record's value of it is left out of the comparison.
+    from localeval.metrics.claim_support import SCORING_OPTIONS
+
+    kept = {k: v for k, v in options.items() if k in now or k not in SCORING_OPTIONS}
+    filled = {**kept, **{k: _plain(before[k]) for k in now.keys() - options.keys() if k in before}}
     return {**old, "options": dict(sorted(filled.items()))}
 
 
