@@ -123,6 +123,8 @@ def test_an_option_a_metric_does_not_use_is_refused_not_ignored(default_judge, n
     for option in unused:
         with pytest.raises(TypeError, match=f"does not use .*{option}"):
             cls(default_judge, **PROBES[option][1])
+        with pytest.raises(TypeError, match=f"does not use .*{option}"):
+            cls(default_judge).with_options(**PROBES[option][1])
     # The run's options object, whole, is accepted by every metric: each reads its own part,
     # and describes itself (stored results, run records) by that part only.
     options = RunOptions(max_units=3, screen=False, candidates="bm25", locate="judge")

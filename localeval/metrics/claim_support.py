@@ -35,6 +35,11 @@ METRIC_KEYWORDS = frozenset({"batch_size", "thresholds", *SCORING_OPTIONS})
 """The `RunOptions` fields a judged metric also takes as keywords."""
 
 
+def _option_view(name: str) -> property:
+    """A read-only attribute that is one field of a metric's frozen `RunOptions`."""
+    return property(lambda self: getattr(self._options, name), doc=f"``RunOptions.{name}`` of the metric's options.")
+
+
 class ClaimAttribution(BaseModel):
     """One claim and the judge's verdict on it."""
 
@@ -191,41 +196,24 @@ class JudgedMetric(Metric):
         unknown = sorted(set(changes) - METRIC_KEYWORDS)
         if unknown:
             raise TypeError(f"with_options takes {', '.join(sorted(METRIC_KEYWORDS))}, not {', '.join(unknown)}")
+        self._run_options(None, changes)  # refuses an option this metric does not read
         changed = copy.copy(self)
         changed._options = RunOptions.model_validate({**dict(self._options), **changes})
         return changed
 
-    @property
-    def batch_size(self) -> int | None:
-        return self._options.batch_size
+    # Read-only views of the options (metrics and benchmarks read ``metric.max_units``).
+    batch_size = _option_view("batch_size")
+    max_units = _option_view("max_units")
+    exhaustive = _option_view("exhaustive")
+    candidates = _option_view("candidates")
+    locate = _option_view("locate")
+    contrasts = _option_view("contrasts")
+    screen = _option_view("screen")
 
     @property
     def given_thresholds(self) -> dict[str, float]:
+        """The run's threshold table (`RunOptions.thresholds`), as a plain dict."""
         return dict(self._options.thresholds)
-
-    @property
-    def max_units(self) -> int | None:
-        return self._options.max_units
-
-    @property
-    def exhaustive(self) -> bool:
-        return self._options.exhaustive
-
-    @property
-    def candidates(self) -> str:
-        return self._options.candidates
-
-    @property
-    def locate(self) -> str:
-        return self._options.locate
-
-    @property
-    def contrasts(self) -> bool:
-        return self._options.contrasts
-
-    @property
-    def screen(self) -> bool:
-        return self._options.screen
 
     def judge_options(self) -> dict[str, object]:
         """The judge options of this metric, for a metric it builds from parts (precision_recall,
