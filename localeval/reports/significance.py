@@ -246,3 +246,55 @@ def compare_files(paths: list[Any], *, resamples: int = DEFAULT_RESAMPLES, seed:
     if len({r.name for r in runs}) < len(runs):  # the same file name in several folders
         runs = [r.model_copy(update={"name": str(Path(p))}) for r, p in zip(runs, paths)]
     return [compare_pair(runs[0], run, resamples=resamples, seed=seed, top=top) for run in runs[1:]]
+
+
+def _num(x: float | None, spec: str = ".4f") -> str:
+    return "n/a" if x is None else format(x, spec)
+
+
+def _interval(low: float | None, high: float | None, spec: str = "+.4f") -> str:
+    return "n/a" if low is None or high is None else f"[{low:{spec}}, {high:{spec}}]"
+
+
+def human_text(h: HumanDifference | None) -> str:
+    if h is None:
+        return ""
+    if h.estimate is None:
+        return f"{h.note} ({h.labelled})"
+    return f"{h.estimate:+.4f} {_interval(h.low, h.high)} (n={h.labelled})"
+
+
+def render_text(result: RunTest, console: Any) -> None:
+    """Print one comparison (a Rich console): the table per metric, then the rows that moved."""
+    from rich.table import Table
+
+    p = result.pairing
+    title = (f"B = {result.b} vs A = {result.a}: {len(p.pairs)} rows paired by {p.by}"
+             + (f"; {p.only_a_count} only in A, {p.only_b_count} only in B" if p.only_a_count or p.only_b_count else ""))
+    table = Table(title=title, title_justify="left")
+    labelled = any(m.human is not None for m in result.metrics)
+    heads = ["metric", "better", "n", "mean A", "mean B", "B - A", "95% CI", "p", "verdict", "lost", "gained"]
+    heads += ["human B - A, PPI [95% CI]"] if labelled else []
+    for h in heads:
+        table.add_column(h, justify="left" if h in ("metric", "verdict", "better") else "right",
+                         no_wrap=h in ("95% CI", "verdict"))
+    for m in result.metrics:
+        cells = [m.metric, "higher" if m.higher_is_better else "lower", str(m.n), _num(m.mean_a), _num(m.mean_b),
+                 _num(m.difference, "+.4f"), _interval(m.low, m.high), _num(m.p_value, ".3g"), m.verdict,
+                 str(m.lost), str(m.gained)]
+        table.add_row(*(cells + ([human_text(m.human)] if labelled else [])))
+    table.caption = (f"paired bootstrap ({result.resamples} resamples) and sign-flip permutation p-value, seed "
+                     f"{result.seed}; significant: interval excludes 0 and p < {ALPHA}")
+    table.caption_justify = "left"
+    console.print(table)
+    if p.only_a or p.only_b:
+        console.print(f"not compared: only in A {', '.join(p.only_a) or '-'}; only in B {', '.join(p.only_b) or '-'}"
+                      + (" ..." if p.only_a_count > len(p.only_a) or p.only_b_count > len(p.only_b) else ""),
+                      highlight=False)
+    for m in result.metrics:
+        for label, rows in (("got worse", m.worsened), ("got better", m.improved)):
+            if rows:
+                console.print(f"{m.metric}: rows that {label} most", style="bold", highlight=False)
+            for c in rows:
+                console.print(f"  {p.by} {c.key}: {c.a:.4f} -> {c.b:.4f}   A: {c.explanation_a}   B: {c.explanation_b}",
+                              highlight=False, markup=False)
