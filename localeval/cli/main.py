@@ -171,7 +171,8 @@ def score(
     judges = judges_of(built) if settings.engine == "local" else []
     where = f" with judge {judges[0].name} on {judges[0].device.type}" if judges else f" on engine {settings.engine}"
     console = Console(stderr=True, width=max(100, Console(stderr=True).width))
-    console.print(summary.to_table(title=f"{plural(summary.rows, 'row')} scored{where}"))
+    for table in summary.tables(title=f"{plural(summary.rows, 'row')} scored{where}"):
+        console.print(table)
     gates = check_gates(summary, gates_under, max_unscored)
     meta = {**(run_metadata(built) if settings.engine == "local" else {}),
             "input": str(input_path), "output": None if output is None else str(output),

@@ -109,58 +109,73 @@ class RunSummary(BaseModel):
         raise KeyError(metric)
 
     def __str__(self) -> str:
-        """The table `to_table` draws, as text: ``print(result.summary())`` reads like the CLI."""
+        """The tables the CLI draws, as text: ``print(result.summary())`` reads like the CLI."""
         import io
 
         from rich.console import Console
 
-        console = Console(file=io.StringIO(), width=170 if any(m.human for m in self.metrics) else 120, color_system=None, force_terminal=False)
-        console.print(self.to_table(title=f"{plural(self.rows, 'row')}"))
+        console = Console(file=io.StringIO(), width=120, color_system=None, force_terminal=False)
+        for table in self.tables(title=f"{plural(self.rows, 'row')}"):
+            console.print(table)
         return "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())
+
+    def tables(self, title: str | None = None) -> list:
+        """`to_table`, then `labels_table` when some row carries a human label."""
+        labels = self.labels_table()
+        return [self.to_table(title=title)] + ([labels] if labels is not None else [])
 
     def to_table(self, title: str | None = None):
         """The summary as a Rich table (what the CLI prints)."""
         from rich.table import Table
 
         table = Table(title=title, title_justify="left")
-        labelled = any(m.human is not None for m in self.metrics)
-        columns = [("metric", "left"), ("mean", "right"), ("95% CI", "right"), ("median", "right"), ("std", "right"),
-                   ("scored", "right"), ("unscored", "right"), ("unscored because", "left")]
-        if labelled:
-            columns += [("labelled", "right"), ("labels only [95% CI]", "right"), ("human, PPI [95% CI]", "right")]
-        for header, justify in columns:
-            table.add_column(header, justify=justify)  # type: ignore[arg-type]
-
-        def fmt(x: float | None) -> str:
-            return "n/a" if x is None else f"{x:.4f}"
+        for header, justify in [("metric", "left"), ("mean", "right"), ("95% CI", "right"), ("median", "right"),
+                                ("std", "right"), ("scored", "right"), ("unscored", "right"), ("unscored because", "left")]:
+            table.add_column(header, justify=justify, no_wrap=header == "95% CI")  # type: ignore[arg-type]
 
         for m in self.metrics:
             why = "\n".join(f"{n} x {r}" for r, n in sorted(m.reasons.items(), key=lambda kv: (-kv[1], kv[0])))
-            cells = [m.metric, fmt(m.mean), interval_text(m.ci_low, m.ci_high), fmt(m.median), fmt(m.std),
-                     str(m.scored), str(m.unscored), why]
-            if labelled:
-                cells += human_cells(m.human)
-            table.add_row(*cells)
-        table.caption = f"95% CI: bootstrap over scored rows, {self.resamples} resamples, seed {self.seed}."
+            table.add_row(m.metric, _fmt(m.mean), interval_text(m.ci_low, m.ci_high), _fmt(m.median), _fmt(m.std),
+                          str(m.scored), str(m.unscored), why)
+        table.caption = f"95% CI: bootstrap over the scored rows, {self.resamples} resamples, seed {self.seed}."
         table.caption_justify = "left"
         if self.rows_with_warnings:
             kinds = "; ".join(f"{n} x {w}" for w, n in sorted(self.warnings.items(), key=lambda kv: (-kv[1], kv[0])))
             table.caption += f"\n{plural(self.rows_with_warnings, 'row')} with warnings: {kinds}"
-            table.caption_justify = "left"
         return table
+
+    def labels_table(self):
+        """What the rows' human labels say (`HumanEstimate`), or ``None`` when no row has one."""
+        from rich.table import Table
+
+        if not any(m.human is not None for m in self.metrics):
+            return None
+        table = Table(title="human labels", title_justify="left")
+        for header in ("metric", "labelled", "judge on labelled", "labels only [95% CI]", "human over all rows, PPI++ [95% CI]"):
+            table.add_column(header, justify="left" if header == "metric" else "right")
+        for m in self.metrics:
+            if m.human is not None:
+                table.add_row(m.metric, *human_cells(m.human))
+        table.caption = ("PPI++: the judge's mean over every scored row, corrected by its error on the labelled rows "
+                         "(Angelopoulos et al. 2023).")
+        table.caption_justify = "left"
+        return table
+
+
+def _fmt(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.4f}"
 
 
 def interval_text(low: float | None, high: float | None) -> str:
     return "n/a" if low is None or high is None else f"[{low:.4f}, {high:.4f}]"
 
 
-def human_cells(h: HumanEstimate | None) -> list[str]:
-    """The labelled-rows columns of the summary table: count, labels-only, PPI."""
-    if h is None:
-        return ["0", "", ""]
+def human_cells(h: HumanEstimate) -> list[str]:
+    """The labels table's cells after the metric: count, judge on labelled rows, labels-only, PPI."""
+    judged = _fmt(h.judge_mean_labelled)
     if h.ppi_mean is None:
-        return [str(h.labelled), h.note or "n/a", ""]
-    return [str(h.labelled), f"{h.labels_mean:.4f} {interval_text(h.labels_low, h.labels_high)}",
+        return [str(h.labelled), judged, h.note or "n/a", ""]
+    return [str(h.labelled), judged, f"{h.labels_mean:.4f} {interval_text(h.labels_low, h.labels_high)}",
             f"{h.ppi_mean:.4f} {interval_text(h.ppi_low, h.ppi_high)}"]
 
 
