@@ -276,7 +276,7 @@ def compare(
     if unknown:
         typer.echo(f"error: --fail-worse names metrics the runs do not share: {', '.join(unknown)}; compared: {', '.join(sorted(known))}", err=True)
         raise typer.Exit(2)
-    console = Console(width=max(110, Console().width))
+    console = Console(width=max(130, Console().width))
     for result in results:
         render_text(result, console)
     if as_json is not None:

@@ -272,21 +272,25 @@ def render_text(result: RunTest, console: Any) -> None:
     title = (f"B = {result.b} vs A = {result.a}: {len(p.pairs)} rows paired by {p.by}"
              + (f"; {p.only_a_count} only in A, {p.only_b_count} only in B" if p.only_a_count or p.only_b_count else ""))
     table = Table(title=title, title_justify="left")
-    labelled = any(m.human is not None for m in result.metrics)
-    heads = ["metric", "better", "n", "mean A", "mean B", "B - A", "95% CI", "p", "verdict", "lost", "gained"]
-    heads += ["human B - A, PPI [95% CI]"] if labelled else []
-    for h in heads:
+    for h in ("metric", "better", "n", "mean A", "mean B", "B - A", "95% CI", "p", "verdict", "lost/gained"):
         table.add_column(h, justify="left" if h in ("metric", "verdict", "better") else "right",
-                         no_wrap=h in ("95% CI", "verdict"))
+                         no_wrap=True)
     for m in result.metrics:
-        cells = [m.metric, "higher" if m.higher_is_better else "lower", str(m.n), _num(m.mean_a), _num(m.mean_b),
-                 _num(m.difference, "+.4f"), _interval(m.low, m.high), _num(m.p_value, ".3g"), m.verdict,
-                 str(m.lost), str(m.gained)]
-        table.add_row(*(cells + ([human_text(m.human)] if labelled else [])))
+        table.add_row(m.metric, "higher" if m.higher_is_better else "lower", str(m.n), _num(m.mean_a), _num(m.mean_b),
+                      _num(m.difference, "+.4f"), _interval(m.low, m.high), _num(m.p_value, ".3g"), m.verdict,
+                      f"{m.lost}/{m.gained}")
     table.caption = (f"paired bootstrap ({result.resamples} resamples) and sign-flip permutation p-value, seed "
                      f"{result.seed}; significant: interval excludes 0 and p < {ALPHA}")
     table.caption_justify = "left"
     console.print(table)
+    if any(m.human is not None for m in result.metrics):
+        labels = Table(title="human labels in both runs", title_justify="left")
+        for h in ("metric", "labelled in both", "human B - A, PPI++ [95% CI]"):
+            labels.add_column(h, justify="left" if h == "metric" else "right")
+        for m in result.metrics:
+            if m.human is not None:
+                labels.add_row(m.metric, str(m.human.labelled), human_text(m.human).split(" (n=")[0])
+        console.print(labels)
     if p.only_a or p.only_b:
         console.print(f"not compared: only in A {', '.join(p.only_a) or '-'}; only in B {', '.join(p.only_b) or '-'}"
                       + (" ..." if p.only_a_count > len(p.only_a) or p.only_b_count > len(p.only_b) else ""),
