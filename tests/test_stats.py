@@ -238,3 +238,16 @@ def test_compare_gives_the_human_difference_when_both_runs_carry_labels(tmp_path
     h = result.metrics[0].human
     assert h.labelled == 80 and h.low < h.estimate < h.high
     assert h.low <= (yb - ya).mean() <= h.high
+
+
+def test_ppi_study_plumbing(tmp_path):
+    """The study reads the committed per-item dumps of all six families and writes its files."""
+    from benchmarks.ppi_study import FAMILIES, main
+
+    out = tmp_path / "study.json"
+    result = main(["--draws", "20", "--calibration-draws", "5", "--sims", "5", "--output", str(out)])
+    assert [f["family"] for f in result["families"]] == list(FAMILIES)
+    for fam in result["families"]:
+        assert [c["n"] for c in fam["ppi"]] == [50, 100, 200]
+        assert all(0.0 <= c["ppi++"]["coverage"] <= 1.0 and c["ppi++"]["mean_width"] > 0 for c in fam["ppi"])
+    assert "PPI++ coverage" in out.with_suffix(".md").read_text()

@@ -144,6 +144,8 @@ def _labels(run: RunData, metric: str) -> dict[int, float]:
 
 def _human_difference(a: RunData, b: RunData, metric: str, pairs: list[tuple[int, int]],
                       fa: np.ndarray, fb: np.ndarray) -> HumanDifference | None:
+    if a.summary[metric].human is None or b.summary[metric].human is None:
+        return None  # no label in one run: no second pass over the files
     la, lb = _labels(a, metric), _labels(b, metric)
     if not la or not lb:
         return None
