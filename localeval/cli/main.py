@@ -251,7 +251,9 @@ def compare(
     as_json: Optional[Path] = typer.Option(None, "--json", dir_okay=False, help="Also write every figure as JSON."),
     report_path: Optional[Path] = typer.Option(None, "--report", dir_okay=False, help="Also write the HTML comparison (rows with their explanations)."),
 ) -> None:
-    """Is B better than A? Rows are paired by id (else by input line); per metric, the mean
+    """Is B better than A? Per metric: B - A, its 95% interval, a p-value, a verdict.
+
+    Rows are paired by id (else by input line); per metric, the mean
     difference B - A with a paired bootstrap 95% interval and a paired permutation p-value,
     read in the metric's direction, the prediction-powered estimate of the difference when
     both runs carry human labels, and the rows that changed most. Exit codes: 0, 1 a
@@ -302,8 +304,9 @@ def calibrate_command(
     device: Optional[str] = typer.Option(None, "--device", help="cpu, cuda, ... (default: auto)."),
     column_map: list[str] = typer.Option([], "--column-map", help="FIELD=COLUMN, human_<metric>=COLUMN for labels in another column; repeat."),
 ) -> None:
-    """Choose each metric's threshold on your labelled rows by cross-validation; print how
-    well it agrees with the labels out of fold, beside the shipped threshold and word overlap
+    """Choose each metric's threshold on your labelled rows (human_<metric>) by cross-validation.
+
+    Prints how well it agrees with the labels out of fold, beside the shipped threshold and word overlap
     calibrated the same way, and write the calibration file. Needs at least 30 labelled rows
     per metric (binary: 5 of each class). Exit codes: 0, 2 a usage or input error."""
     from rich.console import Console
