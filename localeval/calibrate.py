@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -251,17 +250,19 @@ def read_calibration(path: str | os.PathLike[str]) -> dict[str, Any]:
     from localeval.metrics.registry import known_threshold_keys
     from localeval.metrics.thresholds import check_threshold_keys
 
+    from pydantic import ValidationError
+
     raw = Path(path).read_bytes()
     try:
-        doc = json.loads(raw)
-    except ValueError as exc:
-        raise ValueError(f"{path} is not a calibration file (not JSON: {exc})") from None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("thresholds"), dict):
-        raise ValueError(f"{path} is not a calibration file written by `localeval calibrate` (format {FORMAT})")
-    thresholds = {str(k): float(v) for k, v in doc["thresholds"].items()}
-    check_threshold_keys(thresholds, known_threshold_keys())
-    return {"file": str(path), "sha256": hashlib.sha256(raw).hexdigest(), "judge": doc.get("judge"),
-            "weights_hash": doc.get("weights_hash"), "thresholds": thresholds}
+        doc = CalibrationReport.model_validate_json(raw)
+    except ValidationError as exc:
+        raise ValueError(f"{path} is not a calibration file written by `localeval calibrate` "
+                         f"({exc.error_count()} problem(s), first: {exc.errors()[0]['msg']})") from None
+    if doc.format != FORMAT:
+        raise ValueError(f"{path}: calibration format {doc.format!r}, this localeval reads {FORMAT!r}")
+    check_threshold_keys(doc.thresholds, known_threshold_keys())
+    return {"file": str(path), "sha256": hashlib.sha256(raw).hexdigest(), "judge": doc.judge,
+            "weights_hash": doc.weights_hash, "thresholds": dict(doc.thresholds)}
 
 
 __all__ += ["MIN_LABELS", "MIN_PER_CLASS"]

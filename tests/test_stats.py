@@ -251,3 +251,17 @@ def test_ppi_study_plumbing(tmp_path):
         assert [c["n"] for c in fam["ppi"]] == [50, 100, 200]
         assert all(0.0 <= c["ppi++"]["coverage"] <= 1.0 and c["ppi++"]["mean_width"] > 0 for c in fam["ppi"])
     assert "PPI++ coverage" in out.with_suffix(".md").read_text()
+
+
+def test_score_refuses_a_calibration_file_it_cannot_use(tmp_path):
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "labelled_answers.jsonl"
+    bad = tmp_path / "cal.json"
+    for text, message in (("{}", "not a calibration file"),
+                          (json.dumps({"format": "localeval-calibration/1", "date": "d", "data": "x", "judge": None,
+                                       "weights_hash": None, "folds": 5, "seed": 0, "metrics": [],
+                                       "thresholds": {"faithfulnes": 0.5}}), "unknown threshold 'faithfulnes'")):
+        bad.write_text(text)
+        result = runner.invoke(app, ["score", str(example), "-m", "faithfulness", "--calibration", str(bad)])
+        assert result.exit_code == 2 and message in result.output, result.output

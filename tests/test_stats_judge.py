@@ -102,6 +102,8 @@ def test_readme_worked_example_runs(tmp_path, monkeypatch, default_judge):
     fit = calibration["metrics"][0]
     assert fit["n"] == 42 and fit["labels"] == "binary" and 0.0 < fit["threshold"] < 1.0
     assert fit["judge"]["ba"] > 0.7 and fit["shipped"]["ba"] > 0.7  # real judgements on easy rows
+    run_b = [json.loads(line) for line in (tmp_path / "run_b.jsonl").read_text().splitlines()]
+    assert {r["faithfulness_details"]["threshold"] for r in run_b} == {fit["threshold"]}  # the file was used
     assert "human labels" in outputs[0] and "PPI++" in outputs[0]
     assert re.search(r"faithfulness\s*\S\s*42\s*\S", outputs[0])  # 42 labelled rows in the labels table
     assert "rows paired by id" in outputs[3]
