@@ -265,3 +265,18 @@ def test_score_refuses_a_calibration_file_it_cannot_use(tmp_path):
         bad.write_text(text)
         result = runner.invoke(app, ["score", str(example), "-m", "faithfulness", "--calibration", str(bad)])
         assert result.exit_code == 2 and message in result.output, result.output
+
+
+def test_reports_show_intervals_labels_and_significance(tmp_path):
+    from localeval.reports import build_report
+
+    rng = np.random.default_rng(12)
+    y = (rng.random(120) < 0.5).astype(float)
+    fa = _run_file(tmp_path / "a.jsonl", list(np.where(rng.random(120) < 0.8, y, 1 - y)),
+                   labels=[v if i < 40 else None for i, v in enumerate(y)])
+    fb = _run_file(tmp_path / "b.jsonl", [0.0] * 120)
+    single = build_report([fa])
+    assert 'id="intervals"' in single and "human, prediction-powered" in single
+    pair = build_report([fa, fb])
+    assert 'id="significance"' in pair and "<td>worse</td>" in pair
+    assert 'id="significance"' in build_report([fa, fb, fb])

@@ -14,6 +14,7 @@ from localeval.reports.explain import clip, esc, explain, fmt, row_fields
 from localeval.reports.plots import histogram_svg
 from localeval.reports.multi import MultiComparison, render_many_body
 from localeval.reports.table import SCRIPT, SCRIPT_HASH, rows_table
+from localeval.reports.significance import compare_pair
 from localeval.reports.uncertainty import calibration_html, intervals_html, significance_html
 from localeval.runner.summary import RunSummary, plural
 
@@ -183,8 +184,6 @@ def render_single(run: RunData, *, worst: int, title: str | None = None,
 
 def render_many(runs: list[RunData], cmp: MultiComparison, *, title: str | None = None) -> str:
     title = title or f"localeval comparison of {len(runs)} runs"
-    from localeval.reports.significance import compare_pair
-
     tests = [compare_pair(runs[0], run, explain=False) for run in runs[1:]]
     body = f"<h1>{esc(title)}</h1>" + render_many_body(cmp) + significance_html(tests) + _plots(runs, cmp.metrics)
     return _page(title, body)
@@ -207,12 +206,6 @@ def _change_rows(metric: str, changes: list[Change], rows_a: dict[int, dict], ro
             f"<div><h4>{esc(names[1])}</h4>{explain(metric, rb)}</div></div></details>"
         )
     return "".join(out) if out else '<p class="muted">none</p>'
-
-
-def _significance(a: RunData, b: RunData):
-    from localeval.reports.significance import compare_pair
-
-    return compare_pair(a, b, explain=False)
 
 
 def render_comparison(a: RunData, b: RunData, cmp: Comparison, rows_a: dict[int, dict], rows_b: dict[int, dict],
@@ -246,7 +239,7 @@ def render_comparison(a: RunData, b: RunData, cmp: Comparison, rows_a: dict[int,
         f"{cmp.matched} rows matched by input line; a change under 1e-4 counts as unchanged.</p>"
         f"{_warnings(a)}{_warnings(b)}{note}"
         f'<h2 id="changes">What changed, per metric</h2>{"".join(table)}'
-        + significance_html([_significance(a, b)])
+        + significance_html([compare_pair(a, b, explain=False)])
         + f'<h2 id="summary">Summary of each run</h2><h3>{esc(names[0])}</h3>{_summary_table(a.summary)}'
         f"<h3>{esc(names[1])}</h3>{_summary_table(b.summary)}"
         + _plots([a, b], cmp.metrics)
