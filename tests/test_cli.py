@@ -44,8 +44,8 @@ def test_score_keeps_every_row_including_broken_ones(tmp_path, tiny_nli_dir):
     assert rows[2]["context_recall"] is None and "reference" in rows[2]["context_recall_reason"]
     assert rows[3]["context_recall"] is None and "not a JSON object" in rows[3]["context_recall_reason"]
     assert rows[4]["id"] == 5 and "missing required column" in rows[4]["context_recall_reason"]
-    # The summary table: metric, mean, median, std, scored, unscored.
-    assert re.search(r"context_recall\W+(\S+\W+){3}1\W+4\W", result.output), result.output
+    # The summary table: metric, mean, 95% CI (two numbers), median, std, scored, unscored.
+    assert re.search(r"context_recall\W+(\S+\W+){5}1\W+4\W", result.output), result.output
 
 
 def test_unknown_metric_and_judge_fail_clearly(tmp_path, tiny_nli_dir):

@@ -102,6 +102,8 @@ def score(
     max_unscored: Optional[float] = typer.Option(None, "--max-unscored", min=0.0, max=100.0, help="Exit with 1 when more than this percentage of rows is unscored for a metric (a metric that scores no row always fails)."),
     summary_json: Optional[Path] = typer.Option(None, "--summary-json", help="Write the summary, the gates and the run's metadata (version, judge and its hash, thresholds) as JSON."),
     junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", help="Write the gates as JUnit XML: one test case per metric."),
+    resamples: int = typer.Option(1000, "--resamples", min=1, help="Bootstrap resamples of each mean's 95% interval (seeded: the same scores give the same interval)."),
+    calibration: Optional[Path] = typer.Option(None, "--calibration", exists=True, dir_okay=False, help="Thresholds chosen on your labels by `localeval calibrate` (a --threshold beats them); named in the run's metadata."),
 ) -> None:
     """Score every row of INPUT_PATH. Each output row keeps its input fields plus _line and,
     per metric, the score, the reason for a missing score, and the details that explain it.
@@ -121,14 +123,18 @@ def score(
     from localeval.options import RunOptions
     from localeval.runner.run import judges_of
 
+    from localeval.runner.summary import bootstrap_settings
+
     given = locals()
     try:
+        calibrated = _read_calibration(calibration)
         flags = {
             # Every run option by its field name (a test checks this command has each one);
             # then the flags whose spelling differs from the file's.
             **{key: given[key] for key in RunOptions.model_fields if key != "thresholds"},
             "metrics": metrics, "column_map": _parse_column_map(column_map) or None,
-            "thresholds": _parse_thresholds(threshold) or None, "cache": None if cache is None else str(cache),
+            "thresholds": {**calibrated.get("thresholds", {}), **_parse_thresholds(threshold)} or None,
+            "cache": None if cache is None else str(cache),
             "progress": progress, "engine": engine, "ray_address": ray_address, "ray_actors": ray_actors,
             "max_row_chars": max_row_chars, "max_contexts": max_contexts,
         }
@@ -155,10 +161,11 @@ def score(
                 built = resolve_metrics(settings.metrics, options)
         else:
             built = settings.metrics
-        summary = score_dataset(input_path, built, output, settings.column_map or None, options=options,
-                                show_progress=settings.progress, resume=resume, engine=settings.engine,
-                                ray_address=settings.ray_address, ray_actors=settings.ray_actors,
-                                max_row_chars=settings.max_row_chars or None, max_contexts=settings.max_contexts or None)
+        with bootstrap_settings(resamples):
+            summary = score_dataset(input_path, built, output, settings.column_map or None, options=options,
+                                    show_progress=settings.progress, resume=resume, engine=settings.engine,
+                                    ray_address=settings.ray_address, ray_actors=settings.ray_actors,
+                                    max_row_chars=settings.max_row_chars or None, max_contexts=settings.max_contexts or None)
     except (JudgeNotFoundError, OSError, ImportError, ValueError, TypeError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
@@ -166,10 +173,12 @@ def score(
     judges = judges_of(built) if settings.engine == "local" else []
     where = f" with judge {judges[0].name} on {judges[0].device.type}" if judges else f" on engine {settings.engine}"
     console = Console(stderr=True, width=max(100, Console(stderr=True).width))
-    console.print(summary.to_table(title=f"{plural(summary.rows, 'row')} scored{where}"))
+    for table in summary.tables(title=f"{plural(summary.rows, 'row')} scored{where}"):
+        console.print(table)
     gates = check_gates(summary, gates_under, max_unscored)
     meta = {**(run_metadata(built) if settings.engine == "local" else {}),
-            "input": str(input_path), "output": None if output is None else str(output)}
+            "input": str(input_path), "output": None if output is None else str(output),
+            **({"calibration": calibrated} if calibrated else {})}
     if summary_json is not None:
         write_summary_json(summary_json, summary, gates, meta)
     if junit_xml is not None:
@@ -222,6 +231,104 @@ def report(
             typer.echo(f"error: {meta} is not a summary written by --summary-json ({exc})", err=True)
             raise typer.Exit(2) from exc
     _write_report(runs, output or runs[0].with_suffix(".html"), worst=worst, title=title, metadata=metadata)
+
+
+def _read_calibration(path: Optional[Path]) -> dict:
+    """The calibration file `localeval calibrate` wrote, as the run's metadata names it (its
+    path, hash and thresholds); ``{}`` without one."""
+    if path is None:
+        return {}
+    from localeval.calibrate import read_calibration
+
+    return read_calibration(path)
+
+
+@app.command()
+def compare(
+    runs: list[Path] = typer.Argument(..., exists=True, dir_okay=False, help="Two or more outputs of localeval score: each is compared with the first."),
+    fail_worse: list[str] = typer.Option([], "--fail-worse", help="METRIC: exit with 1 when this metric got significantly worse in a later run (in its own direction: a rise of noise_sensitivity is worse); 'all' for every metric; repeat for several."),
+    resamples: int = typer.Option(1000, "--resamples", min=1, help="Bootstrap resamples and permutations per metric."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the resampling (the same runs give the same figures)."),
+    top: int = typer.Option(5, "--top", min=0, help="Rows that changed most, listed per metric and direction."),
+    as_json: Optional[Path] = typer.Option(None, "--json", dir_okay=False, help="Also write every figure as JSON."),
+    report_path: Optional[Path] = typer.Option(None, "--report", dir_okay=False, help="Also write the HTML comparison (rows with their explanations)."),
+) -> None:
+    """Is B better than A? Per metric: B - A, its 95% interval, a p-value, a verdict.
+
+    Rows are paired by id (else by input line); per metric, the mean
+    difference B - A with a paired bootstrap 95% interval and a paired permutation p-value,
+    read in the metric's direction, the prediction-powered estimate of the difference when
+    both runs carry human labels, and the rows that changed most. Exit codes: 0, 1 a
+    --fail-worse metric got significantly worse, 2 a usage or input error."""
+    import json
+
+    from rich.console import Console
+
+    from localeval.reports.significance import compare_files, render_text
+
+    if len(runs) < 2:
+        typer.echo("error: compare takes two run files or more", err=True)
+        raise typer.Exit(2)
+    try:
+        results = compare_files(runs, resamples=resamples, seed=seed, top=top)
+    except (ValueError, OSError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    known = {m.metric for r in results for m in r.metrics}
+    watched = known if "all" in fail_worse else set(fail_worse)
+    unknown = sorted(watched - known)
+    if unknown:
+        typer.echo(f"error: --fail-worse names metrics the runs do not share: {', '.join(unknown)}; compared: {', '.join(sorted(known))}", err=True)
+        raise typer.Exit(2)
+    console = Console(width=max(130, Console().width))
+    for result in results:
+        render_text(result, console)
+    if as_json is not None:
+        as_json.write_text(json.dumps([r.model_dump() for r in results], indent=2) + "\n", encoding="utf-8")
+    if report_path is not None:
+        _write_report(list(runs), report_path, worst=top, title=None)
+    failed = [(r.b, m) for r in results for m in sorted(watched) if r.worse(m)]
+    for name, metric in failed:
+        typer.echo(f"gate failed: {metric} is significantly worse in {name}", err=True)
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command("calibrate")
+def calibrate_command(
+    data: Path = typer.Argument(..., exists=True, dir_okay=False, help="Rows with human labels: a column human_<metric> (0/1 or a score in [0, 1]) on some rows."),
+    metrics: str = typer.Option(..., "--metrics", "-m", help="Comma-separated metrics to calibrate (each needs its human_<metric> labels)."),
+    output: Path = typer.Option(Path("calibration.json"), "--output", "-o", dir_okay=False, help="Calibration file to write (use it with: localeval score --calibration FILE)."),
+    objective: Optional[str] = typer.Option(None, "--objective", help="ba (binary labels, default), rmse (graded labels, default) or pearson (graded)."),
+    folds: int = typer.Option(5, "--folds", min=2, help="Cross-validation folds."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the folds."),
+    model: Optional[str] = typer.Option(None, "--model", help="Judge name or local model directory."),
+    device: Optional[str] = typer.Option(None, "--device", help="cpu, cuda, ... (default: auto)."),
+    column_map: list[str] = typer.Option([], "--column-map", help="FIELD=COLUMN, human_<metric>=COLUMN for labels in another column; repeat."),
+) -> None:
+    """Choose each metric's threshold on your labelled rows (human_<metric>) by cross-validation.
+
+    Prints how well it agrees with the labels out of fold, beside the shipped threshold and word overlap
+    calibrated the same way, and write the calibration file. Needs at least 30 labelled rows
+    per metric (binary: 5 of each class). Exit codes: 0, 2 a usage or input error."""
+    from rich.console import Console
+
+    from localeval.backends import JudgeNotFoundError
+    from localeval.calibrate import calibrate, print_report, write_calibration
+
+    if objective not in (None, "ba", "rmse", "pearson"):
+        typer.echo(f"error: --objective takes ba, rmse or pearson, got {objective!r}", err=True)
+        raise typer.Exit(2)
+    try:
+        names = [m.strip() for m in metrics.split(",") if m.strip()]
+        report_ = calibrate(data, names, _parse_column_map(column_map) or None, model=model, device=device,
+                            objective=objective, folds=folds, seed=seed)  # type: ignore[arg-type]
+        write_calibration(report_, output)
+    except (JudgeNotFoundError, OSError, ValueError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    print_report(report_, Console(width=max(110, Console().width)))
+    typer.echo(f"calibration written to {output}", err=True)
 
 
 def _load(path: Optional[Path], flags: dict):

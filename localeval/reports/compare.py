@@ -2,7 +2,10 @@
 
 Rows are matched by ``_line`` (the input line the runner records), so both runs must score the
 same input file, in any order. A change smaller than `TOLERANCE` counts as unchanged: CPU scores
-already vary by up to 1e-4 across batch sizes (see docs/guarantees.md).
+already vary by up to 1e-4 across batch sizes (see docs/guarantees.md). "Better" and "worse"
+follow each metric's direction (`localeval.metrics.registry.higher_is_better`): a fall of noise
+sensitivity is better. Whether a change of the mean is more than noise is
+`localeval.reports.significance`'s question.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ class Change(BaseModel):
 
 class MetricChanges(BaseModel):
     metric: str
+    higher_is_better: bool = True
     mean_a: float | None
     mean_b: float | None
     better: int
@@ -61,7 +65,11 @@ def compare_runs(a: RunData, b: RunData, *, top: int = 10) -> Comparison:
     pairs = [(line, i, index_b[line]) for i, line in enumerate(a.lines) if line in index_b]
     metrics = [m for m in a.metrics if m in b.metrics]
     changes = []
+    from localeval.reports.significance import direction
+
     for m in metrics:
+        higher = direction(m)
+        sign = 1.0 if higher else -1.0
         sa, sb = a.scores[m], b.scores[m]
         better: list[Change] = []
         worse: list[Change] = []
@@ -76,18 +84,18 @@ def compare_runs(a: RunData, b: RunData, *, top: int = 10) -> Comparison:
             elif va is None:
                 gained += 1
                 better.append(Change(line=line, a=None, b=vb))
-            elif vb - va > TOLERANCE:
+            elif sign * (vb - va) > TOLERANCE:
                 better.append(Change(line=line, a=va, b=vb))
-            elif va - vb > TOLERANCE:
+            elif sign * (va - vb) > TOLERANCE:
                 worse.append(Change(line=line, a=va, b=vb))
             else:
                 same += 1
         # A lost score sorts as the largest drop, a gained one as the largest gain; ties by line.
-        worse.sort(key=lambda c: (-(2.0 if c.b is None else c.a - c.b), c.line))  # type: ignore[operator]
-        better.sort(key=lambda c: (-(2.0 if c.a is None else c.b - c.a), c.line))  # type: ignore[operator]
+        worse.sort(key=lambda c: (-(2.0 if c.b is None else sign * (c.a - c.b)), c.line))  # type: ignore[operator]
+        better.sort(key=lambda c: (-(2.0 if c.a is None else sign * (c.b - c.a)), c.line))  # type: ignore[operator]
         changes.append(
             MetricChanges(
-                metric=m, mean_a=a.summary[m].mean, mean_b=b.summary[m].mean,
+                metric=m, higher_is_better=higher, mean_a=a.summary[m].mean, mean_b=b.summary[m].mean,
                 better=len(better) - gained, worse=len(worse) - lost, same=same, lost=lost, gained=gained,
                 both_unscored=both, worsened=worse[:top], improved=better[:top],
             )

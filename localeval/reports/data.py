@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from localeval.runner.human import human_column
 from localeval.runner.reading import csv_records
 from localeval.runner.summary import RunSummary, SummaryBuilder
 
@@ -217,10 +218,10 @@ def load_run(path: str | os.PathLike[str], *, worst: int = 10, name: str | None 
             if value is None:
                 reason = _reason_of(rec, m)
                 reasons[m][line] = reason
-                builder.add(m, None, reason)
+                builder.add(m, None, reason, rec.get(human_column(m)))
                 scores[m].append(math.nan)
                 continue
-            builder.add(m, value, None)
+            builder.add(m, value, None, rec.get(human_column(m)))
             scores[m].append(value)
             if worst > 0:
                 # A max-heap on (score, line) of size `worst`: the best of the kept rows leaves first.

@@ -14,6 +14,8 @@ from localeval.reports.explain import clip, esc, explain, fmt, row_fields
 from localeval.reports.plots import histogram_svg
 from localeval.reports.multi import MultiComparison, render_many_body
 from localeval.reports.table import SCRIPT, SCRIPT_HASH, rows_table
+from localeval.reports.significance import compare_pair
+from localeval.reports.uncertainty import calibration_html, intervals_html, significance_html
 from localeval.runner.summary import RunSummary, plural
 
 __all__ = ["render_comparison", "render_many", "render_single"]
@@ -173,7 +175,8 @@ def render_single(run: RunData, *, worst: int, title: str | None = None,
         f"<h1>{esc(title)}</h1><p class=\"muted\">{plural(run.rows, 'row')} from {esc(run.name)}; "
         f"metrics: {esc(', '.join(run.metrics))}</p>{_warnings(run)}{_row_warnings(run.summary)}"
         f'<nav><a href="#rows">every row</a> worst rows: {nav}</nav>'
-        f'<h2 id="summary">Summary per metric</h2>{_summary_table(run.summary)}{_metadata(metadata)}'
+        f'<h2 id="summary">Summary per metric</h2>{_summary_table(run.summary)}'
+        + intervals_html(run.summary) + calibration_html(metadata) + _metadata(metadata)
         + _plots([run], run.metrics) + rows_table(run, _anchors(run)) + _worst_section(run, worst)
     )
     return _page(title, body, script=True)
@@ -181,7 +184,8 @@ def render_single(run: RunData, *, worst: int, title: str | None = None,
 
 def render_many(runs: list[RunData], cmp: MultiComparison, *, title: str | None = None) -> str:
     title = title or f"localeval comparison of {len(runs)} runs"
-    body = f"<h1>{esc(title)}</h1>" + render_many_body(cmp) + _plots(runs, cmp.metrics)
+    tests = [compare_pair(runs[0], run, explain=False) for run in runs[1:]]
+    body = f"<h1>{esc(title)}</h1>" + render_many_body(cmp) + significance_html(tests) + _plots(runs, cmp.metrics)
     return _page(title, body)
 
 
@@ -235,7 +239,8 @@ def render_comparison(a: RunData, b: RunData, cmp: Comparison, rows_a: dict[int,
         f"{cmp.matched} rows matched by input line; a change under 1e-4 counts as unchanged.</p>"
         f"{_warnings(a)}{_warnings(b)}{note}"
         f'<h2 id="changes">What changed, per metric</h2>{"".join(table)}'
-        f'<h2 id="summary">Summary of each run</h2><h3>{esc(names[0])}</h3>{_summary_table(a.summary)}'
+        + significance_html([compare_pair(a, b, explain=False)])
+        + f'<h2 id="summary">Summary of each run</h2><h3>{esc(names[0])}</h3>{_summary_table(a.summary)}'
         f"<h3>{esc(names[1])}</h3>{_summary_table(b.summary)}"
         + _plots([a, b], cmp.metrics)
         + '<h2 id="rows">Rows that changed, with why</h2>' + "".join(sections)

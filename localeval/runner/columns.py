@@ -11,6 +11,10 @@ A mapping sends a target field to one of:
 Target names may be RAGAS' current names, their legacy aliases (``question``, ``answer``,
 ``contexts``, ``ground_truth``) or the seed's ``<field>_column`` spelling. Fields that are
 not mapped are read from the column of the same name, or of its legacy name.
+
+A target ``human_<metric>`` maps a column of human labels (`localeval.runner.human`): never a
+`Sample` field, its value is copied into the row under ``human_<metric>`` (so the output, the
+summary and ``localeval compare`` find it under that name) and no metric reads it.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from localeval.runner.human import HUMAN_PREFIX
 from localeval.schema import Sample
 
 __all__ = ["ColumnError", "ColumnMap", "ColumnSource", "clean_value"]
@@ -45,6 +50,8 @@ class ColumnError(ValueError):
 
 def _canonical(target: str) -> str:
     name = target.strip()
+    if name.startswith(HUMAN_PREFIX) and len(name) > len(HUMAN_PREFIX):
+        return name
     if name.endswith("_column"):
         name = name[: -len("_column")]
     name = LEGACY.get(name, name)
@@ -152,19 +159,40 @@ class ColumnMap:
 
     def __init__(self, mapping: Mapping[str, ColumnSource] | None = None) -> None:
         self.mapping: dict[str, ColumnSource] = {}
+        self.human: dict[str, ColumnSource] = {}
+        """``human_<metric>`` -> where its label is read (never a `Sample` field)."""
         for target, source in (mapping or {}).items():
             if not (isinstance(source, str) or callable(source)):
                 raise TypeError(f"column map for {target!r} must be a column name, a dotted path or a callable")
-            self.mapping[_canonical(target)] = source
+            name = _canonical(target)
+            if name.startswith(HUMAN_PREFIX):
+                self.human[name] = source
+            else:
+                self.mapping[name] = source
 
     def __bool__(self) -> bool:
-        return bool(self.mapping)
+        return bool(self.mapping or self.human)
 
     def check_columns(self, columns: list[str]) -> None:
         """Fail early when a mapped column is absent from a table whose columns are known."""
-        for target, source in self.mapping.items():
+        for target, source in {**self.mapping, **self.human}.items():
             if isinstance(source, str) and source not in columns and source.split(".")[0] not in columns:
                 raise ValueError(f"column map {target} <- {source!r}: no such column (columns: {', '.join(columns)})")
+
+    def labels(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        """The mapped human labels of ``row`` (``human_<metric>`` -> the cell; a label that
+        cannot be read is ``None``: a label is never a reason to leave a row unscored)."""
+        out: dict[str, Any] = {}
+        for target, source in self.human.items():
+            if callable(source):
+                try:
+                    value = source(row)
+                except Exception:  # noqa: BLE001 - no label for this row
+                    value = None
+            else:
+                value = _lookup(row, source)
+            out[target] = None if value is _MISSING else clean_value(value)
+        return out
 
     def apply(self, row: Mapping[str, Any]) -> dict[str, Any]:
         """The `Sample` fields of ``row``. Raises `ColumnError` when a callable fails."""

@@ -75,6 +75,8 @@ def make_row(index: int, line: int, raw: Any, columns: ColumnMap = _NO_MAP) -> R
         data = {k: f"<value {depth_error()}, not kept>" if too_deep(v) else v for k, v in data.items()}
         return Row(line=line, data=data, error=f"invalid row: {depth_error()}", index=index)
     _warn_if_both_names(data, columns)
+    if columns.human:  # mapped human labels travel under their canonical name (runner.human)
+        data.update(columns.labels(data))
     try:
         sample = Sample.model_validate(columns.apply(data))
     except RecursionError:

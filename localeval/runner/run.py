@@ -42,6 +42,7 @@ from localeval.runner.output import dumps, record
 from localeval.runner.progress import Progress
 from localeval.runner.rows import Row, count_lines, read_jsonl
 from localeval.runner.stored import StoredResults
+from localeval.runner.human import human_column
 from localeval.runner.summary import MetricSummary, RunSummary, SummaryBuilder
 from localeval.text.language import checked_texts, language_warnings
 
@@ -271,7 +272,7 @@ def add_to_summary(summary: SummaryBuilder, scored: Iterable[ScoredRow]) -> None
         summary.rows += 1
         summary.warn(row.warnings)
         for name, result in results.items():
-            summary.add(name, result.score, result.reason)
+            summary.add(name, result.score, result.reason, row.data.get(human_column(name)))
 
 
 def add_record_to_summary(summary: SummaryBuilder, names: Iterable[str], obj: dict[str, Any]) -> None:
@@ -279,7 +280,7 @@ def add_record_to_summary(summary: SummaryBuilder, names: Iterable[str], obj: di
     summary.rows += 1
     summary.warn(obj.get("_warnings") or [])
     for name in names:
-        summary.add(name, obj.get(name), obj.get(f"{name}_reason"))
+        summary.add(name, obj.get(name), obj.get(f"{name}_reason"), obj.get(human_column(name)))
 
 
 # ---------------------------------------------------------------------- compatible helpers
