@@ -112,8 +112,9 @@ def score(
     from rich.console import Console
 
     from localeval.backends import JudgeNotFoundError
+    from localeval.cli.signals import Stopped, resume_hint, stop_on_signals
     from localeval.runner import resolve_metrics, score_dataset
-    from localeval.runner.guard import check_output_path
+    from localeval.runner.guard import check_run_paths, run_paths
     from localeval.runner.gates import check_gates, parse_fail_under, write_junit_xml, write_summary_json
     from localeval.runner.metadata import run_metadata
     from localeval.runner.output import check_writable, output_format
@@ -136,8 +137,10 @@ def score(
             raise ValueError("--resume needs --output")
         if report_path is not None and output is None:
             raise ValueError("--report needs --output (the report is read from the output file)")
-        if report_path is not None:
-            check_output_path(report_path, [input_path, output], what="report")
+        # Every file the run writes against every file it reads or writes (by resolved path
+        # and inode), before anything is opened for writing.
+        check_run_paths({"input": input_path}, {**run_paths(output, settings.cache), "--report": report_path,
+                                                "--summary-json": summary_json, "--junit-xml": junit_xml})
         if output is not None:
             check_writable(output, "--output")
             output_format(output)
@@ -154,10 +157,14 @@ def score(
                 built = resolve_metrics(settings.metrics, options)
         else:
             built = settings.metrics
-        summary = score_dataset(input_path, built, output, settings.column_map or None, options=options,
-                                show_progress=settings.progress, resume=resume, engine=settings.engine,
-                                ray_address=settings.ray_address, ray_actors=settings.ray_actors,
-                                max_row_chars=settings.max_row_chars or None, max_contexts=settings.max_contexts or None)
+        with stop_on_signals():
+            summary = score_dataset(input_path, built, output, settings.column_map or None, options=options,
+                                    show_progress=settings.progress, resume=resume, engine=settings.engine,
+                                    ray_address=settings.ray_address, ray_actors=settings.ray_actors,
+                                    max_row_chars=settings.max_row_chars or None, max_contexts=settings.max_contexts or None)
+    except (KeyboardInterrupt, Stopped) as exc:  # the files are whole: say how to go on
+        typer.echo(resume_hint(exc, output), err=True)
+        raise typer.Exit(130 if isinstance(exc, KeyboardInterrupt) else 143) from None
     except (JudgeNotFoundError, OSError, ImportError, ValueError, TypeError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
