@@ -266,3 +266,28 @@ def test_duplicate_keys_and_columns_warn_utf16_is_refused_and_semicolons_get_a_h
     semi.write_text("user_input;reference;retrieved_contexts\nq;r;c\n")
     with pytest.warns(UserWarning, match="looks separated by ';'"):
         evaluate(str(semi), ["context_recall"], model=str(model_dir), show_progress=False)
+
+
+# ----------------------------------------------------------------------- 19. position in a long sentence
+def test_chunk_recall_verdict_does_not_depend_on_where_a_fact_sits_in_an_over_long_sentence(default_judge):
+    from localeval.backends.session import JudgeSession
+    from localeval.metrics import ChunkRecall
+    from localeval.schema import Sample
+
+    filler = " ".join(["the committee reviewed the annual budget report of the regional office in detail and"] * 24).split()[:300]
+    fact = "the Eiffel Tower is 330 metres tall".split()
+    assert default_judge.count_tokens(" ".join(filler)) > default_judge.max_length  # one sentence over the input
+    # Every word position over three piece strides (pieces repeat their layout every 16
+    # words), then every 12th word to the end, and the very end.
+    positions = [*range(0, 49), *range(49, 300, 12), 300]
+    samples = [Sample(user_input="How tall is the Eiffel Tower?", response="The Eiffel Tower is 330 metres tall.",
+                      retrieved_contexts=[" ".join(filler[:p] + fact + filler[p:]) + "."]) for p in positions]
+    samples.append(Sample(user_input="How tall is the Eiffel Tower?", response="The Eiffel Tower is 330 metres tall.",
+                          retrieved_contexts=[" ".join(filler) + "."]))
+    with JudgeSession() as session:
+        results = ChunkRecall(default_judge).score_many(samples, session=session)
+    chunks = [r.evaluated_chunks[0] for r in results]
+    assert all(c.is_relevant and c.is_included for c in chunks[:-1]), \
+        [(p, c.relevance) for p, c in zip(positions, chunks) if not (c.is_relevant and c.is_included)]
+    assert [r.score for r in results[:-1]] == [1.0] * len(positions)
+    assert not chunks[-1].is_relevant  # the filler alone is not about the tower
