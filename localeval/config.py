@@ -108,6 +108,7 @@ class LocalevalConfig(BaseModel):
         description="characters one row may hold (question, response, reference, contexts); over it the row is unscored with the reason; 0: no limit",
     )
     max_contexts: int = Field(default=1_000, ge=0, description="contexts one row may hold; over it the row is unscored with the reason; 0: no limit")
+    max_row_pairs: int = Field(default=4_000, ge=0, description="judge pairs one metric may ask for one row (estimated before scoring); over it the row is unscored with the reason; 0: no limit")
 
     @field_validator("metrics", mode="before")
     @classmethod
@@ -148,6 +149,7 @@ class LocalevalConfig(BaseModel):
             "contrasts": self.contrasts,
             "exhaustive": self.exhaustive,
             "max_row_chars": self.max_row_chars or None, "max_contexts": self.max_contexts or None,
+            "max_row_pairs": self.max_row_pairs or None,
         }
 
 

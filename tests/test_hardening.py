@@ -291,3 +291,27 @@ def test_chunk_recall_verdict_does_not_depend_on_where_a_fact_sits_in_an_over_lo
         [(p, c.relevance) for p, c in zip(positions, chunks) if not (c.is_relevant and c.is_included)]
     assert [r.score for r in results[:-1]] == [1.0] * len(positions)
     assert not chunks[-1].is_relevant  # the filler alone is not about the tower
+
+
+# ----------------------------------------------------------------------- 22. time per row: judge pairs
+def test_a_row_under_the_character_budget_but_over_the_pair_budget_is_unscored_with_the_reason(default_judge):
+    from localeval.metrics import ContextRecall, ContextRelevance
+    from localeval.runner.budget import RowBudget, estimated_pairs
+    from localeval.schema import Sample
+
+    context = "Paris is the capital of France. " * 5_000  # 160,000 characters, 5,000 sentences
+    huge = {**GOOD, "retrieved_contexts": [context]}
+    sample = Sample(user_input=huge["user_input"], response=huge["response"], reference=huge["reference"],
+                    retrieved_contexts=[context])
+    relevance, recall = ContextRelevance(default_judge), ContextRecall(default_judge)
+    assert estimated_pairs(relevance, sample) >= 5_000  # every sentence against the question
+    assert estimated_pairs(recall, sample) <= 6  # one claim against its closest units
+    one_long = Sample(user_input="q", retrieved_contexts=[" ".join(["word"] * 3_200)])
+    assert estimated_pairs(relevance, one_long) == 200  # an over-long sentence counts its pieces
+    assert RowBudget().excess(sample, [("context_recall", recall)]) is None
+    assert RowBudget(max_row_pairs=None).excess(sample, [("context_relevance", relevance)]) is None
+    result = evaluate([dict(GOOD), huge], ["context_recall", "context_relevance"], model=default_judge, show_progress=False)
+    reasons = [r.reason or "" for r in result.results("context_relevance")]
+    assert result.scores("context_relevance")[0] is not None and result.scores("context_relevance")[1] is None
+    assert "judge pairs for context_relevance" in reasons[1] and "max_row_pairs=4,000" in reasons[1]
+    assert result.summary()["context_relevance"].reasons == {"over budget": 1}

@@ -98,6 +98,7 @@ def score(
     report_path: Optional[Path] = typer.Option(None, "--report", dir_okay=False, help="Also write an HTML report of the run here (needs --output)."),
     max_row_chars: Optional[int] = typer.Option(None, "--max-row-chars", help="Characters one row may hold (default 1,000,000); a row over it is unscored with the reason; 0: no limit."),
     max_contexts: Optional[int] = typer.Option(None, "--max-contexts", help="Contexts one row may hold (default 1,000); a row over it is unscored with the reason; 0: no limit."),
+    max_row_pairs: Optional[int] = typer.Option(None, "--max-row-pairs", help="Judge pairs one metric may ask for one row, estimated before scoring (default 4,000: about two minutes on a CPU); a row over it is unscored with the reason; 0: no limit."),
     fail_under: list[str] = typer.Option([], "--fail-under", help="METRIC=VALUE: exit with 1 when the metric's mean is below VALUE; repeat for several metrics."),
     max_unscored: Optional[float] = typer.Option(None, "--max-unscored", min=0.0, max=100.0, help="Exit with 1 when more than this percentage of rows is unscored for a metric (a metric that scores no row always fails)."),
     summary_json: Optional[Path] = typer.Option(None, "--summary-json", help="Write the summary, the gates and the run's metadata (version, judge and its hash, thresholds) as JSON."),
@@ -130,7 +131,7 @@ def score(
             "decomposer": decomposer, "precision": precision, "max_units": max_units,
             "candidates": candidates, "locate": locate, "screen": screen, "contrasts": contrasts,
             "exhaustive": exhaustive,
-            "max_row_chars": max_row_chars, "max_contexts": max_contexts,
+            "max_row_chars": max_row_chars, "max_contexts": max_contexts, "max_row_pairs": max_row_pairs,
         }
         settings = _load(config, flags).config
         if resume and output is None:
@@ -161,7 +162,8 @@ def score(
             summary = score_dataset(input_path, built, output, settings.column_map or None, options=options,
                                     show_progress=settings.progress, resume=resume, engine=settings.engine,
                                     ray_address=settings.ray_address, ray_actors=settings.ray_actors,
-                                    max_row_chars=settings.max_row_chars or None, max_contexts=settings.max_contexts or None)
+                                    max_row_chars=settings.max_row_chars or None, max_contexts=settings.max_contexts or None,
+                                    max_row_pairs=settings.max_row_pairs or None)
     except (KeyboardInterrupt, Stopped) as exc:  # the files are whole: say how to go on
         typer.echo(resume_hint(exc, output), err=True)
         raise typer.Exit(130 if isinstance(exc, KeyboardInterrupt) else 143) from None

@@ -27,7 +27,7 @@ from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.thresholds import did_you_mean
 from localeval.options import DEFAULT_LOCATE, DEFAULT_SELECTOR, Candidates, Locate, RunOptions, parse_max_units
 from localeval.runner.columns import ColumnMap, ColumnSource, clean_value
-from localeval.runner.budget import DEFAULT_MAX_CONTEXTS, DEFAULT_MAX_ROW_CHARS, RowBudget, within_budget
+from localeval.runner.budget import DEFAULT_MAX_CONTEXTS, DEFAULT_MAX_ROW_CHARS, DEFAULT_MAX_ROW_PAIRS, RowBudget, within_budget
 from localeval.runner.guard import (
     OutputLock,
     check_run_paths,
@@ -274,6 +274,7 @@ def _run(
     ray_actors: int | None = None,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
+    max_row_pairs: int | None = DEFAULT_MAX_ROW_PAIRS,
     session: JudgeSession | None = None,
 ) -> RunSummary:
     if engine not in ENGINES:
@@ -297,7 +298,8 @@ def _run(
     with quiet_loading(not show_progress):
         named = resolve_metrics(metrics, options, load_judge=engine == "local")
     source = open_source(data, columns)
-    budget = RowBudget(max_row_chars=max_row_chars or None, max_contexts=max_contexts or None)
+    budget = RowBudget(max_row_chars=max_row_chars or None, max_contexts=max_contexts or None,
+                       max_row_pairs=max_row_pairs or None)
     summary = SummaryBuilder([name for name, _ in named])
     regular = output is not None and is_regular_target(output)
     with ExitStack() as stack:
@@ -369,7 +371,7 @@ def _run_locked(
             lock.pin()
 
     writer = open_writer(output, names, append=append, on_open=opened) if output is not None or on_rows is None else None
-    rows: Any = warn_reserved(within_budget(source.rows, budget), names)
+    rows: Any = warn_reserved(within_budget(source.rows, budget, named), names)
     if engine == "ray" and source.kind in ("jsonl", "csv", "parquet"):
         from localeval.runner.ray_engine import FileInput
 
@@ -433,6 +435,7 @@ def evaluate(
     exhaustive: bool = False,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
+    max_row_pairs: int | None = DEFAULT_MAX_ROW_PAIRS,
     session: JudgeSession | None = None,
 ) -> EvaluationResult:
     """Score every row of ``data`` with every metric.
@@ -484,8 +487,10 @@ def evaluate(
             of a claim even after its closest unit accepts it, so each claim reports its
             highest probability (verdicts are the same; more judge pairs).
 
-        max_row_chars, max_contexts: per-row budgets; a row over one is unscored with the
-            reason (never truncated); ``None`` or 0: no limit (see `localeval.runner.budget`).
+        max_row_chars, max_contexts, max_row_pairs: per-row budgets (characters, contexts,
+            judge pairs one metric would ask for, estimated before scoring); a row over one is
+            unscored with the reason (never truncated); ``None`` or 0: no limit (see
+            `localeval.runner.budget`).
         session: a `localeval.backends.session.JudgeSession` to score in (local engine only),
             for a caller that reads what the run did: its public ``counters`` (pairs asked,
             read from the cache, judged; forward passes; tokens) and ``timings`` (seconds per
@@ -523,6 +528,7 @@ def evaluate(
         data, metrics, column_map, options,
         show_progress=show_progress, output=output, resume=resume, on_rows=keep, on_old=keep_old, engine=engine,
         ray_address=ray_address, ray_actors=ray_actors, max_row_chars=max_row_chars, max_contexts=max_contexts,
+        max_row_pairs=max_row_pairs,
         session=session,
     )
     rows.sort(key=lambda r: r.line)
@@ -566,6 +572,7 @@ def score_dataset(
     exhaustive: bool = False,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
+    max_row_pairs: int | None = DEFAULT_MAX_ROW_PAIRS,
     options: RunOptions | None = None,
     session: JudgeSession | None = None,
 ) -> RunSummary:
@@ -585,5 +592,6 @@ def score_dataset(
         data, metrics, column_map, options,
         show_progress=show_progress, output=output, resume=resume, on_rows=None, on_old=None, engine=engine,
         ray_address=ray_address, ray_actors=ray_actors, max_row_chars=max_row_chars, max_contexts=max_contexts,
+        max_row_pairs=max_row_pairs,
         session=session,
     )
