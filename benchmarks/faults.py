@@ -119,6 +119,9 @@ class Bench:
         o.crashes = int(code not in (0, 2) or "Traceback" in text)
         o.lost_rows = o.rows_in if data.read_bytes() != before else 0
         o.silent_changes = int(code != 2 or must_say not in text)
+        # Paths are shown relative to the work folder (resolved too: a lock names the real file).
+        for folder in (str(self.work.resolve()), str(self.work)):
+            text = text.replace(f"{folder}/", "").replace(folder, ".")
         o.note = text.strip().splitlines()[-1][:150] if text.strip() else ""
         return o
 
