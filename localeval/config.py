@@ -97,6 +97,7 @@ class LocalevalConfig(_RunOptionKeys):
         description="characters one row may hold (question, response, reference, contexts); over it the row is unscored with the reason; 0: no limit",
     )
     max_contexts: int = Field(default=1_000, ge=0, description="contexts one row may hold; over it the row is unscored with the reason; 0: no limit")
+    max_row_pairs: int = Field(default=4_000, ge=0, description="judge pairs one metric may ask for one row (estimated before scoring); over it the row is unscored with the reason; 0: no limit")
 
     @field_validator("metrics", mode="before")
     @classmethod
@@ -134,6 +135,7 @@ class LocalevalConfig(_RunOptionKeys):
             "column_map": self.column_map or None, "engine": self.engine,
             "ray_address": self.ray_address, "ray_actors": self.ray_actors,
             "max_row_chars": self.max_row_chars or None, "max_contexts": self.max_contexts or None,
+            "max_row_pairs": self.max_row_pairs or None,
         }
 
 

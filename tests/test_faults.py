@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from localeval.backends.cache import JudgementCache
+from localeval.backends.cache import JudgementCache, _verdict_key, seal, unseal
 from localeval.cli.main import app
 from localeval.runner import evaluate
 from localeval.runner.guard import OutputLock, record_path
@@ -290,14 +290,18 @@ def test_invalid_stored_verdicts_are_judged_again_and_overwritten(tmp_path, mode
     path = tmp_path / "cache.sqlite"
     plain = evaluate(rows, ["context_recall"], model=str(model_dir), cache=path, show_progress=False).scores("context_recall")
     db = sqlite3.connect(path)
-    db.execute("UPDATE judgements SET probs = ?", (bad.astype(np.float32).tobytes(),))
+    # Sealed with a valid checksum: what is tested is the verdict's own validation.
+    for model, key in db.execute("SELECT model, key FROM judgements").fetchall():
+        db.execute("UPDATE judgements SET probs = ? WHERE model = ? AND key = ?",
+                   (seal(_verdict_key(model, key), bad.astype(np.float32).tobytes()), model, key))
     # The stored results would answer before any verdict is read: the damage is the verdicts'.
     db.execute("DELETE FROM analyses WHERE kind LIKE 'result/%'")
     db.commit()
     db.close()
     assert evaluate(rows, ["context_recall"], model=str(model_dir), cache=path, show_progress=False).scores("context_recall") == plain
     with JudgementCache(path) as cache:
-        stored = [np.frombuffer(b, dtype=np.float32) for (b,) in cache._db.execute("SELECT probs FROM judgements")]
+        stored = [np.frombuffer(unseal(_verdict_key(m, k), b) or b"", dtype=np.float32)
+                  for m, k, b in cache._db.execute("SELECT model, key, probs FROM judgements")]
     assert all(len(v) == 3 and np.isfinite(v).all() and abs(v.sum() - 1) < 1e-3 for v in stored)
 
 

@@ -31,6 +31,18 @@ its ``-wal``/``-shm`` companions) and a fresh one is started, with a warning nam
 database error later in the run does the same. Every stored verdict is validated when read
 (the right number of float32 probabilities, finite, in [0, 1], summing to 1): one that is not
 is treated as absent, judged again and overwritten (counted in ``repaired``).
+
+**Every stored value carries a checksum** (8 bytes of BLAKE2b over its key and its bytes:
+verdicts, analyses and stored results, decompositions). A flipped bit inside a value leaves
+valid SQLite and, often, a plausible verdict; its checksum does not match, so it is read as
+a miss and judged again. Values written before checksums were stored read as misses too (and
+are rewritten with one).
+
+**A cache that cannot be used never stops a run.** A file on a full disk or a read-only
+mount, or a device such as /dev/null: one warning names the file and the cause, and the run
+goes on without the file (verdicts kept in memory only). A SQLite file of another program
+(tables that are not a localeval cache's) is refused at open with one line
+(`CacheSchemaError`), before anything is scored or written to it.
 """
 
 from __future__ import annotations
@@ -47,13 +59,44 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["JudgementCache", "model_identity", "open_cache", "pair_key"]
+__all__ = ["CacheSchemaError", "JudgementCache", "model_identity", "open_cache", "pair_key"]
 
 Pair = tuple[str, str]
 # What reading a damaged file raises (see `_is_damage` for which of them mean damage).
 _ERRORS = (sqlite3.DatabaseError, UnicodeDecodeError)
 _SQL_BATCH = 500  # keys per SELECT ... IN (...), well under SQLite's variable limit
 _ANALYSIS_BATCH = 30_000  # text digests per query, at most (SQLite's own limit may be lower)
+
+
+_SUM = 8  # bytes of checksum stored after each value
+_TABLES: dict[str, tuple[str, ...]] = {
+    "judgements": ("model", "key", "probs"),
+    "decompositions": ("decomposer", "key", "value"),
+    "analyses": ("text", "kind", "value"),
+}
+"""The tables of a cache file and their columns: a file whose tables differ is not ours."""
+
+
+class CacheSchemaError(ValueError):
+    """The cache file is a SQLite database of another program (or another layout)."""
+
+
+def _checksum(key: bytes, value: bytes) -> bytes:
+    return hashlib.blake2b(value, digest_size=_SUM, key=hashlib.blake2b(key, digest_size=32).digest()).digest()
+
+
+def seal(key: bytes, value: bytes) -> bytes:
+    """``value`` followed by its checksum (bound to ``key``: a value stored under another key
+    does not verify either)."""
+    return value + _checksum(key, value)
+
+
+def unseal(key: bytes, blob: object) -> bytes | None:
+    """The value of a sealed blob, ``None`` when it is not one or its checksum differs."""
+    if not isinstance(blob, bytes) or len(blob) < _SUM:
+        return None
+    value, stored = blob[:-_SUM], blob[-_SUM:]
+    return value if _checksum(key, value) == stored else None
 
 
 def pair_key(task: str, premise: str, hypothesis: str) -> bytes:
@@ -95,14 +138,13 @@ class JudgementCache:
         self.misses = 0
         self.repaired = 0
         self.moved_aside: Path | None = None
+        self.unusable: str | None = None
         if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._open()
-            except _ERRORS as exc:
-                if not _is_damage(exc):
-                    raise
-                self._start_fresh(exc)
+            except (*_ERRORS, OSError) as exc:
+                self._failed(exc)
 
     def _open(self) -> None:
         assert self.path is not None
@@ -118,6 +160,7 @@ class JudgementCache:
             found = self._db.execute("PRAGMA quick_check").fetchone()
             if not found or found[0] != "ok":
                 raise sqlite3.DatabaseError(f"quick_check: {found[0] if found else 'no answer'}")
+            self._check_schema()
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(
@@ -136,10 +179,52 @@ class JudgementCache:
                 " text BLOB NOT NULL, kind TEXT NOT NULL, value BLOB NOT NULL,"
                 " PRIMARY KEY (text, kind)) WITHOUT ROWID"
             )
-        except _ERRORS:
+        except BaseException:
             self._db.close()
             self._db = None
             raise
+
+    def _check_schema(self) -> None:
+        """Refuse a database whose tables are not a localeval cache's (before any is created)."""
+        assert self._db is not None
+        tables = {name for (name,) in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        ours = tables & set(_TABLES)
+        wrong = [f"{t} ({', '.join(c)})" for t in sorted(ours)
+                 if (c := tuple(r[1] for r in self._db.execute(f"PRAGMA table_info({t})"))) != _TABLES[t]]
+        if (tables and not ours) or wrong:
+            found = "; ".join(wrong) if wrong else ", ".join(sorted(tables)[:5])
+            raise CacheSchemaError(
+                f"cache {self.path} is a SQLite file of another program or layout (tables: {found}); "
+                "it is left untouched: give a new file name for --cache / cache="
+            )
+
+    def _give_up(self, exc: BaseException) -> None:
+        """Go on without the file: one warning naming it and the cause."""
+        if self._db is not None:
+            try:
+                self._db.close()
+            except sqlite3.Error:
+                pass
+            self._db = None
+        if self.unusable is None:
+            self.unusable = str(exc)
+            warnings.warn(
+                f"verdict cache {self.path} cannot be used ({exc}); the run goes on without it "
+                "(verdicts are judged and kept in memory only)",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+
+    def _failed(self, exc: BaseException) -> None:
+        """A database error during the run: a damaged file is moved aside and a fresh one
+        started; any other (a full disk, a read-only file, an I/O error) leaves the file out."""
+        if _is_damage(exc):
+            try:
+                self._start_fresh(exc)
+            except (*_ERRORS, OSError) as again:
+                self._give_up(again)
+        else:
+            self._give_up(exc)
 
     def _start_fresh(self, exc: BaseException) -> None:
         """Move a damaged file (and its WAL companions) aside and open a new, empty one."""
@@ -206,15 +291,14 @@ class JudgementCache:
                     f"SELECT key, probs FROM judgements WHERE model = ? AND key IN ({marks})",
                     [model, *part],
                 ).fetchall()
-                for (key, _), value in zip(rows, _valid_verdicts([blob for _, blob in rows], width)):
+                blobs = [unseal(_verdict_key(model, key), blob) for key, blob in rows]
+                for (key, _), value in zip(rows, _valid_verdicts(blobs, width)):
                     if value is None:
                         self.repaired += 1
                     else:
                         out.append((key, value))
         except _ERRORS as exc:
-            if not _is_damage(exc):
-                raise
-            self._start_fresh(exc)
+            self._failed(exc)
             return []
         return out
 
@@ -228,22 +312,25 @@ class JudgementCache:
             if self._db is not None and keys:
                 self._write(
                     "INSERT OR REPLACE INTO judgements (model, key, probs) VALUES (?, ?, ?)",
-                    [(model, key, row.tobytes()) for key, row in zip(keys, probs)],
+                    [(model, key, seal(_verdict_key(model, key), row.tobytes())) for key, row in zip(keys, probs)],
                 )
 
     def _write(self, sql: str, rows: list[tuple]) -> None:
         """One transaction: all of these rows or none of them. A database error moves the file
         aside and retries once on the fresh one."""
         for attempt in (1, 2):
+            if self._db is None:
+                return
             try:
-                with self._db:  # type: ignore[union-attr]
-                    self._db.execute("BEGIN")  # type: ignore[union-attr]
-                    self._db.executemany(sql, rows)  # type: ignore[union-attr]
+                with self._db:
+                    self._db.execute("BEGIN")
+                    self._db.executemany(sql, rows)
                 return
             except _ERRORS as exc:
-                if attempt == 2 or not _is_damage(exc):
-                    raise
-                self._start_fresh(exc)
+                if attempt == 2:
+                    self._give_up(exc)
+                else:
+                    self._failed(exc)
 
     def lookup_or_score(
         self,
@@ -280,11 +367,9 @@ class JudgementCache:
                             "SELECT value FROM decompositions WHERE decomposer = ? AND key = ?", (decomposer, key)
                         ).fetchone()
                     except _ERRORS as exc:
-                        if not _is_damage(exc):
-                            raise
-                        self._start_fresh(exc)
+                        self._failed(exc)
                         row = None
-                    value = row[0] if row else None
+                    value = _unseal_text(_record_key(decomposer, key), row[0]) if row else None
                     if value is not None:
                         self._remember(space, key, value)
                 found.append(value)  # type: ignore[arg-type]
@@ -303,7 +388,7 @@ class JudgementCache:
             if self._db is not None and rows:
                 self._write(
                     "INSERT OR REPLACE INTO decompositions (decomposer, key, value) VALUES (?, ?, ?)",
-                    [(decomposer, key, value) for key, value in rows],
+                    [(decomposer, key, _seal_text(_record_key(decomposer, key), value)) for key, value in rows],
                 )
 
     # ------------------------------------------------------------------ text analyses
@@ -331,18 +416,19 @@ class JudgementCache:
                         f"SELECT text, kind, value FROM analyses WHERE text IN ({marks})", part
                     ).fetchall())
             except _ERRORS as exc:
-                if not _is_damage(exc):
-                    raise
-                self._start_fresh(exc)
+                self._failed(exc)
                 return []
-        # A damaged row (not bytes) is left out: the analysis is made again and overwritten.
-        return [(t, k, v) for t, k, v in out if isinstance(t, bytes) and isinstance(v, bytes)]
+        # A damaged row (not bytes, or a checksum that differs) is left out: the analysis is
+        # made again and overwritten.
+        found = [(t, k, unseal(_analysis_key(t, k), v)) for t, k, v in out if isinstance(t, bytes) and isinstance(k, str)]
+        return [(t, k, v) for t, k, v in found if v is not None]
 
     def write_analyses(self, rows: Sequence[tuple[bytes, str, bytes]]) -> None:
         """Store ``(text digest, kind, value)`` rows in one transaction."""
         with self._lock:
             if self._db is not None and rows:
-                self._write("INSERT OR REPLACE INTO analyses (text, kind, value) VALUES (?, ?, ?)", list(rows))
+                self._write("INSERT OR REPLACE INTO analyses (text, kind, value) VALUES (?, ?, ?)",
+                            [(t, k, seal(_analysis_key(t, k), v)) for t, k, v in rows])
 
     # ------------------------------------------------------------------ housekeeping
     def _remember(self, model: str, key: bytes, value: np.ndarray | str) -> None:
@@ -362,9 +448,12 @@ class JudgementCache:
     def __len__(self) -> int:
         """Entries in the file (or in memory when there is no file)."""
         with self._lock:
-            if self._db is None:
-                return len(self._memory)
-            return int(self._db.execute("SELECT COUNT(*) FROM judgements").fetchone()[0])
+            if self._db is not None:
+                try:
+                    return int(self._db.execute("SELECT COUNT(*) FROM judgements").fetchone()[0])
+                except _ERRORS as exc:
+                    self._failed(exc)
+            return len(self._memory)
 
     def close(self) -> None:
         with self._lock:
@@ -377,6 +466,29 @@ class JudgementCache:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _verdict_key(model: str, key: bytes) -> bytes:
+    return b"verdict\0" + model.encode() + b"\0" + key
+
+
+def _record_key(decomposer: str, key: bytes) -> bytes:
+    return b"decomposition\0" + decomposer.encode("utf-8", "surrogatepass") + b"\0" + key
+
+
+def _analysis_key(text: bytes, kind: str) -> bytes:
+    return b"analysis\0" + text + b"\0" + kind.encode("utf-8", "surrogatepass")
+
+
+def _seal_text(key: bytes, value: str) -> str:
+    return _checksum(key, value.encode("utf-8", "surrogatepass")).hex() + value
+
+
+def _unseal_text(key: bytes, stored: object) -> str | None:
+    if not isinstance(stored, str) or len(stored) < 2 * _SUM:
+        return None
+    head, value = stored[: 2 * _SUM], stored[2 * _SUM :]
+    return value if _checksum(key, value.encode("utf-8", "surrogatepass")).hex() == head else None
 
 
 def _is_damage(exc: BaseException) -> bool:

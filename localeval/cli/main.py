@@ -98,6 +98,7 @@ def score(
     report_path: Optional[Path] = typer.Option(None, "--report", dir_okay=False, help="Also write an HTML report of the run here (needs --output)."),
     max_row_chars: Optional[int] = typer.Option(None, "--max-row-chars", help="Characters one row may hold (default 1,000,000); a row over it is unscored with the reason; 0: no limit."),
     max_contexts: Optional[int] = typer.Option(None, "--max-contexts", help="Contexts one row may hold (default 1,000); a row over it is unscored with the reason; 0: no limit."),
+    max_row_pairs: Optional[int] = typer.Option(None, "--max-row-pairs", help="Judge pairs one metric may ask for one row, estimated before scoring (default 4,000: about two minutes on a CPU); a row over it is unscored with the reason; 0: no limit."),
     fail_under: list[str] = typer.Option([], "--fail-under", help="METRIC=VALUE: exit with 1 when the metric's mean is below VALUE; repeat for several metrics."),
     max_unscored: Optional[float] = typer.Option(None, "--max-unscored", min=0.0, max=100.0, help="Exit with 1 when more than this percentage of rows is unscored for a metric (a metric that scores no row always fails)."),
     summary_json: Optional[Path] = typer.Option(None, "--summary-json", help="Write the summary, the gates and the run's metadata (version, judge and its hash, thresholds) as JSON."),
@@ -114,8 +115,9 @@ def score(
     from rich.console import Console
 
     from localeval.backends import JudgeNotFoundError
+    from localeval.cli.signals import Stopped, resume_hint, stop_on_signals
     from localeval.runner import resolve_metrics, score_dataset
-    from localeval.runner.guard import check_output_path
+    from localeval.runner.guard import check_run_paths, run_paths
     from localeval.runner.gates import check_gates, parse_fail_under, write_junit_xml, write_summary_json
     from localeval.runner.metadata import run_metadata
     from localeval.runner.output import check_writable, output_format
@@ -136,15 +138,17 @@ def score(
             "thresholds": {**calibrated.get("thresholds", {}), **_parse_thresholds(threshold)} or None,
             "cache": None if cache is None else str(cache),
             "progress": progress, "engine": engine, "ray_address": ray_address, "ray_actors": ray_actors,
-            "max_row_chars": max_row_chars, "max_contexts": max_contexts,
+            "max_row_chars": max_row_chars, "max_contexts": max_contexts, "max_row_pairs": max_row_pairs,
         }
         settings = _load(config, flags).config
         if resume and output is None:
             raise ValueError("--resume needs --output")
         if report_path is not None and output is None:
             raise ValueError("--report needs --output (the report is read from the output file)")
-        if report_path is not None:
-            check_output_path(report_path, [input_path, output], what="report")
+        # Every file the run writes against every file it reads or writes (by resolved path
+        # and inode), before anything is opened for writing.
+        check_run_paths({"input": input_path}, {**run_paths(output, settings.cache), "--report": report_path,
+                                                "--summary-json": summary_json, "--junit-xml": junit_xml})
         if output is not None:
             check_writable(output, "--output")
             output_format(output)
@@ -161,11 +165,15 @@ def score(
                 built = resolve_metrics(settings.metrics, options)
         else:
             built = settings.metrics
-        with bootstrap_settings(resamples):
+        with bootstrap_settings(resamples), stop_on_signals():
             summary = score_dataset(input_path, built, output, settings.column_map or None, options=options,
                                     show_progress=settings.progress, resume=resume, engine=settings.engine,
                                     ray_address=settings.ray_address, ray_actors=settings.ray_actors,
-                                    max_row_chars=settings.max_row_chars or None, max_contexts=settings.max_contexts or None)
+                                    max_row_chars=settings.max_row_chars or None, max_contexts=settings.max_contexts or None,
+                                    max_row_pairs=settings.max_row_pairs or None)
+    except (KeyboardInterrupt, Stopped) as exc:  # the files are whole: say how to go on
+        typer.echo(resume_hint(exc, output), err=True)
+        raise typer.Exit(130 if isinstance(exc, KeyboardInterrupt) else 143) from None
     except (JudgeNotFoundError, OSError, ImportError, ValueError, TypeError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc

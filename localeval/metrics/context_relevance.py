@@ -101,6 +101,15 @@ def question_budget(judge: NLIJudge, questions: Sequence[str], *, session: Judge
     return session.premise_budget(judge, questions)
 
 
+RELEVANCE_PIECE_WORDS = 32
+"""Words per piece of a sentence too long for the judge. Pieces as long as the judge's input
+(~200 words) read a short fact well at one place and not at all at another (relevance
+.99/.01/.77/.96 with the fact at words 0/100/150/200 of a 500-word sentence), as a fact
+among many unrelated sentences reads worse; 32-word pieces sharing 16 words read it at
+.94-.98 wherever it sits (`benchmarks/faults.py`, over-long sentence case), at 31 pieces for
+500 words."""
+
+
 def context_sentences(judge: NLIJudge, contexts: Sequence[str], budget: int, *,
                       session: JudgeSession) -> list[ContextSentence]:
     """Every sentence of every non-empty context, in order, with the pieces to judge."""
@@ -110,7 +119,7 @@ def context_sentences(judge: NLIJudge, contexts: Sequence[str], budget: int, *,
     for ci, sentence in found:
         pieces: tuple[Span, ...] = (sentence,)
         if not session.fits(judge, sentence.text, budget):  # only over-long sentences pay for windowing
-            windows = make_windows(contexts[ci], [sentence], count, budget)
+            windows = make_windows(contexts[ci], [sentence], count, budget, piece_words=RELEVANCE_PIECE_WORDS)
             pieces = tuple(Span(text=w.text, start=w.start, end=w.end) for w in windows)
         out.append(ContextSentence(ci, sentence, pieces))
     return out

@@ -75,7 +75,7 @@ def _lookup(row: Mapping[str, Any], path: str) -> Any:
         if isinstance(value, str) and value[:1] in "{[":
             try:
                 value = json.loads(value)
-            except json.JSONDecodeError:
+            except ValueError:  # not JSON, or an integer over the digit limit
                 return _MISSING
         if isinstance(value, Mapping) and part in value:
             value = value[part]
@@ -134,7 +134,7 @@ def _decode_list(field: str, value: Any) -> Any:
     if text.startswith("["):
         try:
             return json.loads(text)
-        except json.JSONDecodeError:
+        except ValueError:  # not JSON, or an integer over the digit limit
             pass
         parsed = _python_list(text)
         if parsed is not None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, overload
@@ -28,8 +28,16 @@ from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.thresholds import did_you_mean
 from localeval.options import DEFAULT_LOCATE, DEFAULT_SELECTOR, Candidates, Locate, RunOptions, parse_max_units
 from localeval.runner.columns import ColumnMap, ColumnSource, clean_value
-from localeval.runner.budget import DEFAULT_MAX_CONTEXTS, DEFAULT_MAX_ROW_CHARS, RowBudget, within_budget
-from localeval.runner.guard import OutputLock, check_output_path, check_run_record, is_regular_target, run_record, write_run_record
+from localeval.runner.budget import DEFAULT_MAX_CONTEXTS, DEFAULT_MAX_ROW_CHARS, DEFAULT_MAX_ROW_PAIRS, RowBudget, within_budget
+from localeval.runner.guard import (
+    OutputLock,
+    check_run_paths,
+    check_run_record,
+    is_regular_target,
+    run_paths,
+    run_record,
+    write_run_record,
+)
 from localeval.runner.output import check_writable, dumps, open_writer, output_format, read_done, record, warn_reserved
 from localeval.runner.progress import Progress, make_progress, quiet_loading
 from localeval.runner.rows import Row
@@ -259,6 +267,7 @@ def _run(
     ray_actors: int | None = None,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
+    max_row_pairs: int | None = DEFAULT_MAX_ROW_PAIRS,
     session: JudgeSession | None = None,
 ) -> RunSummary:
     if engine not in ENGINES:
@@ -270,75 +279,124 @@ def _run(
         )
     if resume and output is None:
         raise ValueError("resume needs an output file")
-    if output is not None:  # before a judge loads or a file opens
-        check_output_path(output, [data] if isinstance(data, (str, os.PathLike)) else [])
+    # Before a judge loads or a file opens: no file the run writes may be one it reads or
+    # another it writes (the cache included: it is written, and moved aside when damaged).
+    check_run_paths({"input": data if isinstance(data, (str, os.PathLike)) else None},
+                    run_paths(output, session.cache if session is not None else options.cache))
+    if output is not None:
         check_writable(output)
         output_format(output)
     columns = ColumnMap(column_map)
     # The Ray engine loads judges (and decomposers) in its actors; here only the output names are needed.
     with quiet_loading(not show_progress):
         named = resolve_metrics(metrics, options, load_judge=engine == "local")
-    names = [name for name, _ in named]
     source = open_source(data, columns)
-    budget = RowBudget(max_row_chars=max_row_chars or None, max_contexts=max_contexts or None)
-    summary = SummaryBuilder(names)
+    budget = RowBudget(max_row_chars=max_row_chars or None, max_contexts=max_contexts or None,
+                       max_row_pairs=max_row_pairs or None)
+    summary = SummaryBuilder([name for name, _ in named])
     regular = output is not None and is_regular_target(output)
-    with OutputLock(output) if regular else nullcontext():  # type: ignore[arg-type]
-        done: set[int] = set()
-        append = False
-        tabular = output is not None and Path(output).suffix.lower() in (".parquet", ".pq", ".csv")
-        if resume and tabular:
-            raise ValueError("resume needs a JSON Lines output: a Parquet or CSV file is not appended to")
-        # The run record goes beside a JSON Lines file (the resumable format), checked on resume.
-        run_id = None
-        if regular and not tabular:
-            run_id = run_record(
-                data, source.total, named, column_map=column_map, model=options.model,
-                options={**options.record(), **budget.model_dump()},
-            )
-        if resume and Path(output).exists() and Path(output).stat().st_size > 0:  # type: ignore[arg-type]
-            if run_id is not None:
-                check_run_record(output, run_id)  # type: ignore[arg-type]
+    with ExitStack() as stack:
+        if engine == "local" and session is None:
+            # Opened before the output: a cache that cannot be used is refused (or left
+            # out, with a warning) before any file is touched.
+            session = stack.enter_context(JudgeSession(options))
+        lock = stack.enter_context(OutputLock(output)) if regular else None  # type: ignore[arg-type]
+        return _run_locked(data, metrics, column_map, options, named, source, budget, summary,
+                           show_progress=show_progress, output=output, resume=resume, on_rows=on_rows,
+                           on_old=on_old, engine=engine, ray_address=ray_address, ray_actors=ray_actors,
+                           session=session, regular=regular, lock=lock)
 
-            def old(obj: dict[str, Any]) -> None:
-                add_record_to_summary(summary, names, obj)
-                if on_old is not None:
-                    on_old(obj, named)
 
-            done = read_done(output, names, old)  # type: ignore[arg-type]
-            append = True
+def _run_locked(
+    data: Any,
+    metrics: str | Sequence[str | Metric],
+    column_map: Mapping[str, ColumnSource] | None,
+    options: RunOptions,
+    named: list[tuple[str, Metric]],
+    source: Any,
+    budget: RowBudget,
+    summary: SummaryBuilder,
+    *,
+    show_progress: bool,
+    output: str | os.PathLike[str] | None,
+    resume: bool,
+    on_rows: Callable[[list[ScoredRow]], None] | None,
+    on_old: Callable[[dict[str, Any], list[tuple[str, Metric]]], None] | None,
+    engine: str,
+    ray_address: str | None,
+    ray_actors: int | None,
+    session: JudgeSession | None,
+    regular: bool,
+    lock: OutputLock | None,
+) -> RunSummary:
+    """`_run` once the session is open and the output locked."""
+    names = [name for name, _ in named]
+    done: set[int] = set()
+    append = False
+    tabular = output is not None and Path(output).suffix.lower() in (".parquet", ".pq", ".csv")
+    if resume and tabular:
+        raise ValueError("resume needs a JSON Lines output: a Parquet or CSV file is not appended to")
+    # The run record goes beside a JSON Lines file (the resumable format), checked on resume.
+    run_id = None
+    if regular and not tabular:
+        run_id = run_record(
+            data, source.total, named, column_map=column_map, model=options.model,
+            options={**options.record(), **budget.model_dump()},
+        )
+    if resume and Path(output).exists() and Path(output).stat().st_size > 0:  # type: ignore[arg-type]
+        if run_id is not None:
+            check_run_record(output, run_id)  # type: ignore[arg-type]
+
+        def old(obj: dict[str, Any]) -> None:
+            add_record_to_summary(summary, names, obj)
+            if on_old is not None:
+                on_old(obj, named)
+
+        done = read_done(output, names, old)  # type: ignore[arg-type]
+        append = True
+
+    def opened() -> None:
+        # Written once the output is opened (truncated or appended to), never before: a run
+        # that fails before its first row leaves the old output and its old record as they were.
         if run_id is not None:
             write_run_record(output, run_id)  # type: ignore[arg-type]
-        writer = open_writer(output, names, append=append) if output is not None or on_rows is None else None
-        rows: Any = warn_reserved(within_budget(source.rows, budget), names)
-        if engine == "ray" and source.kind in ("jsonl", "csv", "parquet"):
-            from localeval.runner.ray_engine import FileInput
+        if lock is not None:
+            lock.pin()
 
-            # Ray Data reads the file itself (on a worker): the driver never holds its rows.
-            rows = FileInput(str(data), source.kind, columns, budget, tuple(names))
-        try:
-            with make_progress(source.total, enabled=show_progress) as progress, _chunks(
-                engine, rows, metrics, named, options, skip=done, progress=progress,
-                ray_address=ray_address, ray_actors=ray_actors, total=source.total, session=session,
-            ) as chunks:
-                for chunk in chunks:
-                    if writer is not None:
-                        _write(writer, chunk, output)
-                    if on_rows is not None:
-                        on_rows(chunk)
-                    add_to_summary(summary, chunk)
-        except BaseException:
-            if writer is not None:
-                writer.abort()
-            raise
+    writer = open_writer(output, names, append=append, on_open=opened) if output is not None or on_rows is None else None
+    rows: Any = warn_reserved(within_budget(source.rows, budget, named), names)
+    if engine == "ray" and source.kind in ("jsonl", "csv", "parquet"):
+        from localeval.runner.ray_engine import FileInput
+
+        # Ray Data reads the file itself (on a worker): the driver never holds its rows.
+        rows = FileInput(str(data), source.kind, ColumnMap(column_map), budget, tuple(names))
+    try:
+        with make_progress(source.total, enabled=show_progress) as progress, _chunks(
+            engine, rows, metrics, named, options, skip=done, progress=progress,
+            ray_address=ray_address, ray_actors=ray_actors, total=source.total, session=session,
+        ) as chunks:
+            for chunk in chunks:
+                if writer is not None:
+                    _write(writer, chunk, output)
+                if on_rows is not None:
+                    on_rows(chunk)
+                add_to_summary(summary, chunk)
         if writer is not None:
-            writer.close()
+            _write(writer, None, output)
+    except BaseException:
+        if writer is not None:
+            writer.abort()
+        raise
     return summary.build()
 
 
-def _write(writer: Any, chunk: list[ScoredRow], output: str | os.PathLike[str] | None) -> None:
+def _write(writer: Any, chunk: list[ScoredRow] | None, output: str | os.PathLike[str] | None) -> None:
+    """Write a chunk (``None``: close the writer, the file complete)."""
     try:
-        writer.write(chunk)
+        if chunk is None:
+            writer.close()
+        else:
+            writer.write(chunk)
     except OSError as exc:  # a full disk, /dev/full, a vanished mount: one line, not a traceback
         raise OSError(exc.errno, f"cannot write {output or 'stdout'}: {exc.strerror or exc}") from exc
 
@@ -370,6 +428,7 @@ def evaluate(
     exhaustive: bool = False,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
+    max_row_pairs: int | None = DEFAULT_MAX_ROW_PAIRS,
     session: JudgeSession | None = None,
 ) -> EvaluationResult:
     """Score every row of ``data`` with every metric.
@@ -421,8 +480,10 @@ def evaluate(
             of a claim even after its closest unit accepts it, so each claim reports its
             highest probability (verdicts are the same; more judge pairs).
 
-        max_row_chars, max_contexts: per-row budgets; a row over one is unscored with the
-            reason (never truncated); ``None`` or 0: no limit (see `localeval.runner.budget`).
+        max_row_chars, max_contexts, max_row_pairs: per-row budgets (characters, contexts,
+            judge pairs one metric would ask for, estimated before scoring); a row over one is
+            unscored with the reason (never truncated); ``None`` or 0: no limit (see
+            `localeval.runner.budget`).
         session: a `localeval.backends.session.JudgeSession` to score in (local engine only),
             for a caller that reads what the run did: its public ``counters`` (pairs asked,
             read from the cache, judged; forward passes; tokens) and ``timings`` (seconds per
@@ -454,6 +515,7 @@ def evaluate(
         data, metrics, column_map, options,
         show_progress=show_progress, output=output, resume=resume, on_rows=keep, on_old=keep_old, engine=engine,
         ray_address=ray_address, ray_actors=ray_actors, max_row_chars=max_row_chars, max_contexts=max_contexts,
+        max_row_pairs=max_row_pairs,
         session=session,
     )
     rows.sort(key=lambda r: r.line)
@@ -497,6 +559,7 @@ def score_dataset(
     exhaustive: bool = False,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
+    max_row_pairs: int | None = DEFAULT_MAX_ROW_PAIRS,
     options: RunOptions | None = None,
     session: JudgeSession | None = None,
 ) -> RunSummary:
@@ -515,5 +578,6 @@ def score_dataset(
         data, metrics, column_map, options,
         show_progress=show_progress, output=output, resume=resume, on_rows=None, on_old=None, engine=engine,
         ray_address=ray_address, ray_actors=ray_actors, max_row_chars=max_row_chars, max_contexts=max_contexts,
+        max_row_pairs=max_row_pairs,
         session=session,
     )

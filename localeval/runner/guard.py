@@ -33,11 +33,15 @@ from typing import Any
 
 __all__ = [
     "OutputLock",
+    "cache_file",
     "check_output_path",
+    "check_run_paths",
     "check_run_record",
     "file_sha256",
     "is_regular_target",
+    "lock_path",
     "record_path",
+    "run_paths",
     "run_record",
     "staging_path",
     "write_run_record",
@@ -53,15 +57,75 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def check_output_path(output: str | os.PathLike[str], inputs: Sequence[str | os.PathLike[str]], *, what: str = "output") -> None:
+def _is_device(path: Path) -> bool:
+    """An existing path that is not a regular file (/dev/null, a FIFO): several outputs may
+    all be sent there without overwriting each other."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode) and not path.is_dir()
+    except OSError:
+        return False
+
+
+PathLike = str | os.PathLike[str]
+
+
+def check_output_path(output: PathLike, inputs: Sequence[PathLike], *, what: str = "output") -> None:
     """Raise `ValueError` when ``output`` is a directory or is one of ``inputs`` (same path
     after resolving links, or the same inode)."""
     path = Path(output)
     if path.is_dir():
         raise ValueError(f"{what} {path} is a directory; give a file name")
-    for source in inputs:
-        if _same_file(path, Path(source)):
-            raise ValueError(f"{what} {path} is the input file {source}: it would be overwritten; write to another file")
+    check_run_paths({"input": list(inputs)}, {what: output})
+
+
+def lock_path(output: PathLike) -> Path:
+    """The lock file of ``output``: beside the file a symlink points to, so that every name
+    of one file shares one lock (`OutputLock` also locks the file's inode)."""
+    real = Path(output).resolve()
+    return real.with_name(real.name + ".lock")
+
+
+def cache_file(cache: Any) -> Path | None:
+    """The file of a ``cache=`` value (a path or a `JudgementCache`), if it has one."""
+    if isinstance(cache, (str, os.PathLike)):
+        return Path(cache)
+    path = getattr(cache, "path", None)
+    return Path(path) if isinstance(path, (str, os.PathLike)) else None
+
+
+def run_paths(output: PathLike | None, cache: Any = None) -> dict[str, Path | None]:
+    """Every file a run writes besides its reports: the output, its run record and lock (for
+    a regular file) and the verdict cache (written, moved aside when damaged)."""
+    paths: dict[str, Path | None] = {"output": None if output is None else Path(output), "cache": cache_file(cache)}
+    if output is not None and is_regular_target(output) and not Path(output).is_dir():
+        paths["run record"] = record_path(output)
+        paths["lock"] = lock_path(output)
+    return paths
+
+
+def check_run_paths(reads: Mapping[str, PathLike | Sequence[PathLike] | None],
+                    writes: Mapping[str, PathLike | None]) -> None:
+    """Refuse a run (`ValueError`, before anything is opened for writing) when a file it
+    writes is a file it reads, or another file it writes: same path after resolving links,
+    or the same device and inode (a hard link). ``reads`` and ``writes`` map what a file is
+    ("input", "--summary-json") to its path; devices such as /dev/null are exempt."""
+    read_items = [(what, Path(p)) for what, value in reads.items() if value is not None
+                  for p in (value if isinstance(value, (list, tuple)) else [value])]
+    write_items = [(what, Path(p)) for what, p in writes.items() if p is not None]
+    for i, (what, path) in enumerate(write_items):
+        if _is_device(path):
+            continue
+        for other_what, other in read_items:
+            if _same_file(path, other):
+                if other_what == "input":
+                    raise ValueError(f"{what} {path} is the input file {other}: it would be overwritten; "
+                                     "write to another file")
+                raise ValueError(f"{what} {path} is the {other_what} {other}, which this run reads: it would be "
+                                 "overwritten; write to another file")
+        for other_what, other in write_items[i + 1:]:
+            if _same_file(path, other):
+                raise ValueError(f"{what} {path} and {other_what} {other} are the same file: one would "
+                                 "overwrite the other; give each its own file")
 
 
 def is_regular_target(path: str | os.PathLike[str]) -> bool:
@@ -83,16 +147,28 @@ def staging_path(path: str | os.PathLike[str]) -> Path | None:
 
 # ------------------------------------------------------------------------------ lock
 class OutputLock:
-    """An exclusive advisory lock on ``OUTPUT.lock`` while a run writes ``OUTPUT``.
+    """An exclusive advisory lock on a file while a run writes it.
+
+    Two locks, so that every name of one file shares them: ``OUTPUT.lock`` beside the file a
+    symlink resolves to (`lock_path`), and, once the output exists, the output's own inode
+    (device + inode: a hard link is the same inode), taken at `acquire` and again by `pin`
+    after the writer has created the file.
 
     The lock file is removed on release. Between opening and locking, another run may have
     removed it and created a new one; the inode is checked after locking, and the lock taken
     again on the new file if so, so two runs never both believe they hold it."""
 
-    def __init__(self, output: str | os.PathLike[str]) -> None:
+    def __init__(self, output: PathLike) -> None:
         self.output = Path(output)
-        self.path = self.output.with_name(self.output.name + ".lock")
+        self.path = lock_path(output)
         self._fd: int | None = None
+        self._inode_fd: int | None = None
+
+    def _refuse(self, holder: str) -> ValueError:
+        return ValueError(
+            f"another localeval run{f' (pid {holder})' if holder else ''} is writing {self.output}: wait for it to "
+            f"finish, or write to another file (lock: {self.path})"
+        )
 
     def acquire(self) -> None:
         import fcntl
@@ -102,12 +178,9 @@ class OutputLock:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                holder = os.read(fd, 64).decode("ascii", "replace").strip() or "unknown"
+                holder = os.read(fd, 64).decode("ascii", "replace").strip()
                 os.close(fd)
-                raise ValueError(
-                    f"another localeval run (pid {holder}) is writing {self.output}: wait for it to "
-                    f"finish, or write to another file (lock: {self.path})"
-                ) from None
+                raise self._refuse(holder) from None
             try:
                 same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
             except FileNotFoundError:
@@ -116,10 +189,35 @@ class OutputLock:
                 os.ftruncate(fd, 0)
                 os.write(fd, f"{os.getpid()}\n".encode())
                 self._fd = fd
-                return
+                break
             os.close(fd)
+        try:
+            self.pin()
+        except BaseException:
+            self.release()
+            raise
+
+    def pin(self) -> None:
+        """Lock the output's inode, once it exists (a no-op before, and once done)."""
+        import fcntl
+
+        if self._inode_fd is not None or not self.output.exists():
+            return
+        try:
+            fd = os.open(self.output, os.O_RDONLY)
+        except OSError:
+            return  # unreadable: the name lock alone stands
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise self._refuse("") from None
+        self._inode_fd = fd
 
     def release(self) -> None:
+        if self._inode_fd is not None:
+            os.close(self._inode_fd)
+            self._inode_fd = None
         if self._fd is None:
             return
         try:
@@ -251,9 +349,10 @@ def write_run_record(output: str | os.PathLike[str], record: Mapping[str, Any]) 
 # A record written by an earlier localeval lacks the options added since (or spells one the
 # old way). Such a key is compared as the value the earlier run used, never blindly as
 # today's default: only where that value is known.
-_RUN_OPTIONS_BEFORE: dict[str, Any] = {"exhaustive": False, "candidates": "overlap"}
+_RUN_OPTIONS_BEFORE: dict[str, Any] = {"exhaustive": False, "candidates": "overlap", "max_row_pairs": None}
 """Run options absent from an earlier record: ``exhaustive`` could not be set, and a claim's
-units were always chosen by word overlap (the ``overlap`` selector)."""
+units were always chosen by word overlap (the ``overlap`` selector); no judge-pair budget
+(``max_row_pairs``) held a row back."""
 _RECORDED_PER_METRIC = frozenset({"locate", "screen", "contrasts"})
 """Run options whose value before they were recorded depends on the version that wrote the
 record (evidence located by the judge, later by words; context relevance judging every

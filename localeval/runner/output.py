@@ -80,7 +80,7 @@ INPUT_PREFIX = "input."
 
 def output_columns(metrics: Iterable[str]) -> set[str]:
     """Column names localeval writes itself: an input column must not take one of them."""
-    return {"_line", "_error", *(c for m in metrics for c in (m, f"{m}_reason", f"{m}_details"))}
+    return {"_line", "_error", "_warnings", *(c for m in metrics for c in (m, f"{m}_reason", f"{m}_details"))}
 
 
 def namespaced(data: dict[str, Any], reserved: set[str]) -> dict[str, Any]:
@@ -161,34 +161,55 @@ class _Staged:
 
 
 class JsonlWriter:
-    """JSON Lines to a file (appending when resuming) or to a text stream."""
+    """JSON Lines to a file (appending when resuming) or to a text stream.
 
-    def __init__(self, path: str | os.PathLike[str] | None, *, append: bool = False) -> None:
+    The file is opened (and an existing one truncated) only when the first chunk is ready, or
+    at `close` for a run that wrote none: a run that fails before its first row leaves an
+    existing output as it was. ``on_open`` is called right after opening (the run record and
+    the inode lock follow the file)."""
+
+    def __init__(self, path: str | os.PathLike[str] | None, *, append: bool = False,
+                 on_open: Callable[[], None] | None = None) -> None:
         self.path = Path(path) if path is not None else None
+        self.append = append
+        self.on_open = on_open
         self._fd: int | None = None
-        if self.path is not None:
-            flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
-            self._fd = os.open(self.path, flags, 0o644)
+        self._closed = False
+
+    def _open(self) -> int:
+        if self._fd is None:
+            flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if self.append else os.O_TRUNC)
+            self._fd = os.open(self.path, flags, 0o644)  # type: ignore[arg-type]
+            if self.on_open is not None:
+                self.on_open()
+        return self._fd
 
     def write(self, rows: list[tuple[Row, dict[str, MetricResult]]]) -> None:
         text = "".join(dumps(record(row, results)) + "\n" for row, results in rows)
-        if self._fd is None:
+        if self.path is None:
             sys.stdout.write(text)
             sys.stdout.flush()
             return
         # One write call per chunk, straight to the file (no user-space buffer): a killed
         # process leaves whole chunks, at worst one torn last line, which resume cuts off.
+        fd = self._open()
         data = memoryview(text.encode("utf-8"))
         while data:
-            data = data[os.write(self._fd, data) :]
+            data = data[os.write(fd, data) :]
 
     def close(self) -> None:
+        """The run is complete: a run that scored no row still leaves its (empty) file."""
+        if self.path is not None and not self._closed:
+            self._open()
+        self.abort()
+
+    def abort(self) -> None:
+        # In place: the rows written so far are what a resume continues from; a file never
+        # opened is left untouched.
+        self._closed = True
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
-
-    def abort(self) -> None:
-        self.close()  # in place: the rows written so far are what a resume continues from
 
 
 FLAT_COLUMNS = ("_line", "_input", "user_input", "response", "reference", "retrieved_contexts", "_error", "_warnings")
@@ -241,8 +262,12 @@ class CsvWriter:
         self._file.commit()
 
     def abort(self) -> None:
-        self._handle.close()
-        self._file.discard()
+        try:
+            self._handle.close()  # flushes: raises on a full disk
+        except OSError:
+            pass  # the staged file is discarded whatever it holds
+        finally:
+            self._file.discard()
 
 
 class ParquetWriter:
@@ -312,7 +337,8 @@ def check_writable(path: str | os.PathLike[str], what: str = "output") -> None:
         raise ValueError(f"{what} {os.fspath(path)!r}: folder {os.fspath(target.parent)!r} does not exist")
 
 
-def open_writer(path: str | os.PathLike[str] | None, metrics: list[str], *, append: bool = False) -> Writer:
+def open_writer(path: str | os.PathLike[str] | None, metrics: list[str], *, append: bool = False,
+                on_open: Callable[[], None] | None = None) -> Writer:
     """A writer for ``path`` by extension (``.parquet``/``.pq``: Parquet, ``.csv``: CSV,
     ``.jsonl``/``.ndjson``/``.json``: JSON Lines, others: ValueError; ``None``: JSON Lines on
     stdout)."""
@@ -323,7 +349,7 @@ def open_writer(path: str | os.PathLike[str] | None, metrics: list[str], *, appe
         if append:
             raise ValueError("resume needs a JSON Lines output: a Parquet or CSV file is not appended to")
         return CsvWriter(path, metrics) if suffix == ".csv" else ParquetWriter(path, metrics)  # type: ignore[arg-type]
-    return JsonlWriter(path, append=append)
+    return JsonlWriter(path, append=append, on_open=on_open)
 
 
 def read_done(
@@ -347,7 +373,7 @@ def read_done(
                 break
             try:
                 obj = json.loads(raw)
-            except json.JSONDecodeError:
+            except ValueError:  # not JSON, or an integer over Python's digit limit
                 break
             if not isinstance(obj, dict) or not isinstance(obj.get("_line"), int):
                 break

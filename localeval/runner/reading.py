@@ -13,7 +13,16 @@ rest of the file is read:
   recursively;
 * **CSV**: cells of any size are read (the standard library stops at 131,072 characters, and
   a scored CSV's ``_input`` column is often longer); a malformed record is reported with its
-  line and reading goes on with the next one.
+  line and reading goes on with the next one;
+* **huge numbers**: an integer longer than Python's int-string limit (4,300 digits) raises a
+  plain `ValueError` in the decoder; such a line is unscored with its reason like any other
+  invalid JSON;
+* **silent last-value-wins**: a JSON object holding one key twice, or a CSV header naming one
+  column twice, is read as the last value (as every JSON and CSV reader does) with a warning
+  naming the key and line;
+* **wrong files**: a UTF-16 file (a byte-order mark, or NUL bytes between characters) is
+  refused with the way to convert it; a CSV file whose header is one column holding ``;`` or
+  a tab gets a warning that localeval reads comma-separated files.
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ import codecs
 import csv
 import json
 import sys
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +39,7 @@ from typing import Any
 __all__ = [
     "MAX_DEPTH",
     "CsvRecord",
+    "check_not_utf16",
     "JsonLine",
     "count_csv_records",
     "count_json_lines",
@@ -89,6 +100,41 @@ def _decode(raw: bytes, number: int) -> tuple[str, str | None]:
         return raw.decode("utf-8", "replace"), f"invalid UTF-8: byte {exc.start} of line {number} is not UTF-8"
 
 
+def check_not_utf16(path: str | Path) -> None:
+    """Refuse a UTF-16 file in one line (read as UTF-8, every line would be invalid)."""
+    with open(path, "rb") as handle:
+        head = handle.read(4096)
+    bom = head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+    # ASCII text in UTF-16 has a NUL byte beside every character; UTF-8 text has none.
+    if bom or (len(head) >= 8 and head.count(0) * 3 >= len(head)):
+        raise ValueError(
+            f"{path} looks UTF-16 encoded ({'a UTF-16 byte-order mark' if bom else 'NUL bytes between characters'}); "
+            "localeval reads UTF-8: save it as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 in > out)"
+        )
+
+
+class _Duplicates:
+    """Collects the first duplicate key met while decoding JSON objects (an object hook)."""
+
+    def __init__(self) -> None:
+        self.key: str | None = None
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out = dict(pairs)
+        if len(out) != len(pairs) and self.key is None:
+            seen: set[str] = set()
+            self.key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        return out
+
+
+def warn_duplicate(what: str, name: str, line: int) -> None:
+    warnings.warn(
+        f"{what} {name!r} appears twice (line {line}); the last value is used (first such line shown)",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
 def _raw_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
     """(line number, bytes without the trailing newline) of non-blank lines; split on b"\\n"
     only (a binary file's ``readline``), a leading BOM dropped."""
@@ -103,6 +149,7 @@ def _raw_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
 
 def json_lines(path: str | Path) -> Iterator[JsonLine]:
     """Every non-blank line of a JSON Lines file, decoded, or with the reason it is not."""
+    duplicates, warned = _Duplicates(), False
     for number, raw in _raw_lines(path):
         text, error = _decode(raw, number)
         if error is not None:
@@ -110,9 +157,12 @@ def json_lines(path: str | Path) -> Iterator[JsonLine]:
             continue
         try:
             # strict=False: a raw tab or carriage return inside a string is kept as written.
-            value = json.loads(text, strict=False)
+            value = json.loads(text, strict=False, object_pairs_hook=duplicates)
         except json.JSONDecodeError as exc:
             yield JsonLine(number, text, error=f"invalid JSON: {exc.msg} (line {number}, column {exc.colno})")
+            continue
+        except ValueError as exc:  # an integer over Python's int-string limit, for one
+            yield JsonLine(number, text, error=f"invalid JSON: {str(exc).split(';')[0]} (line {number})")
             continue
         except RecursionError:  # deeper than the interpreter's stack allows
             yield JsonLine(number, text, error=f"invalid row: {depth_error()} (line {number})")
@@ -120,6 +170,9 @@ def json_lines(path: str | Path) -> Iterator[JsonLine]:
         if too_deep(value):
             yield JsonLine(number, text, error=f"invalid row: {depth_error()} (line {number})")
             continue
+        if duplicates.key is not None and not warned:
+            warn_duplicate("JSON key", duplicates.key, number)
+            warned = True
         yield JsonLine(number, text, value=value)
 
 
@@ -171,9 +224,23 @@ def _next_record(reader: Any) -> tuple[list[str] | None, str | None]:
 
 
 def csv_header(path: str | Path) -> list[str]:
+    """The header's column names (a UTF-16 file refused; a duplicate name, or one column that
+    looks separated by ``;`` or a tab, warned about)."""
+    check_not_utf16(path)
     with _open_csv(path) as handle:
         cells, _ = _next_record(csv.reader(handle))
-    return [_replace_bad(c) for c in cells or []]
+    header = [_replace_bad(c) for c in cells or []]
+    twice = next((c for i, c in enumerate(header) if c in header[:i]), None)
+    if twice is not None:
+        warn_duplicate("CSV column", twice, 1)
+    if len(header) == 1 and (sep := next((s for s in (";", "\t", "|") if s in header[0]), None)):
+        warnings.warn(
+            f"the CSV header is one column {header[0][:80]!r}: the file looks separated by {sep!r}; "
+            "localeval reads comma-separated CSV: export it with ',' as the separator",
+            UserWarning,
+            stacklevel=2,
+        )
+    return header
 
 
 def csv_records(path: str | Path) -> Iterator[CsvRecord]:

@@ -94,6 +94,9 @@ def parse_row(line_number: int, text: str, columns: ColumnMap = _NO_MAP, index: 
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         return Row(line=line_number, data={"_raw": text.rstrip("\n")}, error=f"invalid JSON: {exc.msg}", index=index)
+    except ValueError as exc:  # an integer over Python's int-string limit
+        return Row(line=line_number, data={"_raw": text.rstrip("\n")}, error=f"invalid JSON: {str(exc).split(';')[0]}",
+                   index=index)
     except RecursionError:
         return Row(line=line_number, data={"_raw": text.rstrip("\n")}, error=f"invalid row: {depth_error()}", index=index)
     return make_row(index, line_number, data, columns)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from localeval.runner.columns import ColumnMap
-from localeval.runner.reading import count_csv_records, csv_header, csv_records
+from localeval.runner.reading import check_not_utf16, count_csv_records, csv_header, csv_records
 from localeval.runner.rows import Row, count_lines, make_row, read_jsonl
 
 __all__ = ["Source", "file_format", "file_rows", "open_source", "plain_record"]
@@ -132,6 +132,8 @@ def open_source(data: Any, columns: ColumnMap) -> Source:
         if not path.is_file():
             raise FileNotFoundError(f"no such input file: {path}")
         kind = file_format(path)
+        if kind in ("jsonl", "csv"):
+            check_not_utf16(path)
         if kind == "jsonl":
             return Source(kind, count_lines(path), file_rows(path, kind, columns))
         if kind == "csv":

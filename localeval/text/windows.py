@@ -118,13 +118,15 @@ def _char_pieces(text: str, start: int, end: int, count_tokens: CountTokens,
 
 
 def _sentence_pieces(text: str, sentence: Span, count_tokens: CountTokens, max_tokens: int,
-                     overhead: int, overlap: int) -> list[tuple[int, int]]:
-    """Word-aligned (start, end) pieces of an over-long sentence, each within budget."""
+                     overhead: int, overlap: int, piece_words: int | None = None) -> list[tuple[int, int]]:
+    """Word-aligned (start, end) pieces of an over-long sentence, each within budget (and of
+    at most ``piece_words`` words, neighbours sharing half of them, when given)."""
     words = [(m.start() + sentence.start, m.end() + sentence.start)
              for m in _WORD.finditer(sentence.text)]
     packer = _Packer(text, words, count_tokens, max_tokens, overhead)
     pieces: list[tuple[int, int]] = []
-    for i, j in packer.ranges(PIECE_OVERLAP_WORDS if overlap else 0):
+    shared = (piece_words // 2 if piece_words else PIECE_OVERLAP_WORDS) if overlap else 0
+    for i, j in packer.ranges(shared, piece_words):
         if packer.oversized(i):
             pieces.extend(_char_pieces(text, *words[i], count_tokens, max_tokens))
         else:
@@ -139,6 +141,7 @@ def make_windows(
     max_tokens: int,
     overlap: int = 1,
     max_sentences: int | None = None,
+    piece_words: int | None = None,
 ) -> list[Window]:
     """Greedy windows of consecutive ``sentences`` (spans of ``text``) within ``max_tokens``.
 
@@ -149,7 +152,10 @@ def make_windows(
     on its own becomes several windows holding word-aligned pieces of it (8 words shared
     between neighbours when ``overlap > 0``), with ``sentence_indices == (i,)``; windows do
     not overlap into such a sentence. ``max_sentences`` caps the sentences per window (a
-    small judge reads a fact worse the more unrelated sentences surround it). When
+    small judge reads a fact worse the more unrelated sentences surround it); ``piece_words``
+    caps, for the same reason, the words of each piece of an over-long sentence, and then
+    neighbouring pieces share half their words, so any run of up to ``piece_words // 2 + 1``
+    words lies whole inside one piece of the same size wherever it sits in the sentence. When
     everything fits, there is one window from the first sentence to the last. No sentences
     give ``[]``.
     """
@@ -177,7 +183,7 @@ def make_windows(
     for i, j in packer.ranges(overlap, max_sentences):
         if packer.oversized(i):
             pieces = _sentence_pieces(
-                text, sentences[i], count_tokens, max_tokens, overhead, overlap
+                text, sentences[i], count_tokens, max_tokens, overhead, overlap, piece_words
             )
             windows.extend(Window(text=text[a:b], start=a, end=b, sentence_indices=(i,))
                            for a, b in pieces)
