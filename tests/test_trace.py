@@ -27,7 +27,8 @@ def scored(default_judge):
         {**ROW, "user_input": "Who painted the Mona Lisa?", "response": "Bananas are rich in potassium.",
          "retrieved_contexts": ["Bananas are rich in potassium. Apples grow on trees."]},
     ]
-    return evaluate(rows, [TraceUtilization(default_judge), TraceCompleteness(default_judge)], show_progress=False).rows
+    return evaluate(rows, [TraceUtilization(default_judge, score_declined=True),
+                               TraceCompleteness(default_judge, score_declined=True)], show_progress=False).rows
 
 
 def test_utilization_counts_the_sentences_the_response_used(scored):

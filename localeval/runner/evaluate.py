@@ -208,13 +208,14 @@ def run_options(
     screen: bool = True,
     contrasts: bool = True,
     exhaustive: bool = False,
+    score_declined: bool = False,
 ) -> RunOptions:
     """The `RunOptions` of `evaluate`'s keywords (``max_units="default"``: the metrics' default)."""
     return RunOptions(
         model=model, device=device, batch_size=batch_size, chunk_size=chunk_size, cache=cache,
         thresholds=thresholds or {}, decomposer=decomposer, precision=precision,
         max_units=parse_max_units(max_units, zero_means_all=False), candidates=candidates, locate=locate,
-        screen=screen, contrasts=contrasts, exhaustive=exhaustive,
+        screen=screen, contrasts=contrasts, exhaustive=exhaustive, score_declined=score_declined,
     )
 
 
@@ -222,7 +223,7 @@ _OPTION_DEFAULTS: dict[str, Any] = {
     "model": None, "device": None, "batch_size": None, "chunk_size": DEFAULT_CHUNK_SIZE, "cache": None,
     "thresholds": None, "decomposer": None, "precision": None, "max_units": "default",
     "candidates": DEFAULT_SELECTOR, "locate": DEFAULT_LOCATE, "screen": True, "contrasts": True,
-    "exhaustive": False,
+    "exhaustive": False, "score_declined": False,
 }
 """The scoring keywords of `evaluate` and `score_dataset` (`run_options`) with their defaults."""
 
@@ -283,7 +284,7 @@ def _run(
         output_format(output)
     columns = ColumnMap(column_map)
     # The Ray engine loads judges (and decomposers) in its actors; here only the output names are needed.
-    with quiet_loading(not show_progress):
+    with quiet_loading():
         named = resolve_metrics(metrics, options, load_judge=engine == "local")
     names = [name for name, _ in named]
     source = open_source(data, columns)
@@ -375,6 +376,7 @@ def evaluate(
     screen: bool = True,
     contrasts: bool = True,
     exhaustive: bool = False,
+    score_declined: bool = False,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     session: JudgeSession | None = None,
@@ -427,6 +429,10 @@ def evaluate(
         exhaustive: for metrics given by name that attribute claims: judge every chosen unit
             of a claim even after its closest unit accepts it, so each claim reports its
             highest probability (verdicts are the same; more judge pairs).
+        score_declined: an answer that declines to answer ("I'm sorry, the documents do not
+            say.", `localeval.text.declined`) is unscored by the metrics that read the
+            response, with the reason "the answer declines to answer" (counted in the
+            summary); ``True`` scores it as any answer.
 
         max_row_chars, max_contexts: per-row budgets; a row over one is unscored with the
             reason (never truncated); ``None`` or 0: no limit (see `localeval.runner.budget`).
@@ -460,7 +466,7 @@ def evaluate(
         {"model": model, "device": device, "batch_size": batch_size, "chunk_size": chunk_size, "cache": cache,
          "thresholds": thresholds, "decomposer": decomposer, "precision": precision, "max_units": max_units,
          "candidates": candidates, "locate": locate, "screen": screen,
-         "contrasts": contrasts, "exhaustive": exhaustive},
+         "contrasts": contrasts, "exhaustive": exhaustive, "score_declined": score_declined},
         session,
     )
     summary = _run(
@@ -508,6 +514,7 @@ def score_dataset(
     screen: bool = True,
     contrasts: bool = True,
     exhaustive: bool = False,
+    score_declined: bool = False,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     options: RunOptions | None = None,
@@ -520,7 +527,7 @@ def score_dataset(
     keywords = {"model": model, "device": device, "batch_size": batch_size, "chunk_size": chunk_size, "cache": cache,
                 "thresholds": thresholds, "decomposer": decomposer, "precision": precision, "max_units": max_units,
                 "candidates": candidates, "locate": locate, "screen": screen,
-                "contrasts": contrasts, "exhaustive": exhaustive}
+                "contrasts": contrasts, "exhaustive": exhaustive, "score_declined": score_declined}
     if options is None:
         options = _options_of(keywords, session)
     elif session is not None and options != session.options:

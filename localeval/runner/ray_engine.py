@@ -198,13 +198,29 @@ def _on_this_node(ray: Any) -> dict[str, Any]:
 def _connect(ray: Any, address: str | None) -> None:
     if ray.is_initialized():
         return
+    import logging
+
+    from localeval.runner.progress import verbose
+
+    # Ray's INFO lines and its C++ core's E-level lines (core_worker) go to stderr unless
+    # told otherwise: quiet by default, Ray's own levels with -v. Set before init so the
+    # raylet and the workers it starts inherit them.
+    loud = verbose()
+    if not loud:
+        os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
+        os.environ.setdefault("RAY_LOG_TO_STDERR", "0")
+    kwargs = {"log_to_driver": loud, "configure_logging": loud,
+              "logging_level": logging.INFO if loud else logging.ERROR}
     if address is None:
         # A local instance for this run: no usage statistics, no dashboard, Ray's own log
         # lines kept in its session folder rather than on our stderr.
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-        ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
+        ray.init(include_dashboard=False, **kwargs)
     else:
-        ray.init(address=address, log_to_driver=False, configure_logging=False)
+        ray.init(address=address, **kwargs)
+    if not loud:
+        logging.getLogger("ray").setLevel(logging.ERROR)
+        logging.getLogger("ray.data").setLevel(logging.ERROR)
 
 
 def ray_chunks(

@@ -124,6 +124,8 @@ def resolve_metrics(
                 if chosen is not None:
                     kwargs["decomposer"] = chosen
             metric, requested = cls(**kwargs), item.strip().lower()
+            if options.score_declined:  # set only when on: default metrics keep their stored-results key
+                metric.score_declined = True
         else:
             from localeval.compat.ragas_metrics import is_ragas_metric, ragas_metric_hint
 
@@ -137,7 +139,18 @@ def resolve_metrics(
         if name in names:
             raise ValueError(f"metric {name!r} is asked for twice")
         out.append((name, metric))
+    _check_thresholds_read(options, out)
     return out
+
+
+def _check_thresholds_read(options: RunOptions, metrics: list[tuple[str, Metric]]) -> None:
+    """A given threshold key that no metric of the run reads is refused, before any row."""
+    from localeval.metrics.thresholds import check_thresholds_read
+
+    if options.thresholds:
+        check_thresholds_read(options.thresholds, {
+            name: metric.threshold_uses() if isinstance(metric, JudgedMetric) else [] for name, metric in metrics
+        })
 
 
 def judges_of(metrics: Iterable[tuple[str, Metric]]) -> list[NLIJudge]:
