@@ -58,8 +58,8 @@ def ragas_notice(obj: Any, name: str) -> str:
 
     cls = obj if isinstance(obj, type) else type(obj)
     metric, _ = resolve_name(name)
-    return (f"RAGAS {cls.__name__} scored by localeval's {name!r} ({metric.name}, local judge; "
-            "its LLM and settings are not used)")
+    same = "" if metric.name == name else f" ({metric.name})"
+    return f"RAGAS {cls.__name__} scored by localeval's {name!r}{same} with the local judge; its LLM and settings are not used"
 
 
 def ragas_metric_hint(obj: Any) -> str:

@@ -151,7 +151,7 @@ def _claims(details: dict[str, Any], contexts: list[str] | None = None) -> str:
     if not claims:
         return '<p class="muted">no claim to check</p>'
     missing = sum(1 for c in claims if not c.get("attributed"))
-    head = (f'<p><b>{_of(missing, len(claims), 'claim')} not supported</b> by any retrieved context '
+    head = (f'<p><b>{_of(missing, len(claims), "claim")} not supported</b> by any retrieved context '
             f'(threshold {fmt(details.get("threshold"))}); the best evidence found is shown.</p>')
     return head + _claim_table(claims, "supported", "not supported")
 
