@@ -36,7 +36,8 @@ details.row>summary{cursor:pointer;font-weight:600}.fields td:first-child{width:
 table.rows th{cursor:pointer;user-select:none}table.rows th[aria-sort=ascending]::after{content:" \\25B2"}
 table.rows th[aria-sort=descending]::after{content:" \\25BC"}td.unscored{color:#999}.meta td:first-child{color:#555;white-space:nowrap}
 .box{max-width:100%;overflow:auto}.rows-box{max-height:80vh;border:1px solid #ddd}table.rows{margin:0}
-table.rows td{overflow-wrap:anywhere}table.rows td:nth-child(3){min-width:12em;max-width:30em}
+table.rows td{overflow-wrap:break-word}table.rows td:nth-child(2){min-width:5em;max-width:14em;overflow-wrap:anywhere}
+table.rows td:nth-child(3){min-width:14em;max-width:30em;overflow-wrap:anywhere}table.rows td:last-child{min-width:8em;overflow-wrap:anywhere}
 table.rows thead th{position:sticky;top:0}.meta td{overflow-wrap:anywhere}tr.differs td{background:#fff0b3}
 """
 
