@@ -72,6 +72,19 @@ def test_a_threshold_no_chosen_metric_reads_is_refused_naming_what_they_read(tmp
     assert len(ok) == 1
 
 
+def test_a_config_file_threshold_no_metric_reads_is_said_and_left_out(tmp_path, tiny_nli_dir, monkeypatch):
+    # The file serves runs of other metrics too: a note, not a refusal (a flag is refused).
+    (tmp_path / "localeval.toml").write_text("[thresholds]\nrelevance = 0.6\nentailment = 0.4\n")
+    data = _jsonl(tmp_path / "in.jsonl", [GOOD])
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["score", str(data), "-o", "o.jsonl", "--model", str(tiny_nli_dir), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert ("note: threshold 'relevance' from the configuration file is read by none of this run's metrics "
+            "(context_recall reads context_recall, entailment); left out") in result.output
+    record = json.loads((tmp_path / "o.jsonl.run.json").read_text())
+    assert record["options"]["thresholds"] == {"entailment": 0.4}
+
+
 # ------------------------------------------------------------------ 6: no CUDA device
 def test_cuda_on_a_machine_without_it_is_one_line_and_exit_2(tmp_path, tiny_nli_dir, monkeypatch):
     import torch

@@ -176,6 +176,7 @@ def score(
         for path, flag in ((report_path, "--report"), (summary_json, "--summary-json"), (junit_xml, "--junit-xml")):
             if path is not None:
                 check_writable(path, flag)
+        settings = _drop_unread_file_thresholds(settings, set(_parse_thresholds(threshold)))
         # The flags' and the file's encodings are parsed once, into the run's options.
         options = settings.run_options()
         # With the options: a --threshold key none of these metrics reads is refused here.
@@ -213,6 +214,28 @@ def score(
         typer.echo(f"gate failed: {failure.message}", err=True)
     if not gates.passed:
         raise typer.Exit(1)
+
+
+def _drop_unread_file_thresholds(settings, flagged: set[str]):
+    """A threshold from the configuration file that none of this run's metrics reads is said in
+    one line and left out (the file serves runs of other metrics too); one given as a flag is
+    refused later, by `resolve_metrics`."""
+    from localeval.metrics.claim_support import JudgedMetric
+    from localeval.metrics.thresholds import unread_thresholds
+    from localeval.runner import resolve_metrics
+
+    if not settings.thresholds:
+        return settings
+    uses = {name: metric.threshold_uses() if isinstance(metric, JudgedMetric) else []
+            for name, metric in resolve_metrics(settings.metrics, load_judge=False)}
+    unread, said = unread_thresholds(settings.thresholds, uses)
+    from_file = [key for key in unread if key not in flagged]
+    if not from_file:
+        return settings
+    typer.echo(f"note: threshold {', '.join(map(repr, from_file))} from the configuration file is read by none of "
+               f"this run's metrics ({said}); left out", err=True)
+    kept = {k: v for k, v in settings.thresholds.items() if k not in from_file}
+    return settings.model_copy(update={"thresholds": kept})
 
 
 def _write_report(runs: list[Path], output: Path, *, worst: int, title: Optional[str], metadata: Optional[dict] = None) -> None:
