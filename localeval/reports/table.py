@@ -103,9 +103,10 @@ def rows_table(run: RunData, anchors: dict[tuple[int, str], str]) -> str:
         # Search reads every text field of the row (answer, reference, contexts), not only
         # what the table shows.
         text = f"{line} {ident} {question} {run.texts[i] if i < len(run.texts) else ''}".lower()
-        # "=" as a character reference: the row's text reads back the same, and no user text in
-        # the markup looks like an attribute (src=...) to a reader of the raw page.
-        body.append(f'<tr data-text="{esc(text).replace("=", "&#61;")}" data-warned="{1 if warnings else 0}">{"".join(cells)}</tr>')
+        # "=" and ":" as character references: the row's text reads back the same, and no user
+        # text in the markup looks like an attribute (src=...) or a URL to a reader of the raw page.
+        searched = esc(text).replace("=", "&#61;").replace(":", "&#58;")
+        body.append(f'<tr data-text="{searched}" data-warned="{1 if warnings else 0}">{"".join(cells)}</tr>')
     return (
         f'<h2 id="rows">Every row</h2>{controls}'
         # In a box of its own that scrolls: the page never grows wider than the window.

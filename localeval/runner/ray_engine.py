@@ -196,16 +196,19 @@ def _on_this_node(ray: Any) -> dict[str, Any]:
 
 
 def _connect(ray: Any, address: str | None) -> None:
-    if ray.is_initialized():
-        return
     import logging
 
     from localeval.runner.progress import verbose
 
+    loud = verbose()
+    if not loud:  # Ray Data's INFO lines (execution plans, progress) on our stderr: not without -v
+        for name in ("ray", "ray.data"):
+            logging.getLogger(name).setLevel(logging.ERROR)
+    if ray.is_initialized():
+        return
     # Ray's INFO lines and its C++ core's E-level lines (core_worker) go to stderr unless
     # told otherwise: quiet by default, Ray's own levels with -v. Set before init so the
     # raylet and the workers it starts inherit them.
-    loud = verbose()
     if not loud:
         os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
         os.environ.setdefault("RAY_LOG_TO_STDERR", "0")
@@ -218,9 +221,6 @@ def _connect(ray: Any, address: str | None) -> None:
         ray.init(include_dashboard=False, **kwargs)
     else:
         ray.init(address=address, **kwargs)
-    if not loud:
-        logging.getLogger("ray").setLevel(logging.ERROR)
-        logging.getLogger("ray.data").setLevel(logging.ERROR)
 
 
 def ray_chunks(
