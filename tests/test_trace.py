@@ -136,7 +136,7 @@ def test_registry_cli_names_and_report(scored, tmp_path):
     record = {"retrieved_contexts": [CONTEXT], "trace_completeness": result.score,
               "trace_completeness_details": result.details()}
     html = explain("trace_completeness", record)
-    assert "relevant sentences used" in html and 'class="ok"' in html
+    assert "1 of 1 relevant sentence used" in html and 'class="ok"' in html  # agrees in number (issue 34)
     util = scored[0].results["trace_utilization"]
     html = explain("trace_utilization", {"retrieved_contexts": [CONTEXT], "trace_utilization": util.score,
                                          "trace_utilization_details": util.details()})
