@@ -13,6 +13,7 @@ not downloading). Writes benchmarks/results/install.md.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -31,9 +32,14 @@ PROBE = ("from localeval import Sample; from localeval.metrics import ContextRec
          "retrieved_contexts=['Paris is the capital of France.'])).score)")
 
 
+# The venv's own Python must not see this checkout (PYTHONPATH): the point is what an install
+# without it holds.
+_ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LOCALEVAL_MODELS_DIR")}
+
+
 def _timed(command: list[str], **kwargs) -> float:
     started = time.perf_counter()
-    subprocess.run(command, check=True, **kwargs)
+    subprocess.run(command, check=True, env=_ENV, **kwargs)
     return time.perf_counter() - started
 
 
@@ -49,8 +55,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="localeval-install-") as tmp:
         work = Path(tmp)
         wheel = args.wheel
-        if wheel is None:
-            _timed([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(work / "dist"), str(ROOT)])
+        if wheel is None:  # built from a copy: a build writes build/ and *.egg-info into its source
+            source = work / "src"
+            shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", "build", "*.egg-info", "__pycache__",
+                                                                      "benchmarks", "docs", "tests"))
+            _timed([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(work / "dist"), str(source)])
             [wheel] = (work / "dist").glob("localeval-*.whl")
         venv = work / "venv"
         _timed([sys.executable, "-m", "venv", str(venv)])
@@ -59,8 +68,10 @@ def main() -> None:
         before = _megabytes(venv)
         torch_s = _timed([python, "-m", "pip", "install", "-q", args.torch])
         core_s = _timed([python, "-m", "pip", "install", "-q", str(wheel)])
-        probe = subprocess.run([python, "-c", PROBE], check=True, capture_output=True, text=True, cwd=work).stdout.split()
-        packages = subprocess.run([python, "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True).stdout
+        probe = subprocess.run([python, "-c", PROBE], check=True, capture_output=True, text=True, cwd=work,
+                               env=_ENV).stdout.split()
+        packages = subprocess.run([python, "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True,
+                                  env=_ENV).stdout
         sizes = {
             "wheel": wheel.stat().st_size / 2**20,
             "environment": _megabytes(venv) - before,

@@ -8,8 +8,6 @@ from typing import Optional
 import typer
 import typer.core
 
-from localeval.runner.summary import plural
-
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
@@ -115,7 +113,7 @@ def score(
     threshold: list[str] = typer.Option([], "--threshold", metavar="KEY=VALUE", help="KEY=VALUE, beats the judge's stored threshold: entailment, relevance, or a metric's own key (faithfulness=0.6); see localeval config."),
     cache: Optional[Path] = typer.Option(None, "--cache", dir_okay=False, help="SQLite file of judge verdicts, reused across runs."),
     resume: bool = typer.Option(False, "--resume", help="Keep the rows OUTPUT already holds; score and append the rest."),
-    progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Show progress on stderr, model loading included (default: on)."),
+    progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Show progress on stderr (default: on; model loading bars only with -v)."),
     engine: Optional[str] = typer.Option(None, "--engine", help="local (default) or ray (an actor pool: one per GPU, else one per CPU)."),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster to join (auto: the one this node belongs to); default: a local one."),
     ray_actors: Optional[int] = typer.Option(None, "--ray-actors", help="Scoring actors for --engine ray."),
