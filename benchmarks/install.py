@@ -81,9 +81,9 @@ def main() -> None:
         shutil.rmtree(venv)
     machine = describe_machine()
     rows = [
-        ("CPU torch (`pip install " + args.torch + "`)", f"{torch_s:.0f} s", f"{sizes['torch']:.0f} MB"),
-        ("localeval wheel + core dependencies", f"{core_s:.0f} s", f"{sizes['environment'] - sizes['torch']:.0f} MB"),
-        ("total (fresh venv)", f"{torch_s + core_s:.0f} s", f"{sizes['environment']:.0f} MB"),
+        ("CPU torch (`pip install " + args.torch + "`)", f"{torch_s:.0f} s", f"{sizes['torch']:.0f} MiB"),
+        ("localeval wheel + core dependencies", f"{core_s:.0f} s", f"{sizes['environment'] - sizes['torch']:.0f} MiB"),
+        ("total (fresh venv)", f"{torch_s + core_s:.0f} s", f"{sizes['environment']:.0f} MiB"),
     ]
     table = "| step | time | on disk |\n|---|---|---|\n" + "".join(f"| {a} | {b} | {c} |\n" for a, b, c in rows)
     text = (
@@ -91,7 +91,7 @@ def main() -> None:
         f"`python -m benchmarks.install` on {machine.get('cpu')} ({machine.get('cpu_cores', '?')} cores, shared), {machine.get('date_utc')}, "
         f"Python {sys.version.split()[0]}; packages from this machine's pip index (a local mirror: no download "
         "time). One run: on a shared machine, read the times as a rough scale.\n\n"
-        f"{table}\nThe wheel is {sizes['wheel']:.1f} MB (the judge's weights are most of it); "
+        f"{table}\nThe wheel is {sizes['wheel']:.1f} MiB (the judge's weights are most of it); "
         f"{len(packages.splitlines())} packages installed. The installed wheel scored a row with its own judge "
         "from outside the checkout (context recall 1.0).\n"
     )
