@@ -7,7 +7,6 @@ import re
 import shlex
 from pathlib import Path
 
-import pytest
 import yaml
 from typer.testing import CliRunner
 
