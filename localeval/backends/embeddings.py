@@ -50,7 +50,7 @@ class Embedder:
         if not (folder / "modules.json").is_file() and not (folder / "config.json").is_file():
             raise FileNotFoundError(f"{folder} is not a local sentence-transformers model folder")
         self.path = folder
-        from localeval.runner.progress import quiet_loading
+        from localeval.quiet import quiet_loading
 
         with quiet_loading():
             self.model: Any = SentenceTransformer(str(folder), device=device, local_files_only=True)

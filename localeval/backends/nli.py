@@ -177,7 +177,7 @@ class NLIJudge:
         self.precision = (precision or "auto").lower()
         dtype = resolve_dtype(self.precision, self.device)
 
-        from localeval.runner.progress import quiet_loading
+        from localeval.quiet import quiet_loading
 
         with quiet_loading():  # no "Loading weights" bar unless -v / LOCALEVAL_VERBOSE
             self.tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)

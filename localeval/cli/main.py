@@ -86,7 +86,7 @@ def _main(
 ) -> None:
     """Offline evaluation of retrieval-augmented generation with local judges."""
     if verbose:  # otherwise LOCALEVAL_VERBOSE, if set, decides
-        from localeval.runner.progress import set_verbose
+        from localeval.quiet import set_verbose
 
         set_verbose(True)
 
@@ -141,7 +141,7 @@ def score(
     from localeval.runner.gates import check_gates, parse_fail_under, write_junit_xml, write_summary_json
     from localeval.runner.metadata import run_metadata
     from localeval.runner.output import check_writable, output_format
-    from localeval.runner.progress import quiet_loading
+    from localeval.quiet import quiet_loading
     from localeval.runner.run import judges_of
 
     try:
@@ -158,7 +158,7 @@ def score(
             "fail_under": _parse_fail_under_flags(fail_under) or None, "max_unscored": max_unscored,
         }
         if verbose:
-            from localeval.runner.progress import set_verbose
+            from localeval.quiet import set_verbose
 
             set_verbose(True)
         settings = _load(config, flags).config

@@ -198,7 +198,7 @@ def _on_this_node(ray: Any) -> dict[str, Any]:
 def _connect(ray: Any, address: str | None) -> None:
     import logging
 
-    from localeval.runner.progress import verbose
+    from localeval.quiet import verbose
 
     loud = verbose()
     if not loud:  # Ray Data's INFO lines (execution plans, progress) on our stderr: not without -v
