@@ -16,6 +16,10 @@ locate = "words"                      # evidence sentence found by words, or "ju
 screen = true                         # context relevance: no shared word, no judge call
 contrasts = true                      # contrast rules overrule the judge (numbers, opposites, negation)
 exhaustive = false                    # claims: stop at the first unit that accepts (true: judge all)
+score_declined = false                # declined answers unscored with their reason (true: scored)
+no_progress = true                    # or progress = false (any --no-X flag works as no_X)
+fail_under = { faithfulness = 0.7 }   # CI gates: exit 1 under a mean (or ["faithfulness=0.7"])
+max_unscored = 5                      # ... or when over 5 % of rows go unscored for a metric
 batch_size = 128
 chunk_size = 512
 metrics = ["context_recall", "faithfulness"]
@@ -98,6 +102,23 @@ class LocalevalConfig(_RunOptionKeys):
     )
     max_contexts: int = Field(default=1_000, ge=0, description="contexts one row may hold; over it the row is unscored with the reason; 0: no limit")
     max_row_pairs: int = Field(default=4_000, ge=0, description="judge pairs one metric may ask for one row (estimated before scoring); over it the row is unscored with the reason; 0: no limit")
+    # CI gates (`localeval score` only): a job's thresholds can live beside its metrics.
+    fail_under: dict[str, float] = Field(default_factory=dict, description="metric -> lowest acceptable mean; under it the command exits with 1")
+    max_unscored: float | None = Field(default=None, ge=0.0, le=100.0, description="percentage of rows a metric may leave unscored before the command exits with 1")
+
+    @field_validator("fail_under", mode="before")
+    @classmethod
+    def _gate_table(cls, value: Any) -> Any:
+        # ``fail_under = ["faithfulness=0.7"]`` (the flag's spelling) or a table.
+        if isinstance(value, list):
+            table: dict[str, Any] = {}
+            for item in value:
+                name, sep, bound = str(item).partition("=")
+                if not sep or not name.strip():
+                    raise ValueError(f"fail_under takes METRIC=VALUE items or a table, got {item!r}")
+                table[name.strip()] = bound.strip()
+            return table
+        return value
 
     @field_validator("metrics", mode="before")
     @classmethod
@@ -189,6 +210,14 @@ def _file_values(path: Path, is_pyproject: bool) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: [tool.localeval] must be a table")
     data = {key.replace("-", "_"): value for key, value in data.items()}
+    # Flags written as keys: ``no_progress = true`` is ``progress = false`` (--no-progress).
+    for key in [k for k in data if k.startswith("no_") and k[3:] in LocalevalConfig.model_fields]:
+        value = data.pop(key)
+        if not isinstance(value, bool):
+            raise ConfigError(f"{path}: {key} must be true or false, got {value!r}")
+        if key[3:] in data:
+            raise ConfigError(f"{path}: both {key} and {key[3:]} are set; keep one")
+        data[key[3:]] = not value
     unknown = sorted(set(data) - set(LocalevalConfig.model_fields))
     if unknown:
         raise ConfigError(

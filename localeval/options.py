@@ -88,6 +88,7 @@ class RunOptions(BaseModel):
     locate: Locate = Field(default=DEFAULT_LOCATE, description="evidence narrowed to a sentence by its words or by the judge")
     screen: bool = Field(default=True, description="context relevance decides sentences sharing no question word unjudged")
     contrasts: bool = Field(default=True, description="contrast rules overrule the judge on a unit that states the opposite of a claim")
+    score_declined: bool = Field(default=False, description="score answers that decline to answer (default: unscored with the reason)")
     decomposer: Any = Field(default=None, description="None/'rule', an instruction model path, or a decomposer object")
     chunk_size: int = Field(default=DEFAULT_CHUNK_SIZE, ge=1, description="rows scored together")
     cache: Any = Field(default=None, description="SQLite file of verdicts (a path, or a JudgementCache locally)")

@@ -40,8 +40,22 @@ def _why(result: MetricResult) -> str:
     for attribute in _EXPLAINERS:
         items = getattr(result, attribute, None)
         if items:
-            return f"{attribute.replace('_', ' ')}: " + "; ".join(repr(i) for i in items[:3])
+            more = f" (+{len(items) - 3} more)" if len(items) > 3 else ""
+            return f"{attribute.replace('_', ' ')}: " + "; ".join(repr(str(i)[:200]) for i in items[:3]) + more
     return result.reason or ""
+
+
+_ID_COLUMNS = ("id", "sample_id", "question_id", "qid", "_id")
+
+
+def _row_name(row: Any) -> str:
+    """A row as its reader knows it: its ``id`` when it has one (line numbers move when a
+    file is edited), with the line; else the line."""
+    for column in _ID_COLUMNS:
+        value = row.data.get(column) if isinstance(row.data, Mapping) else None
+        if value is not None and str(value).strip():
+            return f"id {str(value)[:60]!r} (line {row.line})"
+    return f"row {row.line}"
 
 
 def _rows(data: Any) -> Any:
@@ -73,6 +87,8 @@ def assert_scores(
     Returns:
         the `EvaluationResult`, for further checks.
     """
+    # pytest shows no source of this helper in a failure: the message is the report.
+    __tracebackhide__ = True
     if not minimums:
         raise ValueError("assert_scores needs at least one metric: {'faithfulness': 0.7}")
     for name, bound in minimums.items():
@@ -93,14 +109,14 @@ def assert_scores(
                 problems.append(f"{name}: {plural(summary.unscored, 'row')} unscored ({', '.join(summary.reasons)})")
             continue
         failing = [
-            (row.line, r) for row in result.rows
+            (_row_name(row), r) for row in result.rows
             if ((r := row.results[name]).score is None and not allow_unscored) or (r.score is not None and r.score < bound)
         ]
         if failing:
             lines = [f"{name}: {len(failing)} of {plural(len(result), 'row')} under {bound}"]
-            for line, r in failing[:_SHOWN]:
+            for where, r in failing[:_SHOWN]:
                 shown = "n/a" if r.score is None else f"{r.score:.4f}"
-                lines.append(f"  row {line}: {shown}  {_why(r)}")
+                lines.append(f"  {where}: {shown}  {_why(r)}")
             if len(failing) > _SHOWN:
                 lines.append(f"  ... and {len(failing) - _SHOWN} more")
             problems.append("\n".join(lines))

@@ -49,12 +49,14 @@ def _row(response: str, **extra) -> dict:
 def edge_results(default_judge):
     """Every new metric on the edge rows (and two ordinary ones), one batched call each (no
     row is dropped)."""
+    # score_declined=True: these rows test how a declining answer scores when asked to (by
+    # default it is unscored, tests/test_declined.py).
     metrics = {
-        "factual_correctness": FactualCorrectness(default_judge),
-        "answer_relevancy": AnswerRelevancy(default_judge),
-        "semantic_similarity": SemanticSimilarity(),
-        "answer_correctness": AnswerCorrectness(default_judge),
-        "ragchecker": RAGChecker(default_judge),
+        "factual_correctness": FactualCorrectness(default_judge, score_declined=True),
+        "answer_relevancy": AnswerRelevancy(default_judge, score_declined=True),
+        "semantic_similarity": SemanticSimilarity(score_declined=True),
+        "answer_correctness": AnswerCorrectness(default_judge, score_declined=True),
+        "ragchecker": RAGChecker(default_judge, score_declined=True),
     }
     out = {}
     for name, metric in metrics.items():

@@ -91,8 +91,10 @@ def test_ray_results_equal_the_local_engine_row_by_row(local_ray, judge_dir, tmp
     assert sum(r.startswith(("invalid row", "invalid JSON")) for r in reasons) == 3  # kept, with why
 
 
-def test_cli_engine_ray_writes_the_same_parquet(local_ray, judge_dir, tmp_path):
+def test_cli_engine_ray_writes_the_same_parquet(local_ray, judge_dir, tmp_path, capfd, monkeypatch):
     from localeval.cli.main import app
+
+    monkeypatch.delenv("LOCALEVAL_VERBOSE", raising=False)
 
     data = _input(tmp_path)
     cli = CliRunner()
@@ -100,6 +102,10 @@ def test_cli_engine_ray_writes_the_same_parquet(local_ray, judge_dir, tmp_path):
     for engine in ("local", "ray"):
         result = cli.invoke(app, ["score", data, *args, "--engine", engine, "-o", str(tmp_path / f"{engine}.parquet")])
         assert result.exit_code == 0, result.output
+        said = result.output + capfd.readouterr().err
+        # Quiet without -v: no Ray INFO line, no core_worker line, no loading bar (issue 34, item 7).
+        assert not [line for line in said.splitlines() if " INFO " in line or "core_worker" in line
+                    or "Loading weights" in line], said
     a, b = pd.read_parquet(tmp_path / "local.parquet"), pd.read_parquet(tmp_path / "ray.parquet")
     assert len(a) == len(b) == 11
     assert list(a.columns) == list(b.columns)

@@ -132,8 +132,9 @@ def test_failed_rows_are_not_stored(tiny_judge, tmp_path, monkeypatch):
         patch.setattr(Faithfulness, "_score_valid", lambda self, *a, **k: 1 / 0)
         failed, _ = _scored(tiny_judge, cache, metrics=["faithfulness"])
     assert any("ZeroDivisionError" in line for line in failed)
-    # The third row has no contexts: its reason is decided before scoring, so it is stored.
-    assert _stored(cache) == {"faithfulness": 1}
+    # The third row has no contexts and the second declines to answer ("I don't know."): their
+    # reasons are decided before scoring, so they are stored.
+    assert _stored(cache) == {"faithfulness": 2}
     lines, _ = _scored(tiny_judge, cache, metrics=["faithfulness"])
     assert lines == expected
 

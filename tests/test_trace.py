@@ -27,7 +27,8 @@ def scored(default_judge):
         {**ROW, "user_input": "Who painted the Mona Lisa?", "response": "Bananas are rich in potassium.",
          "retrieved_contexts": ["Bananas are rich in potassium. Apples grow on trees."]},
     ]
-    return evaluate(rows, [TraceUtilization(default_judge), TraceCompleteness(default_judge)], show_progress=False).rows
+    return evaluate(rows, [TraceUtilization(default_judge, score_declined=True),
+                               TraceCompleteness(default_judge, score_declined=True)], show_progress=False).rows
 
 
 def test_utilization_counts_the_sentences_the_response_used(scored):
@@ -134,7 +135,7 @@ def test_registry_cli_names_and_report(scored, tmp_path):
     record = {"retrieved_contexts": [CONTEXT], "trace_completeness": result.score,
               "trace_completeness_details": result.details()}
     html = explain("trace_completeness", record)
-    assert "relevant sentences used" in html and 'class="ok"' in html
+    assert "1 of 1 relevant sentence used" in html and 'class="ok"' in html  # agrees in number (issue 34)
     util = scored[0].results["trace_utilization"]
     html = explain("trace_utilization", {"retrieved_contexts": [CONTEXT], "trace_utilization": util.score,
                                          "trace_utilization_details": util.details()})

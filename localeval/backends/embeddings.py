@@ -50,7 +50,10 @@ class Embedder:
         if not (folder / "modules.json").is_file() and not (folder / "config.json").is_file():
             raise FileNotFoundError(f"{folder} is not a local sentence-transformers model folder")
         self.path = folder
-        self.model: Any = SentenceTransformer(str(folder), device=device, local_files_only=True)
+        from localeval.quiet import quiet_loading
+
+        with quiet_loading():
+            self.model: Any = SentenceTransformer(str(folder), device=device, local_files_only=True)
         self.max_tokens = int(self.model.max_seq_length)
         # renamed in sentence-transformers 6; both spellings are supported
         dimension = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension

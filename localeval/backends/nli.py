@@ -100,7 +100,20 @@ def _is_out_of_memory(exc: BaseException) -> bool:
 def _pick_device(device: str | None) -> torch.device:
     if device in (None, "auto"):
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(device)
+    try:
+        chosen = torch.device(device)
+    except (RuntimeError, TypeError) as exc:  # "gpu", "cuda:x": one line, not a traceback
+        raise ValueError(f"device {device!r} is not a torch device (cpu, cuda, cuda:1 ...): {exc}") from None
+    if chosen.type == "cuda":
+        # Asked for CUDA on a CPU-only torch (or past the last GPU): a usage error, said in
+        # one line before any weights load, not torch's traceback from deep in the model.
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if count == 0:
+            build = "a CPU-only build" if torch.version.cuda is None else f"built for CUDA {torch.version.cuda}"
+            raise ValueError(f"no CUDA device is available (torch {torch.__version__} is {build}); use --device cpu")
+        if chosen.index is not None and chosen.index >= count:
+            raise ValueError(f"no CUDA device {chosen.index}: this machine has {count} (cuda:0 to cuda:{count - 1})")
+    return chosen
 
 
 def _plain_counter(tokenizer):
@@ -164,15 +177,18 @@ class NLIJudge:
         self.precision = (precision or "auto").lower()
         dtype = resolve_dtype(self.precision, self.device)
 
-        self.tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
-        self._counter = _plain_counter(self.tokenizer)
-        self.model = AutoModelForSequenceClassification.from_pretrained(
-            self.path,
-            local_files_only=True,
-            use_safetensors=True,
-            trust_remote_code=False,
-            dtype=dtype,
-        ).to(self.device)
+        from localeval.quiet import quiet_loading
+
+        with quiet_loading():  # no "Loading weights" bar unless -v / LOCALEVAL_VERBOSE
+            self.tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
+            self._counter = _plain_counter(self.tokenizer)
+            self.model = AutoModelForSequenceClassification.from_pretrained(
+                self.path,
+                local_files_only=True,
+                use_safetensors=True,
+                trust_remote_code=False,
+                dtype=dtype,
+            ).to(self.device)
         self.model.eval()
 
         extra = self.config.get("localeval", {})

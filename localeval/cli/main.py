@@ -8,11 +8,13 @@ from typing import Optional
 import typer
 import typer.core
 
-from localeval.runner.summary import plural
-
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
+    # Plain click help: rich markup read "[tool.localeval]" as a style tag and dropped it,
+    # showed a "<bool>" placeholder on flags and kept the docstrings' line breaks mid-sentence.
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
     help="Offline evaluation of retrieval-augmented generation with local judges.",
 )
 
@@ -37,6 +39,21 @@ def _parse_thresholds(items: list[str]) -> dict[str, float]:
             sep = ""
         if not sep or not name.strip():
             raise ValueError(f"--threshold takes NAME=VALUE (entailment=0.7), got {item!r}")
+    return out
+
+
+def _parse_fail_under_flags(items: list[str]) -> dict[str, float]:
+    """``--fail-under`` values as the configuration's table (names are checked against the
+    run's metrics later, by `localeval.runner.gates.parse_fail_under`)."""
+    out: dict[str, float] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        try:
+            out[name.strip()] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep or not name.strip():
+            raise ValueError(f"--fail-under takes METRIC=VALUE (faithfulness=0.7), got {item!r}")
     return out
 
 
@@ -65,8 +82,13 @@ def _version(value: bool) -> None:
 @app.callback()
 def _main(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the libraries' own output: model loading bars, Ray's log lines (default: hidden)."),
 ) -> None:
     """Offline evaluation of retrieval-augmented generation with local judges."""
+    if verbose:  # otherwise LOCALEVAL_VERBOSE, if set, decides
+        from localeval.quiet import set_verbose
+
+        set_verbose(True)
 
 
 @app.command(cls=_ScoreCommand)
@@ -82,14 +104,16 @@ def score(
     locate: Optional[str] = typer.Option(None, "--locate", help="How a claim's evidence is narrowed to one sentence: words (default: most of its words, no judge call) or judge (each sentence judged)."),
     screen: Optional[bool] = typer.Option(None, "--screen/--no-screen", help="Context relevance: decide sentences sharing no content word with the question without the judge (default: on); --no-screen judges every sentence."),
     contrasts: Optional[bool] = typer.Option(None, "--contrasts/--no-contrasts", help="Claims: a unit that states another number or unit, the opposite direction or state, or negates what the claim affirms cannot support it (default: on); --no-contrasts: the judge alone."),
+    score_declined: Optional[bool] = typer.Option(None, "--score-declined/--no-score-declined", help="Score answers that decline to answer (\"I'm sorry, the documents do not say.\") as any answer (default: off: unscored with the reason \"the answer declines to answer\", counted in the summary)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the libraries' own output: model loading bars, Ray's log lines (default: hidden)."),
     exhaustive: Optional[bool] = typer.Option(None, "--exhaustive/--no-exhaustive", help="Claim metrics: judge every chosen unit of a claim even after its closest unit accepts it, so each claim reports its highest probability (same verdicts, more judge calls; default: off)."),
     batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Pairs per judge forward pass (default: 32 on CPU, 128 on CUDA)."),
     chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="Rows scored together (default: 256)."),
-    column_map: list[str] = typer.Option([], "--column-map", help="FIELD=COLUMN or FIELD=column.key; repeat for several fields."),
-    threshold: list[str] = typer.Option([], "--threshold", help="KEY=VALUE, beats the judge's stored threshold: entailment, relevance, or a metric's own key (faithfulness=0.6); see localeval config."),
+    column_map: list[str] = typer.Option([], "--column-map", metavar="FIELD=COLUMN", help="FIELD=COLUMN or FIELD=column.key; repeat for several fields."),
+    threshold: list[str] = typer.Option([], "--threshold", metavar="KEY=VALUE", help="KEY=VALUE, beats the judge's stored threshold: entailment, relevance, or a metric's own key (faithfulness=0.6); see localeval config."),
     cache: Optional[Path] = typer.Option(None, "--cache", dir_okay=False, help="SQLite file of judge verdicts, reused across runs."),
     resume: bool = typer.Option(False, "--resume", help="Keep the rows OUTPUT already holds; score and append the rest."),
-    progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Show progress on stderr, model loading included (default: on)."),
+    progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Show progress on stderr (default: on; model loading bars only with -v)."),
     engine: Optional[str] = typer.Option(None, "--engine", help="local (default) or ray (an actor pool: one per GPU, else one per CPU)."),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster to join (auto: the one this node belongs to); default: a local one."),
     ray_actors: Optional[int] = typer.Option(None, "--ray-actors", help="Scoring actors for --engine ray."),
@@ -99,7 +123,7 @@ def score(
     max_row_chars: Optional[int] = typer.Option(None, "--max-row-chars", help="Characters one row may hold (default 1,000,000); a row over it is unscored with the reason; 0: no limit."),
     max_contexts: Optional[int] = typer.Option(None, "--max-contexts", help="Contexts one row may hold (default 1,000); a row over it is unscored with the reason; 0: no limit."),
     max_row_pairs: Optional[int] = typer.Option(None, "--max-row-pairs", help="Judge pairs one metric may ask for one row, estimated before scoring (default 4,000: about two minutes on a CPU); a row over it is unscored with the reason; 0: no limit."),
-    fail_under: list[str] = typer.Option([], "--fail-under", help="METRIC=VALUE: exit with 1 when the metric's mean is below VALUE; repeat for several metrics."),
+    fail_under: list[str] = typer.Option([], "--fail-under", metavar="METRIC=VALUE", help="METRIC=VALUE: exit with 1 when the metric's mean is below VALUE; repeat for several metrics."),
     max_unscored: Optional[float] = typer.Option(None, "--max-unscored", min=0.0, max=100.0, help="Exit with 1 when more than this percentage of rows is unscored for a metric (a metric that scores no row always fails)."),
     summary_json: Optional[Path] = typer.Option(None, "--summary-json", help="Write the summary, the gates and the run's metadata (version, judge and its hash, thresholds) as JSON."),
     junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", help="Write the gates as JUnit XML: one test case per metric."),
@@ -121,7 +145,7 @@ def score(
     from localeval.runner.gates import check_gates, parse_fail_under, write_junit_xml, write_summary_json
     from localeval.runner.metadata import run_metadata
     from localeval.runner.output import check_writable, output_format
-    from localeval.runner.progress import quiet_loading
+    from localeval.quiet import quiet_loading
     from localeval.options import RunOptions
     from localeval.runner.run import judges_of
 
@@ -139,7 +163,13 @@ def score(
             "cache": None if cache is None else str(cache),
             "progress": progress, "engine": engine, "ray_address": ray_address, "ray_actors": ray_actors,
             "max_row_chars": max_row_chars, "max_contexts": max_contexts, "max_row_pairs": max_row_pairs,
+            # Gates may live in the configuration file too (CI keeps them beside the metrics).
+            "fail_under": _parse_fail_under_flags(fail_under) or None, "max_unscored": max_unscored,
         }
+        if verbose:
+            from localeval.quiet import set_verbose
+
+            set_verbose(True)
         settings = _load(config, flags).config
         if resume and output is None:
             raise ValueError("--resume needs --output")
@@ -155,13 +185,16 @@ def score(
         for path, flag in ((report_path, "--report"), (summary_json, "--summary-json"), (junit_xml, "--junit-xml")):
             if path is not None:
                 check_writable(path, flag)
-        names = [name for name, _ in resolve_metrics(settings.metrics, load_judge=False)]
-        gates_under = parse_fail_under(fail_under, names)
+        settings = _drop_unread_file_thresholds(settings, set(_parse_thresholds(threshold)))
         # The flags' and the file's encodings are parsed once, into the run's options.
         options = settings.run_options()
+        # With the options: a --threshold key none of these metrics reads is refused here.
+        names = [name for name, _ in resolve_metrics(settings.metrics, options, load_judge=False)]
+        gates_under = parse_fail_under([f"{k}={v}" for k, v in settings.fail_under.items()], names)
+        max_unscored = settings.max_unscored
         if settings.engine == "local":
             # Built here (not in score_dataset) to name the judge in the summary's title.
-            with quiet_loading(not settings.progress):
+            with quiet_loading():
                 built = resolve_metrics(settings.metrics, options)
         else:
             built = settings.metrics
@@ -181,7 +214,7 @@ def score(
     judges = judges_of(built) if settings.engine == "local" else []
     where = f" with judge {judges[0].name} on {judges[0].device.type}" if judges else f" on engine {settings.engine}"
     console = Console(stderr=True, width=max(100, Console(stderr=True).width))
-    for table in summary.tables(title=f"{plural(summary.rows, 'row')} scored{where}"):
+    for table in summary.tables(title=f"{summary.headline()}{where}"):
         console.print(table)
     gates = check_gates(summary, gates_under, max_unscored)
     meta = {**(run_metadata(built) if settings.engine == "local" else {}),
@@ -197,6 +230,28 @@ def score(
         typer.echo(f"gate failed: {failure.message}", err=True)
     if not gates.passed:
         raise typer.Exit(1)
+
+
+def _drop_unread_file_thresholds(settings, flagged: set[str]):
+    """A threshold from the configuration file that none of this run's metrics reads is said in
+    one line and left out (the file serves runs of other metrics too); one given as a flag is
+    refused later, by `resolve_metrics`."""
+    from localeval.metrics.claim_support import JudgedMetric
+    from localeval.metrics.thresholds import unread_thresholds
+    from localeval.runner import resolve_metrics
+
+    if not settings.thresholds:
+        return settings
+    uses = {name: metric.threshold_uses() if isinstance(metric, JudgedMetric) else []
+            for name, metric in resolve_metrics(settings.metrics, load_judge=False)}
+    unread, said = unread_thresholds(settings.thresholds, uses)
+    from_file = [key for key in unread if key not in flagged]
+    if not from_file:
+        return settings
+    typer.echo(f"note: threshold {', '.join(map(repr, from_file))} from the configuration file is read by none of "
+               f"this run's metrics ({said}); left out", err=True)
+    kept = {k: v for k, v in settings.thresholds.items() if k not in from_file}
+    return settings.model_copy(update={"thresholds": kept})
 
 
 def _write_report(runs: list[Path], output: Path, *, worst: int, title: Optional[str], metadata: Optional[dict] = None) -> None:

@@ -76,6 +76,7 @@ class AnswerCorrectness(AnswerClaimsMetric):
         factual = FactualCorrectness(
             self.judge, mode="f1", **{**self.judge_options(), "threshold": self.resolved_threshold()},
             split_coordination=self.split_coordination, decomposer=self.decomposer,
+            score_declined=True,  # this metric has already decided about declined answers
         ).score_many(samples, session=session, show_progress_bar=show_progress_bar)
         similar = SemanticSimilarity(self.embedding_model, device=self._device,
                                      batch_size=self.batch_size).similarities(samples)

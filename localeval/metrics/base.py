@@ -11,6 +11,7 @@ passes to `score_many`; without one, `score_many` makes a short-lived session.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import os
 from abc import ABC, abstractmethod
@@ -64,6 +65,36 @@ class Metric(ABC):
     """Which way the score improves (torchmetrics' attribute): run comparisons, gates and
     reports read it (`localeval.metrics.registry.higher_is_better` for an output name)."""
 
+    score_declined: bool = False
+    """A metric that reads the response leaves an answer that declines to answer ("I'm sorry,
+    the documents do not say.", `localeval.text.declined`) unscored with the reason
+    ``"the answer declines to answer"``: refusing is not a hallucination. ``True`` (or the
+    constructor keyword ``score_declined=True``, or the run's ``score_declined``) scores it."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Every metric takes ``score_declined=`` without each constructor spelling it out:
+        # one home for the switch, whatever the subclass's own options are.
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is None or "score_declined" in inspect.signature(init).parameters:
+            return
+
+        @functools.wraps(init)
+        def __init__(self: Metric, *args: Any, score_declined: bool | None = None, **options: Any) -> None:
+            init(self, *args, **options)
+            if score_declined is not None:
+                self.score_declined = bool(score_declined)
+
+        cls.__init__ = __init__  # type: ignore[method-assign]
+
+    def declined_reason(self, sample: Sample) -> str | None:
+        """`DECLINED_REASON` when this metric reads the response and the response declines."""
+        if self.score_declined or "response" not in self.required_columns:
+            return None
+        from localeval.text.declined import DECLINED_REASON, is_declined
+
+        return DECLINED_REASON if is_declined(sample.response) else None
+
     def score(self, sample: Sample | Mapping[str, Any]) -> MetricResult:
         """Score one row. A mapping is validated into a `Sample` (pydantic errors are raised)."""
         return self.score_many([sample])[0]
@@ -87,7 +118,7 @@ class Metric(ABC):
         results: list[MetricResult | None] = [None] * len(rows)
         valid: list[int] = []
         for i, row in enumerate(rows):
-            reason = self.missing_columns(row)
+            reason = self.missing_columns(row) or self.declined_reason(row)
             if reason:
                 results[i] = self.unscored(reason)
             else:

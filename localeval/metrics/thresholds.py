@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-__all__ = ["GENERIC_KINDS", "ThresholdChoice", "check_threshold_keys", "choose_threshold", "did_you_mean",
-           "with_verdict"]
+__all__ = ["GENERIC_KINDS", "ThresholdChoice", "check_threshold_keys", "check_thresholds_read", "choose_threshold", "unread_thresholds",
+           "did_you_mean", "with_verdict"]
 
 GENERIC_KINDS: tuple[str, ...] = ("entailment", "relevance")
 FALLBACK = 0.5
@@ -60,6 +60,24 @@ def check_threshold_keys(thresholds: Mapping[str, float], known: Iterable[str]) 
             )
         if not 0.0 <= float(value) <= 1.0:
             raise ValueError(f"threshold {name!r} must be in [0, 1], got {value}")
+
+
+def unread_thresholds(thresholds: Mapping[str, float], uses: Mapping[str, Iterable[tuple[str, str]]]) -> tuple[list[str], str]:
+    """The given keys none of the run's metrics reads (``uses``: output name -> its ``(kind,
+    per-metric key)`` decisions), and what each metric reads, in words."""
+    read = {name: sorted({key for pair in pairs for key in pair}) for name, pairs in uses.items()}
+    keys = {key for found in read.values() for key in found}
+    said = "; ".join(f"{name} reads {', '.join(found)}" for name, found in read.items() if found)
+    return [name for name in thresholds if name not in keys], said or "none of them asks the judge"
+
+
+def check_thresholds_read(thresholds: Mapping[str, float], uses: Mapping[str, Iterable[tuple[str, str]]]) -> None:
+    """Raise ValueError for a given key that none of the run's metrics reads, naming which
+    metric reads which key: a ``relevance=0.5`` on a run of claim metrics would otherwise
+    change nothing, silently."""
+    unread, said = unread_thresholds(thresholds, uses)
+    if unread:
+        raise ValueError(f"threshold {', '.join(map(repr, unread))} is read by none of the chosen metrics ({said})")
 
 
 class ThresholdUse(NamedTuple):

@@ -20,6 +20,7 @@ from localeval.reports.compare import compare_runs
 from localeval.reports.data import fetch_rows, load_run
 from localeval.reports.multi import compare_many
 from localeval.reports.render import render_comparison, render_many, render_single
+from localeval.reports.settings import run_settings
 
 __all__ = ["build_report", "write_report"]
 
@@ -35,13 +36,15 @@ def build_report(
         raise ValueError("a report takes one run file, or several to compare; got none")
     if worst < 0:
         raise ValueError("worst must be >= 0")
+    settings = [run_settings(r) for r in runs]  # each output's run record: judge, thresholds, options
     if len(runs) == 1:
-        return render_single(load_run(runs[0], worst=worst), worst=worst, title=title, metadata=metadata)
+        return render_single(load_run(runs[0], worst=worst), worst=worst, title=title, metadata=metadata,
+                             settings=settings[0])
     if len(runs) > 2:
         loaded = [load_run(r, worst=0) for r in runs]
         if len({r.name for r in loaded}) < len(loaded):  # same file name in several folders
             loaded = [r.model_copy(update={"name": str(Path(p))}) for r, p in zip(loaded, runs)]
-        return render_many(loaded, compare_many(loaded, top=worst), title=title)
+        return render_many(loaded, compare_many(loaded, top=worst), title=title, settings=settings)
     a = load_run(runs[0], worst=0)
     b = load_run(runs[1], worst=0)
     if a.name == b.name:  # same file name in two folders: tell them apart
@@ -49,7 +52,8 @@ def build_report(
         b = b.model_copy(update={"name": str(Path(runs[1]))})
     cmp = compare_runs(a, b, top=worst)
     lines = {c.line for ch in cmp.changes for c in ch.worsened + ch.improved}
-    return render_comparison(a, b, cmp, fetch_rows(runs[0], lines), fetch_rows(runs[1], lines), title=title)
+    return render_comparison(a, b, cmp, fetch_rows(runs[0], lines), fetch_rows(runs[1], lines), title=title,
+                             settings=settings)
 
 
 def write_report(

@@ -54,6 +54,9 @@ class RunData(BaseModel):
     labels: list[tuple[str, str, list[str]]] = []
     """Per row in file order: its id (or ""), its question cut to 140 characters, its warnings:
     what the table of every row shows (bounded per row, so memory stays bounded by the rows)."""
+    texts: list[str] = []
+    """Per row in file order: its text fields (question, response, reference, contexts, id),
+    lower-cased, what the table's search reads (at most `SEARCH_CHARS` per row)."""
 
 
 def _unflatten(item: dict[str, Any]) -> dict[str, Any]:
@@ -184,6 +187,24 @@ def _label(record: dict[str, Any]) -> tuple[str, str, list[str]]:
     return ident, question, _warnings_of(record)
 
 
+SEARCH_CHARS = 20_000
+"""Characters of one row the report's search reads: every text field, not only the question,
+but bounded, so a report of long contexts stays a page, not a copy of the file."""
+_SEARCHED = ("user_input", "question", "response", "answer", "reference", "ground_truth",
+             "retrieved_contexts", "contexts", "reference_contexts")
+
+
+def _search_text(record: dict[str, Any]) -> str:
+    parts: list[str] = []
+    for key in _SEARCHED:
+        value = record.get(key)
+        if isinstance(value, str):
+            parts.append(value)
+        elif isinstance(value, list):
+            parts.extend(v for v in value if isinstance(v, str))
+    return " ".join(" ".join(parts).split())[:SEARCH_CHARS].lower()
+
+
 def load_run(path: str | os.PathLike[str], *, worst: int = 10, name: str | None = None) -> RunData:
     """Read a run file once: summary, every score, and the ``worst`` rows of each metric."""
     path = Path(path)
@@ -197,6 +218,7 @@ def load_run(path: str | os.PathLike[str], *, worst: int = 10, name: str | None 
     reasons: dict[str, dict[int, str]] = {}
     heaps: dict[str, list[tuple[float, int, int, dict[str, Any]]]] = {}
     labels: list[tuple[str, str, list[str]]] = []
+    texts: list[str] = []
     for position, rec in enumerate(iter_records(path, unreadable)):
         if metrics is None:
             metrics = detect_metrics(rec)
@@ -211,6 +233,7 @@ def load_run(path: str | os.PathLike[str], *, worst: int = 10, name: str | None 
         line = line if isinstance(line, int) and not isinstance(line, bool) else position + 1
         lines.append(line)
         labels.append(_label(rec))
+        texts.append(_search_text(rec))
         builder.rows += 1
         builder.warn(_warnings_of(rec))
         for m in metrics:
@@ -244,6 +267,7 @@ def load_run(path: str | os.PathLike[str], *, worst: int = 10, name: str | None 
         reasons=reasons,
         worst={m: [item[3] for item in sorted(heaps[m], key=lambda t: (-t[0], -t[1]))] for m in metrics},
         labels=labels,
+        texts=texts,
     )
 
 

@@ -29,6 +29,11 @@ RENDERERS: dict[str, Renderer] = {}
 """Metric name -> the renderer of its details (see `renders`)."""
 
 
+def _of(part: int, total: int, noun: str, nouns: str | None = None) -> str:
+    """"1 of 1 claim", "2 of 3 claims": the noun agrees with the total."""
+    return f"{part} of {total} {noun if total == 1 else (nouns or noun + 's')}"
+
+
 def renders(*metrics: str) -> Callable[[Renderer], Renderer]:
     """Register the decorated function as the renderer of ``metrics`` (their registry names)."""
 
@@ -146,7 +151,7 @@ def _claims(details: dict[str, Any], contexts: list[str] | None = None) -> str:
     if not claims:
         return '<p class="muted">no claim to check</p>'
     missing = sum(1 for c in claims if not c.get("attributed"))
-    head = (f'<p><b>{missing} of {len(claims)} claims not supported</b> by any retrieved context '
+    head = (f'<p><b>{_of(missing, len(claims), "claim")} not supported</b> by any retrieved context '
             f'(threshold {fmt(details.get("threshold"))}); the best evidence found is shown.</p>')
     return head + _claim_table(claims, "supported", "not supported")
 
@@ -163,10 +168,10 @@ def _factual(details: dict[str, Any], contexts: list[str] | None = None) -> str:
     if details.get("non_answer") or declined:
         out += ('<p class="bad"><b>non-answer:</b> ' + esc(" / ".join(declined) or "empty response") + "</p>")
     if response:
-        out += (f"<p><b>{wrong} of {len(response)} response claims not supported by the reference</b></p>"
+        out += (f"<p><b>{_of(wrong, len(response), 'response claim')} not supported by the reference</b></p>"
                 + _claim_table(response, "correct", "not in the reference"))
     if reference:
-        out += (f"<p><b>{missing} of {len(reference)} reference claims missing from the response</b></p>"
+        out += (f"<p><b>{_of(missing, len(reference), 'reference claim')} missing from the response</b></p>"
                 + _claim_table(reference, "stated", "missing"))
     return out
 
@@ -200,7 +205,7 @@ def _answer_statements(details: dict[str, Any], contexts: list[str] | None = Non
         f'{"non-answer" if s.get("non_answer") else ("relevant" if s.get("relevant") else "not relevant")} '
         f'({fmt(s.get("probability"))}): {esc(s.get("text", ""))}</li>' for s in statements)
     irrelevant = sum(1 for s in statements if not s.get("relevant"))
-    return (f"<p><b>{irrelevant} of {len(statements)} statements do not address the question</b> "
+    return (f"<p><b>{_of(irrelevant, len(statements), 'statement')} {'does' if irrelevant == 1 else 'do'} not address the question</b> "
             f'(threshold {fmt(details.get("threshold"))})</p><ul>{items}</ul>')
 
 
@@ -266,7 +271,7 @@ def _relevance(details: dict[str, Any], contexts: list[str] | None) -> str:
             f'<div class="ctx"><span class="muted">context {i}:</span> {highlight(text, by_ctx.get(i, []))}</div>'
             for i, text in enumerate(contexts) if text.strip()
         )
-        return (f"<p><b>{n_rel} of {len(sentences)} sentences relevant</b> to the question (threshold {thr}); "
+        return (f"<p><b>{_of(n_rel, len(sentences), 'sentence')} relevant</b> to the question (threshold {thr}); "
                 f'<mark class="ok">relevant</mark> <mark class="bad">irrelevant</mark>, hover for the probability.</p>' + body)
     if sentences:
         return "<ul>" + "".join(
@@ -295,12 +300,12 @@ def _trace(details: dict[str, Any], contexts: list[str] | None) -> str:
 
     if completeness:
         relevant = [s for s in sentences if s.get("relevant")]
-        head = (f"<p><b>{sum(1 for s in relevant if s.get('utilized'))} of {len(relevant)} relevant sentences used</b> "
-                f"by the response ({used} of {len(sentences)} sentences used); "
+        head = (f"<p><b>{_of(sum(1 for s in relevant if s.get('utilized')), len(relevant), 'relevant sentence')} used</b> "
+                f"by the response ({_of(used, len(sentences), 'sentence')} used); "
                 '<mark class="ok">relevant, used</mark> <mark class="bad">relevant, not used</mark> '
                 '<mark class="used">used, not relevant</mark>.</p>')
     else:
-        head = (f"<p><b>{used} of {len(sentences)} context sentences used</b> by the response "
+        head = (f"<p><b>{_of(used, len(sentences), 'context sentence')} used</b> by the response "
                 f'(threshold {fmt(details.get("threshold"))}); <mark class="used">used</mark>, hover for the probability.</p>')
     if contexts is not None:
         by_ctx: dict[int, list[tuple[int, int, str, str]]] = {}
@@ -330,7 +335,7 @@ def _entities(details: dict[str, Any], contexts: list[str] | None = None) -> str
         f'{esc(e.get("text", ""))} <span class="muted">({esc(e.get("label", ""))}'
         + (f', {esc(e["match"].get("how", ""))} match' if isinstance(e.get("match"), dict) else "") + ")</span></li>"
         for e in missing + [e for e in ents if e.get("found")])
-    return f"<p><b>{len(missing)} of {len(ents)} reference entities not found</b> in the contexts.</p><ul>{items}</ul>"
+    return f"<p><b>{_of(len(missing), len(ents), 'reference entity', 'reference entities')} not found</b> in the contexts.</p><ul>{items}</ul>"
 
 
 def _chunk_verdicts(chunks: list[dict[str, Any]], flag: str, words: tuple[str, str]) -> str:

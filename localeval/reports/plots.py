@@ -15,13 +15,22 @@ from collections.abc import Iterable, Sequence
 __all__ = ["histogram_svg"]
 
 _BINS = 10
-_COLOURS = ("#3b6ea8", "#d9822b")
+_COLOURS = ("#3b6ea8", "#d9822b", "#2e8b57", "#c23b6b", "#7a5cc4", "#8c6d31", "#1f9bb4", "#5f5f5f")
+"""One colour per run, distinct for up to eight runs (a series of nightly runs); beyond that
+colours repeat with a hatch, so no two runs look the same."""
+_HATCHES = ("", "//", "..", "xx")
 
 
 def _plain(text: str) -> str:
     """Labels come from the file (metric and run names): kept to plain characters, because
     matplotlib parses "$...$" as math and copies text into SVG comments."""
     return re.sub(r"[^\w.\- ()]", "_", text)[:80]
+
+
+def _short(label: str, limit: int = 28) -> str:
+    """A legend label that fits half the figure's width (a run's file name may be long)."""
+    text = _plain(label)
+    return text if len(text) <= limit else "..." + text[-(limit - 3):]
 
 
 def _finite(values: Iterable[float]) -> list[float]:
@@ -43,7 +52,8 @@ def histogram_svg(
 
     edges = [i / _BINS for i in range(_BINS + 1)]
     with matplotlib.rc_context({"svg.fonttype": "path", "svg.hashsalt": salt, "font.size": 9}):
-        fig, ax = plt.subplots(figsize=(4.0, 2.5 if len(series) == 1 else 2.8), dpi=100)
+        legend_rows = math.ceil(len(series) / 2) if len(series) > 1 else 0
+        fig, ax = plt.subplots(figsize=(4.0, 2.5 + 0.25 * legend_rows), dpi=100)
         try:
             data = [(label, _finite(values)) for label, values in series]
             width = 1.0 / _BINS / max(1, len(data))
@@ -53,7 +63,8 @@ def histogram_svg(
                     counts[min(_BINS - 1, int(v * _BINS))] += 1
                 lefts = [e + i * width for e in edges[:-1]]
                 ax.bar(lefts, counts, width=width * 0.95, align="edge", color=_COLOURS[i % len(_COLOURS)],
-                       label=f"{_plain(label)} ({len(values)} scored)")
+                       hatch=_HATCHES[(i // len(_COLOURS)) % len(_HATCHES)],
+                       label=f"{_short(label)} ({len(values)} scored)")
             ax.set_xlim(0, 1)
             ax.set_xticks(edges[::2])
             ax.set_xlabel("score")
@@ -65,10 +76,13 @@ def histogram_svg(
                 fig.tight_layout()
             else:  # the legend goes under the axes, where it hides no bar
                 ax.set_title(_plain(title))
-                fig.legend(loc="lower center", ncol=len(data), frameon=False, fontsize=8)
-                fig.tight_layout(rect=(0, 0.1, 1, 1))
+                # Two entries per legend row, and room for every row: with three runs in one
+                # row the legend ran past the figure's edges and was cut.
+                fig.legend(loc="lower center", ncol=min(2, len(data)), frameon=False, fontsize=8)
+                fig.tight_layout(rect=(0, 0.25 * legend_rows / (2.5 + 0.25 * legend_rows) + 0.02, 1, 1))
             buf = io.StringIO()
-            fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+            # "tight": the saved canvas grows to hold whatever was drawn, so nothing is clipped.
+            fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
         finally:
             plt.close(fig)
     svg = buf.getvalue()

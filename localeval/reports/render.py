@@ -12,6 +12,7 @@ from localeval.reports.compare import Change, Comparison
 from localeval.reports.data import RunData, score_of
 from localeval.reports.explain import clip, esc, explain, fmt, row_fields
 from localeval.reports.plots import histogram_svg
+from localeval.reports.settings import settings_table
 from localeval.reports.multi import MultiComparison, render_many_body
 from localeval.reports.table import SCRIPT, SCRIPT_HASH, rows_table
 from localeval.reports.significance import compare_pair
@@ -36,6 +37,10 @@ details.row>summary{cursor:pointer;font-weight:600}.fields td:first-child{width:
 .fields td{white-space:pre-wrap}.controls{margin:6px 0;display:flex;flex-wrap:wrap;gap:12px;align-items:center}
 table.rows th{cursor:pointer;user-select:none}table.rows th[aria-sort=ascending]::after{content:" \\25B2"}
 table.rows th[aria-sort=descending]::after{content:" \\25BC"}td.unscored{color:#999}.meta td:first-child{color:#555;white-space:nowrap}
+.box{max-width:100%;overflow:auto}.rows-box{max-height:80vh;border:1px solid #ddd}table.rows{margin:0}
+table.rows td{overflow-wrap:break-word}table.rows td:nth-child(2){min-width:5em;max-width:14em;overflow-wrap:anywhere}
+table.rows td:nth-child(3){min-width:14em;max-width:30em;overflow-wrap:anywhere}table.rows td:last-child{min-width:8em;overflow-wrap:anywhere}
+table.rows thead th{position:sticky;top:0}.meta td{overflow-wrap:anywhere}tr.differs td{background:#fff0b3}
 """
 
 _OPEN_ROWS = 3
@@ -168,7 +173,7 @@ def _row_warnings(summary: RunSummary) -> str:
 
 
 def render_single(run: RunData, *, worst: int, title: str | None = None,
-                  metadata: Mapping[str, Any] | None = None) -> str:
+                  metadata: Mapping[str, Any] | None = None, settings: dict[str, str] | None = None) -> str:
     title = title or f"localeval report: {run.name}"
     nav = "".join(f'<a href="#{_anchor("worst", m)}">{esc(m)}</a>' for m in run.metrics)
     body = (
@@ -177,15 +182,19 @@ def render_single(run: RunData, *, worst: int, title: str | None = None,
         f'<nav><a href="#rows">every row</a> worst rows: {nav}</nav>'
         f'<h2 id="summary">Summary per metric</h2>{_summary_table(run.summary)}'
         + intervals_html(run.summary) + calibration_html(metadata) + _metadata(metadata)
+        # Without the summary's metadata, the run record says what the run was made with.
+        + ("" if metadata or not settings else settings_table([run.name], [settings]))
         + _plots([run], run.metrics) + rows_table(run, _anchors(run)) + _worst_section(run, worst)
     )
     return _page(title, body, script=True)
 
 
-def render_many(runs: list[RunData], cmp: MultiComparison, *, title: str | None = None) -> str:
+def render_many(runs: list[RunData], cmp: MultiComparison, *, title: str | None = None,
+                settings: list[dict[str, str]] | None = None) -> str:
     title = title or f"localeval comparison of {len(runs)} runs"
     tests = [compare_pair(runs[0], run, explain=False) for run in runs[1:]]
-    body = f"<h1>{esc(title)}</h1>" + render_many_body(cmp) + significance_html(tests) + _plots(runs, cmp.metrics)
+    body = (f"<h1>{esc(title)}</h1>" + render_many_body(cmp) + significance_html(tests)
+            + settings_table([r.name for r in runs], settings or [{} for _ in runs]) + _plots(runs, cmp.metrics))
     return _page(title, body)
 
 
@@ -209,7 +218,7 @@ def _change_rows(metric: str, changes: list[Change], rows_a: dict[int, dict], ro
 
 
 def render_comparison(a: RunData, b: RunData, cmp: Comparison, rows_a: dict[int, dict], rows_b: dict[int, dict],
-                      *, title: str | None = None) -> str:
+                      *, title: str | None = None, settings: list[dict[str, str]] | None = None) -> str:
     title = title or f"localeval comparison: {a.name} vs {b.name}"
     names = (f"A: {a.name}", f"B: {b.name}")
     table = ['<table class="changes"><tr><th>metric</th><th class=num>mean A</th><th class=num>mean B</th>'
@@ -242,6 +251,7 @@ def render_comparison(a: RunData, b: RunData, cmp: Comparison, rows_a: dict[int,
         + significance_html([compare_pair(a, b, explain=False)])
         + f'<h2 id="summary">Summary of each run</h2><h3>{esc(names[0])}</h3>{_summary_table(a.summary)}'
         f"<h3>{esc(names[1])}</h3>{_summary_table(b.summary)}"
+        + settings_table(list(names), settings or [{}, {}])
         + _plots([a, b], cmp.metrics)
         + '<h2 id="rows">Rows that changed, with why</h2>' + "".join(sections)
     )

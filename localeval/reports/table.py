@@ -83,7 +83,7 @@ def rows_table(run: RunData, anchors: dict[tuple[int, str], str]) -> str:
     metric_cols = list(range(first, first + len(run.metrics)))
     options = "".join(f'<option value="{c}">{esc(m)}</option>' for c, m in zip(metric_cols, run.metrics))
     controls = (
-        '<div class="controls"><label>search <input id="rows-search" type="search" placeholder="text, line or id"></label> '
+        '<div class="controls"><label>search <input id="rows-search" type="search" placeholder="any text of a row, line or id"></label> '
         f'<label>metric <select id="rows-metric"><option value="">any</option>{options}</select></label> '
         '<label>score below <input id="rows-below" type="number" min="0" max="1" step="0.05"></label> '
         '<label><input id="rows-unscored" type="checkbox"> unscored</label> '
@@ -100,12 +100,18 @@ def rows_table(run: RunData, anchors: dict[tuple[int, str], str]) -> str:
         for m in run.metrics:
             cells.append(_score_cell(run, m, i, line, anchors.get((line, m))))
         cells.append(f"<td>{esc('; '.join(warnings))}</td>")
-        text = f"{line} {ident} {question}".lower()
-        body.append(f'<tr data-text="{esc(text)}" data-warned="{1 if warnings else 0}">{"".join(cells)}</tr>')
+        # Search reads every text field of the row (answer, reference, contexts), not only
+        # what the table shows.
+        text = f"{line} {ident} {question} {run.texts[i] if i < len(run.texts) else ''}".lower()
+        # "=" and ":" as character references: the row's text reads back the same, and no user
+        # text in the markup looks like an attribute (src=...) or a URL to a reader of the raw page.
+        searched = esc(text).replace("=", "&#61;").replace(":", "&#58;")
+        body.append(f'<tr data-text="{searched}" data-warned="{1 if warnings else 0}">{"".join(cells)}</tr>')
     return (
         f'<h2 id="rows">Every row</h2>{controls}'
-        f'<table id="rows-table" class="rows" data-metric-cols="{esc(metric_cols)}"><thead><tr>{"".join(heads)}</tr></thead>'
-        f'<tbody>{"".join(body)}</tbody></table>'
+        # In a box of its own that scrolls: the page never grows wider than the window.
+        f'<div class="box rows-box"><table id="rows-table" class="rows" data-metric-cols="{esc(metric_cols)}">'
+        f'<thead><tr>{"".join(heads)}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
         '<p class="muted">Click a column to sort (again: the other way). A score links to its explanation when the row is '
         "among the lowest-scored rows below.</p>"
     )

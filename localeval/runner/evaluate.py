@@ -288,7 +288,7 @@ def _run(
         output_format(output)
     columns = ColumnMap(column_map)
     # The Ray engine loads judges (and decomposers) in its actors; here only the output names are needed.
-    with quiet_loading(not show_progress):
+    with quiet_loading():
         named = resolve_metrics(metrics, options, load_judge=engine == "local")
     source = open_source(data, columns)
     budget = RowBudget(max_row_chars=max_row_chars or None, max_contexts=max_contexts or None,
@@ -402,10 +402,11 @@ def _write(writer: Any, chunk: list[ScoredRow] | None, output: str | os.PathLike
 
 
 def evaluate(
-    data: Any,
-    metrics: str | Sequence[str | Metric],
+    data: Any = None,
+    metrics: str | Sequence[str | Metric] | None = None,
     column_map: Mapping[str, ColumnSource] | None = None,
     *,
+    dataset: Any = None,
     model: Any = None,
     device: str | None = None,
     batch_size: int | None = None,
@@ -426,6 +427,7 @@ def evaluate(
     screen: bool = True,
     contrasts: bool = True,
     exhaustive: bool = False,
+    score_declined: bool = False,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     max_row_pairs: int | None = DEFAULT_MAX_ROW_PAIRS,
@@ -438,7 +440,9 @@ def evaluate(
             RAGAS ``EvaluationDataset`` or list of ``SingleTurnSample`` (read by field name;
             ragas is not imported), or a path to a JSON Lines, CSV or Parquet file.
         metrics: metric names (ours or RAGAS aliases; a comma-separated string works) and/or
-            `Metric` objects.
+            `Metric` objects; a RAGAS metric object is scored by the localeval metric for the
+            same thing (`localeval.compat.ragas_metrics`, with a one-line notice).
+        dataset: RAGAS' name for ``data`` (``evaluate(dataset=df, metrics=[...])``); give one.
         column_map: target field -> column name, dotted path into a dict column, or
             ``callable(row)`` (see `localeval.runner.columns`).
         model, device: the judge for metrics given by name (default: the shipped judge, on
@@ -479,6 +483,10 @@ def evaluate(
         exhaustive: for metrics given by name that attribute claims: judge every chosen unit
             of a claim even after its closest unit accepts it, so each claim reports its
             highest probability (verdicts are the same; more judge pairs).
+        score_declined: an answer that declines to answer ("I'm sorry, the documents do not
+            say.", `localeval.text.declined`) is unscored by the metrics that read the
+            response, with the reason "the answer declines to answer" (counted in the
+            summary); ``True`` scores it as any answer.
 
         max_row_chars, max_contexts, max_row_pairs: per-row budgets (characters, contexts,
             judge pairs one metric would ask for, estimated before scoring); a row over one is
@@ -502,6 +510,7 @@ def evaluate(
     Returns:
         an `EvaluationResult` holding every row, scored or with the reason it is not.
     """
+    data, metrics = _data_and_metrics(data, dataset, metrics)
     rows: list[RowResult] = []
 
     def keep(chunk: list[ScoredRow]) -> None:
@@ -522,14 +531,26 @@ def evaluate(
     return EvaluationResult(rows, [m.metric for m in summary.metrics], summary)
 
 
-async def aevaluate(data: Any, metrics: str | Sequence[str | Metric], column_map: Mapping[str, ColumnSource] | None = None,
-                    **options: Any) -> EvaluationResult:
+def _data_and_metrics(data: Any, dataset: Any, metrics: Any) -> tuple[Any, Any]:
+    """``data`` or RAGAS' ``dataset=`` (one of them), and the metrics, which are required."""
+    if data is not None and dataset is not None:
+        raise TypeError("give the rows once: data or dataset=, not both")
+    data = dataset if data is None else data
+    if data is None:
+        raise TypeError("evaluate() needs the rows: evaluate(rows, metrics) or evaluate(dataset=rows, metrics=[...])")
+    if metrics is None:
+        raise TypeError("evaluate() needs metrics: a name, a list of names or Metric objects")
+    return data, metrics
+
+
+async def aevaluate(data: Any = None, metrics: str | Sequence[str | Metric] | None = None,
+                    column_map: Mapping[str, ColumnSource] | None = None, **options: Any) -> EvaluationResult:
     """`evaluate` for async code: the run goes to a worker thread, the event loop stays free
     (same arguments, same result). Two runs awaited together share the judge and take turns
     on the CPU; they do not score faster than one after the other."""
     import asyncio
 
-    return await asyncio.to_thread(evaluate, data, metrics, column_map, **options)
+    return await asyncio.to_thread(evaluate, data, metrics, column_map, **options)  # dataset= goes through options
 
 
 def score_dataset(
@@ -557,6 +578,7 @@ def score_dataset(
     screen: bool = True,
     contrasts: bool = True,
     exhaustive: bool = False,
+    score_declined: bool = False,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     max_row_pairs: int | None = DEFAULT_MAX_ROW_PAIRS,

@@ -8,31 +8,13 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TextIO
 
+# quiet_loading's home is localeval.quiet (the backends use it too); kept importable from here.
+from localeval.quiet import quiet_loading
 from localeval.runner.summary import plural
 
 __all__ = ["Progress", "make_progress", "quiet_loading"]
-
-
-@contextmanager
-def quiet_loading(quiet: bool = True) -> Iterator[None]:
-    """Hide transformers' "Loading weights" bar while ``quiet`` (``--no-progress`` means no
-    progress output at all, model loading included); its earlier state is restored after."""
-    if not quiet:
-        yield
-        return
-    from transformers.utils import logging as hf_logging
-
-    was_enabled = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            hf_logging.enable_progress_bar()
 
 
 class Progress:

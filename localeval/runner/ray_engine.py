@@ -196,15 +196,31 @@ def _on_this_node(ray: Any) -> dict[str, Any]:
 
 
 def _connect(ray: Any, address: str | None) -> None:
+    import logging
+
+    from localeval.quiet import verbose
+
+    loud = verbose()
+    if not loud:  # Ray Data's INFO lines (execution plans, progress) on our stderr: not without -v
+        for name in ("ray", "ray.data"):
+            logging.getLogger(name).setLevel(logging.ERROR)
     if ray.is_initialized():
         return
+    # Ray's INFO lines and its C++ core's E-level lines (core_worker) go to stderr unless
+    # told otherwise: quiet by default, Ray's own levels with -v. Set before init so the
+    # raylet and the workers it starts inherit them.
+    if not loud:
+        os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
+        os.environ.setdefault("RAY_LOG_TO_STDERR", "0")
+    kwargs = {"log_to_driver": loud, "configure_logging": loud,
+              "logging_level": logging.INFO if loud else logging.ERROR}
     if address is None:
         # A local instance for this run: no usage statistics, no dashboard, Ray's own log
         # lines kept in its session folder rather than on our stderr.
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-        ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
+        ray.init(include_dashboard=False, **kwargs)
     else:
-        ray.init(address=address, log_to_driver=False, configure_logging=False)
+        ray.init(address=address, **kwargs)
 
 
 def ray_chunks(

@@ -92,6 +92,7 @@ def resolve_metrics(
     options = options or RunOptions()
 
     items = [m.strip() for m in metrics.split(",") if m.strip()] if isinstance(metrics, str) else list(metrics)
+    items = [_from_ragas(item) for item in items]
     if not items:
         raise ValueError("no metric given")
     judge: NLIJudge | None = None
@@ -124,11 +125,9 @@ def resolve_metrics(
                 if chosen is not None:
                     kwargs["decomposer"] = chosen
             metric, requested = cls(**kwargs), item.strip().lower()
+            if options.score_declined:  # set only when on: default metrics keep their stored-results key
+                metric.score_declined = True
         else:
-            from localeval.compat.ragas_metrics import is_ragas_metric, ragas_metric_hint
-
-            if is_ragas_metric(item):
-                raise TypeError(ragas_metric_hint(item))
             raise TypeError(f"metrics must be names or Metric objects, got {type(item).__name__}")
         # The metric's own name, unless two entries share it (an alias asked beside its
         # metric): then the name the user typed, so no column overwrites another.
@@ -137,7 +136,36 @@ def resolve_metrics(
         if name in names:
             raise ValueError(f"metric {name!r} is asked for twice")
         out.append((name, metric))
+    _check_thresholds_read(options, out)
     return out
+
+
+def _from_ragas(item: Any) -> Any:
+    """A RAGAS metric object becomes the name of localeval's metric for the same thing, said in
+    one line; one without a counterpart is refused (`localeval.compat.ragas_metrics`)."""
+    if isinstance(item, (str, tuple, Metric)):
+        return item
+    from localeval.compat.ragas_metrics import is_ragas_metric, ragas_equivalent, ragas_metric_hint, ragas_notice
+
+    if not is_ragas_metric(item):
+        return item
+    name = ragas_equivalent(item)
+    if name is None:
+        raise TypeError(ragas_metric_hint(item))
+    import warnings
+
+    warnings.warn(ragas_notice(item, name), UserWarning, stacklevel=4)
+    return name
+
+
+def _check_thresholds_read(options: RunOptions, metrics: list[tuple[str, Metric]]) -> None:
+    """A given threshold key that no metric of the run reads is refused, before any row."""
+    from localeval.metrics.thresholds import check_thresholds_read
+
+    if options.thresholds:
+        check_thresholds_read(options.thresholds, {
+            name: metric.threshold_uses() if isinstance(metric, JudgedMetric) else [] for name, metric in metrics
+        })
 
 
 def judges_of(metrics: Iterable[tuple[str, Metric]]) -> list[NLIJudge]:

@@ -108,6 +108,19 @@ class RunSummary(BaseModel):
                 return m
         raise KeyError(metric)
 
+    def headline(self) -> str:
+        """"5 rows scored", or what was not: "3 rows read, none scored", "5 rows read; scored:
+        faithfulness 4, context_recall 5" (a title must not say rows were scored that were not)."""
+        read = plural(self.rows, "row")
+        counts = [m.scored for m in self.metrics]
+        if self.rows and counts and all(n == self.rows for n in counts):
+            return f"{read} scored"
+        if not any(counts):
+            return f"{read} read, none scored"
+        if len(self.metrics) == 1:
+            return f"{read} read, {counts[0]} scored"
+        return f"{read} read; scored: " + ", ".join(f"{m.metric} {m.scored}" for m in self.metrics)
+
     def __str__(self) -> str:
         """The tables the CLI draws, as text: ``print(result.summary())`` reads like the CLI."""
         import io
