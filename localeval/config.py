@@ -65,6 +65,7 @@ class LocalevalConfig(BaseModel):
 
     metrics: list[str] = Field(default_factory=lambda: ["context_recall"])
     model: str | None = Field(default=None, description="judge name or local model folder (default: the shipped judge)")
+    relevance_model: str | None = Field(default=None, description="separate relevance judge: a cross-encoder reranker folder or FORMAT:PATH (default: the judge's relevance head)")
     device: str | None = Field(default=None, description="cpu, cuda, cuda:1 ... (default: CUDA when present)")
     precision: Literal["auto", "fp32", "bf16", "fp16"] = Field(
         default="auto", description="judge number format: auto (fp32 on CPU, fp16 on CUDA), fp32, bf16, fp16"
@@ -142,7 +143,7 @@ class LocalevalConfig(BaseModel):
             "column_map": self.column_map or None, "cache": self.cache, "engine": self.engine,
             "ray_address": self.ray_address, "ray_actors": self.ray_actors,
             "decomposer": None if self.decomposer == "rule" else self.decomposer,
-            "precision": self.precision,
+            "precision": self.precision, "relevance_model": self.relevance_model,
             "max_units": parse_max_units(self.max_units),
             "candidates": self.candidates, "locate": self.locate, "screen": self.screen,
             "contrasts": self.contrasts,
@@ -187,10 +188,13 @@ def _relative_to(folder: Path, data: dict[str, Any]) -> dict[str, Any]:
     out = dict(data)
     if isinstance(out.get("cache"), str):
         out["cache"] = str(folder / Path(out["cache"]).expanduser())
-    for key in ("model", "decomposer"):
+    for key in ("model", "relevance_model", "decomposer"):
         value = out.get(key)
+        # A judge may name its format before the path ("minicheck:./models/x"): the path is relative.
+        head, sep, rest = value.partition(":") if isinstance(value, str) else ("", "", "")
+        prefix, value = (head + sep, rest) if sep and len(head) > 1 and head.replace("-", "").isalpha() else ("", value)
         if isinstance(value, str) and (value.startswith((".", "~")) or "/" in value or os.sep in value):
-            out[key] = str(folder / Path(value).expanduser())
+            out[key] = prefix + str(folder / Path(value).expanduser())
     return out
 
 

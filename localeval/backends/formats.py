@@ -356,6 +356,8 @@ class HHEMFormat(JudgeFormat):
         for file in sorted(info.path.glob("*.safetensors")):
             state.update(load_file(str(file)))
         model = _TokenHead(_t5_config_from_weights(state, "t5."))
+        # A file saved with tied tensors deduplicated keeps only the shared embedding.
+        state.setdefault("t5.transformer.encoder.embed_tokens.weight", state["t5.transformer.shared.weight"])
         # Unused decoder or lm-head tensors of the published file are not part of the model.
         wanted = {k: v for k, v in state.items() if k in model.state_dict()}
         missing = set(model.state_dict()) - set(wanted)

@@ -65,7 +65,10 @@ def resolve_model(name_or_path: str | os.PathLike[str] | None = None) -> Path:
     candidate = Path(requested).expanduser()
     if candidate.is_dir():
         if not _is_model_dir(candidate):
-            raise JudgeNotFoundError(f"{candidate} is a directory but holds no config.json")
+            found = sorted(p.name for p in candidate.iterdir())[:20]
+            raise JudgeNotFoundError(
+                f"{candidate} is a directory but holds no config.json (found: {found or 'nothing'}); "
+                "every judge format needs one: see `localeval judges` for what each expects")
         return candidate
     for directory in _registry_dirs():
         if _is_model_dir(directory / requested):

@@ -208,13 +208,14 @@ def run_options(
     screen: bool = True,
     contrasts: bool = True,
     exhaustive: bool = False,
+    relevance_model: Any = None,
 ) -> RunOptions:
     """The `RunOptions` of `evaluate`'s keywords (``max_units="default"``: the metrics' default)."""
     return RunOptions(
         model=model, device=device, batch_size=batch_size, chunk_size=chunk_size, cache=cache,
         thresholds=thresholds or {}, decomposer=decomposer, precision=precision,
         max_units=parse_max_units(max_units, zero_means_all=False), candidates=candidates, locate=locate,
-        screen=screen, contrasts=contrasts, exhaustive=exhaustive,
+        screen=screen, contrasts=contrasts, exhaustive=exhaustive, relevance_model=relevance_model,
     )
 
 
@@ -222,7 +223,7 @@ _OPTION_DEFAULTS: dict[str, Any] = {
     "model": None, "device": None, "batch_size": None, "chunk_size": DEFAULT_CHUNK_SIZE, "cache": None,
     "thresholds": None, "decomposer": None, "precision": None, "max_units": "default",
     "candidates": DEFAULT_SELECTOR, "locate": DEFAULT_LOCATE, "screen": True, "contrasts": True,
-    "exhaustive": False,
+    "exhaustive": False, "relevance_model": None,
 }
 """The scoring keywords of `evaluate` and `score_dataset` (`run_options`) with their defaults."""
 
@@ -375,6 +376,7 @@ def evaluate(
     screen: bool = True,
     contrasts: bool = True,
     exhaustive: bool = False,
+    relevance_model: Any = None,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     session: JudgeSession | None = None,
@@ -390,7 +392,10 @@ def evaluate(
         column_map: target field -> column name, dotted path into a dict column, or
             ``callable(row)`` (see `localeval.runner.columns`).
         model, device: the judge for metrics given by name (default: the shipped judge, on
-            CUDA when present).
+            CUDA when present); any folder `localeval.backends.formats` reads (NLI, MiniCheck,
+            HHEM-2.1-open, AlignScore), or ``"FORMAT:PATH"``.
+        relevance_model: a separate relevance judge (a cross-encoder reranker folder...) for
+            the metrics that judge relevance; ``None``: the judge's own relevance head.
         batch_size: judge pairs per forward pass; ``None``: 32 on CPU, 128 on CUDA.
         chunk_size: rows scored together (memory grows with it; batches fill better).
         cache: SQLite file (or `JudgementCache`) of judge verdicts, reused across runs.
@@ -460,7 +465,7 @@ def evaluate(
         {"model": model, "device": device, "batch_size": batch_size, "chunk_size": chunk_size, "cache": cache,
          "thresholds": thresholds, "decomposer": decomposer, "precision": precision, "max_units": max_units,
          "candidates": candidates, "locate": locate, "screen": screen,
-         "contrasts": contrasts, "exhaustive": exhaustive},
+         "contrasts": contrasts, "exhaustive": exhaustive, "relevance_model": relevance_model},
         session,
     )
     summary = _run(
@@ -508,6 +513,7 @@ def score_dataset(
     screen: bool = True,
     contrasts: bool = True,
     exhaustive: bool = False,
+    relevance_model: Any = None,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     options: RunOptions | None = None,
@@ -520,7 +526,7 @@ def score_dataset(
     keywords = {"model": model, "device": device, "batch_size": batch_size, "chunk_size": chunk_size, "cache": cache,
                 "thresholds": thresholds, "decomposer": decomposer, "precision": precision, "max_units": max_units,
                 "candidates": candidates, "locate": locate, "screen": screen,
-                "contrasts": contrasts, "exhaustive": exhaustive}
+                "contrasts": contrasts, "exhaustive": exhaustive, "relevance_model": relevance_model}
     if options is None:
         options = _options_of(keywords, session)
     elif session is not None and options != session.options:

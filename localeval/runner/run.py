@@ -109,7 +109,8 @@ def resolve_metrics(
         elif isinstance(item, str):
             cls, kwargs = resolve_name(item)
             if issubclass(cls, JudgedMetric) and load_judge:
-                judge = judge or get_judge(options.model, device=options.device, precision=options.precision)
+                judge = judge or get_judge(options.model, device=options.device, precision=options.precision,
+                                           relevance_model=options.relevance_model)
                 kwargs.update(model=judge, batch_size=options.judge_batch_size(judge.device.type),
                               max_units=options.max_units, exhaustive=options.exhaustive,
                               thresholds=dict(options.thresholds), candidates=options.candidates,
