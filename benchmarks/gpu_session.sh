@@ -61,7 +61,8 @@ tree_bytes() {  # what every device call sends besides the carried paths
 
 # ------------------------------------------------------------------------------------ pack
 pack() {
-    grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> "$(git rev-parse --git-path info/exclude)"
+    local exclude; exclude="$(git rev-parse --git-path info/exclude)"  # a worktree's is in the common folder
+    grep -qx '/.gpu/' "$exclude" 2>/dev/null || echo '/.gpu/' >> "$exclude"
     rm -rf "$GPU_DIR/wheels" "$GPU_DIR/build" "$GPU_DIR"/part*
     mkdir -p "$GPU_DIR/wheels" "$GPU_DIR/build/site" "$GPU_DIR/build/data"
     local specs=()

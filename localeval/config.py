@@ -5,10 +5,12 @@ Keys are the options of ``localeval score``, with ``_`` for ``-`` (``--batch-siz
 key of the same name. Precedence, lowest first: built-in defaults, the file, command-line
 flags. The file is ``--config PATH`` when given, else ``localeval.toml`` in the current
 folder, else the ``[tool.localeval]`` table of ``pyproject.toml`` there. Relative paths in a
-file (``cache``, a ``model`` or ``decomposer`` that names a folder or file) are relative to that file.
+file (``cache``, a ``model``, ``relevance_model`` or ``decomposer`` that names a folder or file) are
+relative to that file.
 
 ```toml
-model = "localeval-judge-minilm-l6"   # judge name or model folder
+model = "localeval-judge-minilm-l6"   # judge name or model folder (or FORMAT:PATH: localeval judges)
+# relevance_model = "models/bge-reranker-base"   # a separate relevance judge (cross-encoder reranker)
 device = "cuda"
 precision = "auto"                    # auto, fp32, bf16 (fast on CPUs with native bf16), fp16
 candidates = "overlap"                # how a claim's units are chosen: overlap, bm25, embedding, hybrid

@@ -133,9 +133,9 @@ class RunOptions(BaseModel):
             "screen": self.screen,
             "contrasts": self.contrasts,
             "precision": self.precision,
-            # A loaded judge is named by its identity elsewhere (the metadata); a name or a path here.
-            "relevance_model": self.relevance_model if self.relevance_model is None or isinstance(self.relevance_model, str)
-            else getattr(self.relevance_model, "name", type(self.relevance_model).__name__),
+            # Only when given: the records (and stored-results keys) of runs without one stay as they were.
+            **({} if self.relevance_model is None else {"relevance_model": self.relevance_model
+                if isinstance(self.relevance_model, str) else getattr(self.relevance_model, "name", "loaded judge")}),
             "decomposer": self.decomposer if self.decomposer is None or isinstance(self.decomposer, str)
             else type(self.decomposer).__name__,
         }
