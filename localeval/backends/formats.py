@@ -131,6 +131,8 @@ class JudgeFormat:
     tasks: ClassVar[tuple[str, ...]] = ("nli",)
     max_length_cap: ClassVar[int] = 512
     """The longest input the format's authors score (their chunking limit)."""
+    avoid_fp16: ClassVar[bool] = False
+    """T5 models overflow in fp16: their "auto" precision on CUDA is bf16."""
 
     # ---------------------------------------------------------------- recognising and loading
     def matches(self, info: FolderInfo) -> bool:
@@ -244,6 +246,7 @@ class MiniCheckT5Format(JudgeFormat):
                "localeval.label_token_ids may name others), P(supported) = the second")
     source = "Tang, Laban, Durrett 2024, MiniCheck; github.com/Liyan06/MiniCheck minicheck/inference.py"
     max_length_cap = 2048
+    avoid_fp16 = True
     LABEL_TOKENS: ClassVar[tuple[int, int]] = (3, 209)
 
     def matches(self, info: FolderInfo) -> bool:
@@ -341,6 +344,7 @@ class HHEMFormat(JudgeFormat):
     scoring = "softmax over the 2 logits at the first position, P(consistent) = class 1"
     source = "vectara/hallucination_evaluation_model (HHEM-2.1-open) modeling_hhem_v2.py, config.json"
     max_length_cap = 512
+    avoid_fp16 = True
 
     def matches(self, info: FolderInfo) -> bool:
         return (any(a.startswith("HHEM") for a in info.architectures) or info.model_type.startswith("HHEM"))

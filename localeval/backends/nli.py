@@ -102,6 +102,14 @@ def _is_out_of_memory(exc: BaseException) -> bool:
     return isinstance(exc, RuntimeError) and "out of memory" in str(exc).lower()
 
 
+def _judge_dtype(precision: str, device: torch.device, fmt: JudgeFormat) -> torch.dtype:
+    """The precision's dtype, but bf16 where "auto" would give fp16 to a T5 (its activations
+    overflow fp16: MiniCheck-Flan-T5 and HHEM are T5s)."""
+    if precision == "auto" and device.type == "cuda" and fmt.avoid_fp16:
+        return torch.bfloat16
+    return resolve_dtype(precision, device)
+
+
 def _pick_device(device: str | None) -> torch.device:
     if device in (None, "auto"):
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -163,7 +171,7 @@ class NLIJudge:
         self.device = _pick_device(device)
         self.batch_size = batch_size
         self.precision = (precision or "auto").lower()
-        dtype = resolve_dtype(self.precision, self.device)
+        dtype = _judge_dtype(self.precision, self.device, self.format)
 
         loaded = self.format.load(info, dtype)
         self.tokenizer = loaded.tokenizer
