@@ -34,7 +34,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-GPU_DIR="$ROOT/.gpu"
+GPU_DIR="${GPU_DIR:-$ROOT/.gpu}"          # where pack writes and install reads (a test points it elsewhere)
 COMMAND="${1:-run}"
 shift || true
 for arg in "$@"; do [ "$arg" = "--dry-run" ] && DRY_RUN=1; done
@@ -90,37 +90,20 @@ pack() {
     local budget=$(( LIMIT_BYTES - $(tree_bytes) - 1024 * 1024 ))
     log "each device call may carry $((budget / 1048576)) MiB beside the tree"
     [ "$budget" -gt $((4 * 1024 * 1024)) ] || { log "the tree leaves no room to carry anything"; exit 1; }
-    python3 - "$GPU_DIR" "$budget" <<'PY'
-"""Group the top-level entries of build/site and build/data into xz tarballs of at most
-`budget` bytes each (one per device call), largest first."""
-import subprocess, sys
-from pathlib import Path
-
-root, budget = Path(sys.argv[1]), int(sys.argv[2])
-parts: list[list[tuple[Path, int]]] = []
-sizes: list[int] = []
-for kind in ("site", "data"):
-    base = root / "build" / kind
-    for entry in sorted(base.iterdir()):
-        tar = root / "build" / f"{kind}-{entry.name}.tar.xz"
-        subprocess.run(["tar", "-cJf", str(tar), "-C", str(base), entry.name], check=True,
-                       env={"XZ_OPT": "-6 -T0", "PATH": "/usr/bin:/bin"})
-        size = tar.stat().st_size
-        if size > budget:
-            sys.exit(f"{tar.name} alone is {size >> 20} MiB, over the {budget >> 20} MiB a call carries")
-        for i, total in enumerate(sizes):  # first fit, largest first would be better; good enough
-            if total + size <= budget:
-                parts[i].append((tar, size)); sizes[i] += size
-                break
-        else:
-            parts.append([(tar, size)]); sizes.append(size)
-for i, group in enumerate(parts, 1):
-    folder = root / f"part{i}"
-    folder.mkdir()
-    for tar, _ in group:
-        tar.rename(folder / tar.name)
-    print(f"part{i}: {sizes[i - 1] / 2**20:.1f} MiB ({', '.join(t.name for t, _ in group)})")
-PY
+    # One archive, cut into pieces that each fit one call: a piece per call, kept on the warm
+    # machine (an ignored path) until the last one arrives and `install` joins them.
+    tar -C "$GPU_DIR/build" -cf - site data | xz -6 -T0 > "$GPU_DIR/build/runtime.tar.xz"
+    local total; total=$(stat -c %s "$GPU_DIR/build/runtime.tar.xz")
+    split -b "$budget" -d -a 2 "$GPU_DIR/build/runtime.tar.xz" "$GPU_DIR/build/runtime.tar.xz."
+    local pieces=("$GPU_DIR"/build/runtime.tar.xz.[0-9]*) i=0
+    local sum; sum=$(sha256sum "$GPU_DIR/build/runtime.tar.xz" | cut -d' ' -f1)
+    for piece in "${pieces[@]}"; do
+        i=$((i + 1)); mkdir -p "$GPU_DIR/part$i"
+        mv "$piece" "$GPU_DIR/part$i/"
+        printf 'pieces=%s\nsha256=%s\n' "${#pieces[@]}" "$sum" > "$GPU_DIR/part$i/manifest"
+    done
+    rm -f "$GPU_DIR/build/runtime.tar.xz"
+    log "runtime and data: $((total / 1048576)) MiB in ${#pieces[@]} pieces of at most $((budget / 1048576)) MiB"
     local n; n=$(find "$GPU_DIR" -maxdepth 1 -name 'part*' -type d | wc -l)
     cat >&2 <<EOF
 Device calls, one after another while the machine is warm (30 s):
@@ -131,12 +114,22 @@ EOF
 
 # ------------------------------------------------------------------------------------ install
 install() {
-    mkdir -p "$GPU_DIR/site" "$GPU_DIR/data"
+    # Joins the pieces once all have arrived (each call carries one; the earlier ones stay).
+    [ -d "$GPU_DIR/site" ] && { log "already installed"; return 0; }
     shopt -s nullglob
-    for tar in "$GPU_DIR"/part*/site-*.tar.xz; do tar -xJf "$tar" -C "$GPU_DIR/site"; done
-    for tar in "$GPU_DIR"/part*/data-*.tar.xz; do tar -xJf "$tar" -C "$GPU_DIR/data"; done
+    local pieces=("$GPU_DIR"/part*/runtime.tar.xz.[0-9]*) manifests=("$GPU_DIR"/part*/manifest)
     shopt -u nullglob
-    log "installed: $(ls "$GPU_DIR/site" | grep -v -c dist-info) packages, data: $(ls "$GPU_DIR/data" 2>/dev/null | tr '\n' ' ')"
+    [ "${#manifests[@]}" -gt 0 ] || { log "no .gpu/part* here: carry them (benchmarks/gpu_session.sh pack)"; return 0; }
+    local want sum; want=$(sed -n 's/^pieces=//p' "${manifests[0]}"); sum=$(sed -n 's/^sha256=//p' "${manifests[0]}")
+    if [ "${#pieces[@]}" -lt "$want" ]; then
+        log "have ${#pieces[@]} of $want pieces: carry the next .gpu/part* with another 'install' call"
+        return 0
+    fi
+    # Pieces sorted by their number, whatever part folder holds them.
+    printf '%s\n' "${pieces[@]}" | awk -F. '{print $NF "\t" $0}' | sort -n | cut -f2 | xargs cat > "$GPU_DIR/runtime.tar.xz"
+    echo "$sum  $GPU_DIR/runtime.tar.xz" | sha256sum -c --quiet - || { log "the joined archive is damaged"; exit 5; }
+    tar -xJf "$GPU_DIR/runtime.tar.xz" -C "$GPU_DIR" && rm -f "$GPU_DIR/runtime.tar.xz"
+    log "installed: $(ls "$GPU_DIR/site" | grep -v -c dist-info) packages; data: $(ls "$GPU_DIR/data/train" | tr '\n' ' ')"
 }
 
 missing_imports() {

@@ -77,3 +77,35 @@ def test_halueval_source_pairs_each_item_and_splits_by_knowledge():
     assert not any(sources._GLUED.search(e.text_a) for e in examples)  # "...century.First for Women" split
     train, held = splits.split_examples(examples)
     assert {e.text_a for e in train}.isdisjoint({e.text_a for e in held})
+
+
+def test_install_joins_the_pieces_once_all_have_arrived(tmp_path):
+    """`pack` cuts one archive into pieces (one per device call); `install` waits for all,
+    checks the joined archive's hash and unpacks site/ and data/."""
+    build, gpu = tmp_path / "build", tmp_path / "gpu"
+    (build / "site" / "somepkg").mkdir(parents=True)
+    (build / "site" / "somepkg" / "__init__.py").write_text("VALUE = 1\n" + "# padding\n" * 2000)
+    (build / "data" / "train" / "nli").mkdir(parents=True)
+    (build / "data" / "train" / "nli" / "pairs.jsonl").write_text('{"premise": "a", "hypothesis": "b"}\n')
+    archive = tmp_path / "runtime.tar.xz"
+    subprocess.run(f"tar -C {build} -cf - site data | xz -0 > {archive}", shell=True, check=True)
+    data = archive.read_bytes()
+    manifest = f"pieces=2\nsha256={hashlib.sha256(data).hexdigest()}\n"
+    for i, piece in enumerate((data[: len(data) // 2], data[len(data) // 2 :]), 1):
+        (gpu / f"part{i}").mkdir(parents=True)
+        (gpu / f"part{i}" / f"runtime.tar.xz.{i - 1:02d}").write_bytes(piece)
+        (gpu / f"part{i}" / "manifest").write_text(manifest)
+    held = gpu / "part2" / "runtime.tar.xz.01"
+    held.rename(tmp_path / "later")  # the second call has not come yet
+
+    def install() -> subprocess.CompletedProcess:
+        return subprocess.run(["bash", str(SCRIPT), "install"], env={**os.environ, "GPU_DIR": str(gpu)},
+                              capture_output=True, text=True, timeout=60)
+
+    first = install()
+    assert first.returncode == 0 and "have 1 of 2 pieces" in first.stderr and not (gpu / "site").exists()
+    (tmp_path / "later").rename(held)
+    second = install()
+    assert second.returncode == 0, second.stderr
+    assert (gpu / "site" / "somepkg" / "__init__.py").read_text().startswith("VALUE = 1")
+    assert (gpu / "data" / "train" / "nli" / "pairs.jsonl").is_file()
