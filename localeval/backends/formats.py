@@ -214,8 +214,8 @@ class MiniCheckFormat(JudgeFormat):
 
     def matches(self, info: FolderInfo) -> bool:
         names = [_norm(label) for label in info.labels]
-        return (len(names) == 2 and "supported" in names and names != ["supported", "supported"]
-                and "ForSequenceClassification" in "".join(info.architectures))
+        return (len(names) == 2 and "supported" in names
+                and any(a.endswith("ForSequenceClassification") for a in info.architectures))
 
     def layout(self, info: FolderInfo) -> LabelLayout:
         names = [_norm(label) for label in info.labels]
