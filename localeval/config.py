@@ -5,10 +5,12 @@ Keys are the options of ``localeval score``, with ``_`` for ``-`` (``--batch-siz
 key of the same name. Precedence, lowest first: built-in defaults, the file, command-line
 flags. The file is ``--config PATH`` when given, else ``localeval.toml`` in the current
 folder, else the ``[tool.localeval]`` table of ``pyproject.toml`` there. Relative paths in a
-file (``cache``, a ``model`` or ``decomposer`` that names a folder or file) are relative to that file.
+file (``cache``, a ``model``, ``relevance_model`` or ``decomposer`` that names a folder or file) are
+relative to that file.
 
 ```toml
-model = "localeval-judge-minilm-l6"   # judge name or model folder
+model = "localeval-judge-minilm-l6"   # judge name or model folder (or FORMAT:PATH: localeval judges)
+# relevance_model = "models/bge-reranker-base"   # a separate relevance judge (cross-encoder reranker)
 device = "cuda"
 precision = "auto"                    # auto, fp32, bf16 (fast on CPUs with native bf16), fp16
 candidates = "overlap"                # how a claim's units are chosen: overlap, bm25, embedding, hybrid
@@ -196,10 +198,13 @@ def _relative_to(folder: Path, data: dict[str, Any]) -> dict[str, Any]:
     out = dict(data)
     if isinstance(out.get("cache"), str):
         out["cache"] = str(folder / Path(out["cache"]).expanduser())
-    for key in ("model", "decomposer"):
+    for key in ("model", "relevance_model", "decomposer"):
         value = out.get(key)
+        # A judge may name its format before the path ("minicheck:./models/x"): the path is relative.
+        head, sep, rest = value.partition(":") if isinstance(value, str) else ("", "", "")
+        prefix, value = (head + sep, rest) if sep and len(head) > 1 and head.replace("-", "").isalpha() else ("", value)
         if isinstance(value, str) and (value.startswith((".", "~")) or "/" in value or os.sep in value):
-            out[key] = str(folder / Path(value).expanduser())
+            out[key] = prefix + str(folder / Path(value).expanduser())
     return out
 
 

@@ -78,6 +78,7 @@ class RunOptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     model: Any = Field(default=None, description="judge name, local model folder or loaded NLIJudge; None: the shipped judge")
+    relevance_model: Any = Field(default=None, description="separate relevance judge (a reranker folder, FORMAT:PATH or loaded judge); None: the judge's own relevance head")
     device: str | None = Field(default=None, description="cpu, cuda, cuda:1 ...; None: CUDA when present")
     precision: str | None = Field(default=None, description="auto, fp32, bf16, fp16 (localeval.backends.precision)")
     batch_size: int | None = Field(default=None, ge=1, description="pairs per forward pass; None: 32 on CPU, 128 on CUDA")
@@ -93,7 +94,7 @@ class RunOptions(BaseModel):
     chunk_size: int = Field(default=DEFAULT_CHUNK_SIZE, ge=1, description="rows scored together")
     cache: Any = Field(default=None, description="SQLite file of verdicts (a path, or a JudgementCache locally)")
 
-    @field_validator("model", "cache", "decomposer")
+    @field_validator("model", "relevance_model", "cache", "decomposer")
     @classmethod
     def _plain_paths(cls, value: Any) -> Any:
         # One spelling for a path, so two equal option sets compare (and hash a run) equal.
@@ -133,6 +134,9 @@ class RunOptions(BaseModel):
             "screen": self.screen,
             "contrasts": self.contrasts,
             "precision": self.precision,
+            # Only when given: the records (and stored-results keys) of runs without one stay as they were.
+            **({} if self.relevance_model is None else {"relevance_model": self.relevance_model
+                if isinstance(self.relevance_model, str) else getattr(self.relevance_model, "name", "loaded judge")}),
             "decomposer": self.decomposer if self.decomposer is None or isinstance(self.decomposer, str)
             else type(self.decomposer).__name__,
         }

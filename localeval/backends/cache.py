@@ -105,16 +105,19 @@ def pair_key(task: str, premise: str, hypothesis: str) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def model_identity(model_dir: str | os.PathLike[str], *, max_length: int, dtype: str) -> str:
-    """A hex id for "these exact weights, read this way": changes when any of them changes."""
+def model_identity(model_dir: str | os.PathLike[str], *, max_length: int, dtype: str, judge_format: str = "nli") -> str:
+    """A hex id for "these exact weights, read this way": changes when any of them changes
+    (``judge_format``: how the folder is read, `localeval.backends.formats`)."""
     digest = hashlib.sha256()
     path = Path(model_dir)
-    for file in sorted(path.glob("*.safetensors")) + [path / "config.json"]:
+    for file in sorted(path.glob("*.safetensors")) + sorted(path.glob("*.ckpt")) + [path / "config.json"]:
         digest.update(file.name.encode())
         with file.open("rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
     digest.update(f"max_length={max_length};dtype={dtype}".encode())
+    if judge_format != "nli":  # the NLI format's identities stay what they were before formats
+        digest.update(f";format={judge_format}".encode())
     return digest.hexdigest()[:32]
 
 

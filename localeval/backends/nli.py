@@ -11,7 +11,12 @@ It feels like sentence-transformers' ``CrossEncoder``: build it once, call
 * CUDA in fp16 when present, CPU in fp32 otherwise, always under ``torch.inference_mode``;
   on CUDA out-of-memory the batch is halved and retried, and at one pair per batch the
   scoring continues on a CPU copy of the judge rather than fail a long run;
-* safetensors only, never ``trust_remote_code``, never a download.
+* safetensors only (an AlignScore checkpoint: tensors only), never ``trust_remote_code``,
+  never a download;
+* the model itself is read through its format (`localeval.backends.formats`: NLI, MiniCheck,
+  MiniCheck-Flan-T5, HHEM-2.1-open, AlignScore, cross-encoder rerankers), which says how a pair
+  is written as the model's input and how its output becomes probabilities; a format is found
+  from what the folder holds or named before the path (``"minicheck:/models/x"``).
 
 Like ``CrossEncoder``, a judge holds no run state: the verdict cache, the memos, the counters,
 the out-of-memory batch cap and the CPU fallback of a run belong to its
@@ -22,7 +27,6 @@ directly scores with a fresh, call-long `ScoringState`.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import warnings
@@ -36,12 +40,13 @@ import torch
 from tqdm.auto import tqdm
 
 from localeval.backends.cache import JudgementCache, model_identity, open_cache
+from localeval.backends.formats import JudgeFormat, detect_format, split_format
 from localeval.backends.precision import resolve_dtype
-from localeval.backends.labels import LabelLayout, read_label_layout
+from localeval.backends.labels import LabelLayout
 from localeval.backends.registry import resolve_model, stored_thresholds
 from localeval.backends.verdict import ClaimVerdict, verdict_from_config
 
-__all__ = ["NLIJudge", "Pair", "ScoringState", "Task", "distinct_pairs"]
+__all__ = ["JudgePair", "NLIJudge", "Pair", "ScoringState", "Task", "distinct_pairs"]
 
 logger = logging.getLogger(__name__)
 
@@ -97,6 +102,14 @@ def _is_out_of_memory(exc: BaseException) -> bool:
     return isinstance(exc, RuntimeError) and "out of memory" in str(exc).lower()
 
 
+def _judge_dtype(precision: str, device: torch.device, fmt: JudgeFormat) -> torch.dtype:
+    """The precision's dtype, but bf16 where "auto" would give fp16 to a T5 (its activations
+    overflow fp16: MiniCheck-Flan-T5 and HHEM are T5s)."""
+    if precision == "auto" and device.type == "cuda" and fmt.avoid_fp16:
+        return torch.bfloat16
+    return resolve_dtype(precision, device)
+
+
 def _pick_device(device: str | None) -> torch.device:
     if device in (None, "auto"):
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -139,7 +152,8 @@ class NLIJudge:
 
     Args:
         model: a judge name from the registry, a path to a local model directory, or ``None``
-            for localeval's default judge.
+            for localeval's default judge; ``"FORMAT:PATH"`` names the folder's format
+            (`localeval.backends.formats.FORMATS`) instead of detecting it.
         device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``...; ``None``/``"auto"`` picks CUDA if present.
         batch_size: default number of pairs per forward pass.
         max_length: input length in tokens; defaults to the length the judge was trained with
@@ -161,39 +175,28 @@ class NLIJudge:
         cache: str | os.PathLike[str] | JudgementCache | None = None,
         precision: str | None = None,
     ) -> None:
-        # Imported here so `import localeval` stays light for users of the ID-based metrics.
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
+        named, model = split_format(model)
         self.path: Path = resolve_model(model)
-        if not any(self.path.glob("*.safetensors")):
-            raise FileNotFoundError(
-                f"{self.path} has no .safetensors weights; localeval loads safetensors only "
-                "(convert a .bin checkpoint with `save_pretrained(..., safe_serialization=True)`)."
-            )
-        self.config: dict = json.loads((self.path / "config.json").read_text())
-        self.layout: LabelLayout = read_label_layout(self.config)
+        self.format: JudgeFormat
+        self.format, info = detect_format(self.path, named)
+        self.config: dict = info.config
+        self.layout: LabelLayout = self.format.layout(info)
         self.device = _pick_device(device)
         self.batch_size = batch_size
         self.precision = (precision or "auto").lower()
-        dtype = resolve_dtype(self.precision, self.device)
+        dtype = _judge_dtype(self.precision, self.device, self.format)
 
         from localeval.quiet import quiet_loading
 
         with quiet_loading():  # no "Loading weights" bar unless -v / LOCALEVAL_VERBOSE
-            self.tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
-            self._counter = _plain_counter(self.tokenizer)
-            self.model = AutoModelForSequenceClassification.from_pretrained(
-                self.path,
-                local_files_only=True,
-                use_safetensors=True,
-                trust_remote_code=False,
-                dtype=dtype,
-            ).to(self.device)
+            loaded = self.format.load(info, dtype)
+        self.tokenizer = loaded.tokenizer
+        self._counter = _plain_counter(self.tokenizer)
+        self.model = loaded.model.to(self.device)
         self.model.eval()
 
         extra = self.config.get("localeval", {})
-        limit = min(int(getattr(self.tokenizer, "model_max_length", 512) or 512), 512)
-        self.max_length: int = int(max_length or extra.get("max_length") or limit)
+        self.max_length: int = int(max_length or extra.get("max_length") or self.format.default_max_length(self.tokenizer))
         self.thresholds: dict[str, float] = stored_thresholds(self.config)
         """The thresholds stored with the judge; a user's own go in the run's `RunOptions`."""
         self.verdict: ClaimVerdict | None = verdict_from_config(self.config)
@@ -218,8 +221,8 @@ class NLIJudge:
         """The same judge loaded again on the CPU in fp32 (a session's out-of-memory
         fallback): read from disk, so nothing more is allocated on a GPU that is full, and
         this judge, which other runs may share, is left as it is."""
-        return NLIJudge(self.path, device="cpu", batch_size=self.batch_size, max_length=self.max_length,
-                        precision="fp32")
+        return NLIJudge(f"{self.format.name}:{self.path}", device="cpu", batch_size=self.batch_size,
+                        max_length=self.max_length, precision="fp32")
 
     # ------------------------------------------------------------------ info
     @property
@@ -229,6 +232,21 @@ class NLIJudge:
     @property
     def has_relevance_head(self) -> bool:
         return self.layout.relevance is not None
+
+    @property
+    def has_nli_head(self) -> bool:
+        """False for a relevance-only judge (a reranker)."""
+        return bool(self.layout.nli)
+
+    @property
+    def pair_overhead(self) -> int:
+        """Tokens of an input that are neither premise nor hypothesis (special tokens, a
+        format's prompt words): kept out of a premise's token budget."""
+        return self.format.overhead(self.tokenizer)
+
+    def for_task(self, task: Task) -> NLIJudge:
+        """The judge that answers ``task``: itself (`JudgePair` routes relevance elsewhere)."""
+        return self
 
     def __repr__(self) -> str:
         return f"NLIJudge({self.name!r}, device={self.device.type}, max_length={self.max_length})"
@@ -242,7 +260,8 @@ class NLIJudge:
         """Hash of weights, config, input length and dtype: the cache key of this judge."""
         if self._identity is None:
             self._identity = model_identity(
-                self.path, max_length=self.max_length, dtype=str(self.dtype).removeprefix("torch.")
+                self.path, max_length=self.max_length, dtype=str(self.dtype).removeprefix("torch."),
+                judge_format=self.format.name,
             )
         return self._identity
 
@@ -341,6 +360,11 @@ class NLIJudge:
 
     def _task_columns(self, task: Task) -> list[int]:
         if task == "nli":
+            if not self.layout.nli:
+                raise ValueError(
+                    f"judge {self.name!r} ({self.format.name}) is a relevance judge only; use it as "
+                    "relevance_model= / --relevance-model beside an attribution judge"
+                )
             return self.layout.nli
         if task == "relevance":
             if self.layout.relevance is None:
@@ -371,15 +395,9 @@ class NLIJudge:
     def _score_slice(
         self, pairs: list[Pair], columns: list[int], batch_size: int, bar: tqdm, state: ScoringState
     ) -> np.ndarray:
-        encoded = self.tokenizer(
-            [p for p, _ in pairs],
-            [h for _, h in pairs],
-            # Trims the longer text first: the premise in practice, and a claim that alone
-            # nearly fills the input no longer makes the tokenizer raise ("only_first" did).
-            truncation="longest_first",
-            max_length=self.max_length,
-            return_overflowing_tokens=False,
-        )
+        # A pair format trims the longer text first: the premise in practice, and a claim that
+        # alone nearly fills the input no longer makes the tokenizer raise ("only_first" did).
+        encoded = self.format.encode(self.tokenizer, pairs, self.max_length)
         input_ids = encoded["input_ids"]
         if not state.truncation_warned and any(len(ids) >= self.max_length for ids in input_ids):
             state.truncation_warned = self._warn_if_truncated(pairs)
@@ -412,10 +430,8 @@ class NLIJudge:
             return_tensors="pt",
         )
         features = {k: v.to(self.device) for k, v in features.items()}
-        logits = self.model(**features).logits.float()
-        column_index = torch.tensor(columns, device=logits.device)
-        probs = torch.softmax(logits.index_select(1, column_index), dim=-1)
-        return probs.cpu().numpy()
+        logits = self.format.logits(self.model, features)
+        return self.format.probabilities(logits, columns).float().cpu().numpy()
 
     def _back_off(self, size: int, exc: BaseException, state: ScoringState) -> int:
         """After an out-of-memory error: the next batch size to try (or move to the CPU).
@@ -437,8 +453,7 @@ class NLIJudge:
     def _warn_if_truncated(self, pairs: list[Pair]) -> bool:
         """Warn when pairs exceed the input; whether it warned (once per state, so a run
         warns once)."""
-        full = self.tokenizer([p for p, _ in pairs], [h for _, h in pairs], truncation=False)
-        n = sum(len(ids) > self.max_length for ids in full["input_ids"])
+        n = sum(length > self.max_length for length in self.format.full_lengths(self.tokenizer, pairs))
         if n:
             warnings.warn(
                 f"{n} pair(s) exceed the judge's {self.max_length} tokens and were truncated; "
@@ -447,3 +462,65 @@ class NLIJudge:
             )
             return True
         return False
+
+
+class JudgePair(NLIJudge):
+    """An attribution judge and a separate relevance judge (``relevance_model=``), used by the
+    metrics as one judge: claims go to ``attribution``, (passage, question) pairs to
+    ``relevance`` (`for_task`), each with its own input length, windows, scoring state and
+    verdict-cache identity. Everything else (device, verdict, languages, token counts of
+    claims) is the attribution judge's. Nothing is loaded here."""
+
+    def __init__(self, attribution: NLIJudge, relevance: NLIJudge) -> None:  # noqa: D107 - no load
+        if not attribution.has_nli_head:
+            raise ValueError(f"judge {attribution.name!r} cannot judge claims; give it as the relevance model")
+        if not relevance.has_relevance_head:
+            raise ValueError(
+                f"relevance model {relevance.name!r} ({relevance.format.name}) has no relevance head: "
+                "give a cross-encoder reranker or a judge with a 'relevance' task"
+            )
+        self.attribution = attribution
+        self.relevance = relevance
+        self.layout = attribution.layout.model_copy(
+            update={"relevance": relevance.layout.relevance, "relevant": relevance.layout.relevant})
+        self.thresholds = {**attribution.thresholds, "relevance": relevance.thresholds["relevance"]}
+        self._identity = None
+        self._legacy_cache = None
+
+    def __getattr__(self, name: str):
+        # Only reached for attributes the pair does not set itself: the attribution judge's.
+        if name in ("attribution", "relevance"):
+            raise AttributeError(name)
+        return getattr(self.attribution, name)
+
+    @property
+    def name(self) -> str:
+        return f"{self.attribution.name}+{self.relevance.name}"
+
+    @property
+    def identity(self) -> str:
+        """Both judges' identities: a metric that uses relevance verdicts (its stored results)
+        changes with the relevance model too."""
+        if self._identity is None:
+            import hashlib
+
+            both = f"{self.attribution.identity}+{self.relevance.identity}".encode()
+            self._identity = hashlib.sha256(both).hexdigest()[:32]
+        return self._identity
+
+    def __repr__(self) -> str:
+        return f"JudgePair({self.attribution!r}, relevance={self.relevance!r})"
+
+    def for_task(self, task: Task) -> NLIJudge:
+        return self.relevance if task == "relevance" else self.attribution
+
+    def cpu_copy(self) -> JudgePair:
+        return JudgePair(self.attribution.cpu_copy(), self.relevance.cpu_copy())
+
+    def _task_columns(self, task: Task) -> list[int]:
+        return self.for_task(task)._task_columns(task)
+
+    def score_distinct(self, pairs: list[Pair], task: Task, *, batch_size: int, state: ScoringState,
+                       show_progress_bar: bool = False) -> np.ndarray:
+        return self.for_task(task).score_distinct(pairs, task, batch_size=batch_size, state=state,
+                                                  show_progress_bar=show_progress_bar)

@@ -59,13 +59,26 @@ def _is_model_dir(path: Path) -> bool:
     return (path / "config.json").is_file()
 
 
+def _without_format(requested: str) -> str:
+    """``"minicheck:/models/x"`` -> ``"/models/x"``: a judge may name its format before its
+    path (`localeval.backends.formats.split_format`, which the judge itself reads)."""
+    head, sep, rest = requested.partition(":")
+    if sep and rest and len(head) > 1 and head.replace("-", "").isalpha() and not Path(requested).exists():
+        return rest
+    return requested
+
+
 def resolve_model(name_or_path: str | os.PathLike[str] | None = None) -> Path:
     """Turn a judge name, a path, or ``None`` (the default judge) into a model folder."""
     requested = default_judge_name() if name_or_path is None else os.fspath(name_or_path)
+    requested = _without_format(requested)
     candidate = Path(requested).expanduser()
     if candidate.is_dir():
         if not _is_model_dir(candidate):
-            raise JudgeNotFoundError(f"{candidate} is a directory but holds no config.json")
+            found = sorted(p.name for p in candidate.iterdir())[:20]
+            raise JudgeNotFoundError(
+                f"{candidate} is a directory but holds no config.json (found: {found or 'nothing'}); "
+                "every judge format needs one: see `localeval judges` for what each expects")
         return candidate
     for directory in _registry_dirs():
         if _is_model_dir(directory / requested):

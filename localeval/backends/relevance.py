@@ -26,6 +26,7 @@ def sentence_relevance(
     show_progress_bar: bool = False,
 ) -> list[list[float]]:
     """P(relevant) of each passage for its question: ``items`` = [(question, passages), ...]."""
+    judge = judge.for_task("relevance")
     with session_scope(session) as run:
         batch = run.batch(judge, batch_size=batch_size, show_progress_bar=show_progress_bar)
         for i, (question, passages) in enumerate(items):
@@ -43,6 +44,7 @@ def chunk_relevance(
     show_progress_bar: bool = False,
 ) -> list[list[tuple[float, Span | None]]]:
     """Per question, per chunk: (P(relevant), best window). Empty chunks get (0.0, None)."""
+    judge = judge.for_task("relevance")  # windows sized for the relevance model's own input
     with session_scope(session) as run:
         count = run.token_counter(judge)
         batch = run.batch(judge, batch_size=batch_size, show_progress_bar=show_progress_bar)

@@ -240,6 +240,7 @@ class JudgeSession:
         the rest judged in one call and stored; counters updated."""
         from localeval.backends.nli import distinct_pairs
 
+        judge = judge.for_task(task)  # a separate relevance model answers relevance (`JudgePair`)
         width = len(judge._task_columns(task))
         if len(pairs) == 0:
             return np.zeros((0, width), dtype=np.float32)
@@ -295,12 +296,12 @@ class JudgeSession:
 
     def premise_budget(self, judge: NLIJudge, hypotheses: Sequence[str]) -> int:
         """Tokens left for the premise beside the longest of ``hypotheses`` (claims or
-        questions) and the three special tokens ([CLS] [SEP] [SEP]). A hypothesis longer than
-        half the input is rare and is the one thing truncated (with the judge's warning):
+        questions) and the input's other tokens (`NLIJudge.pair_overhead`: [CLS] [SEP] [SEP] of
+        a BERT pair, a format's prompt words). A hypothesis longer than half the input is rare and is the one thing truncated (with the judge's warning):
         the premise always keeps at least half. The one token budget of every metric."""
         count = self.token_counter(judge)
         longest = max((count(h) for h in hypotheses), default=0)
-        return judge.max_length - min(longest, judge.max_length // 2) - 3
+        return judge.max_length - min(longest, judge.max_length // 2) - getattr(judge, "pair_overhead", 3)
 
     def analysis(self, kind: str, text: str, build: Callable[[], T], encode: Callable[[T], bytes | None],
                  decode: Callable[[bytes], T | None], *, stage: str = "plan") -> T:
@@ -468,7 +469,7 @@ class PairBatch:
     def get(self, key: Hashable) -> np.ndarray:
         """P(entailment) (task ``"nli"``) or P(relevant) (``"relevance"``) of each pair of ``key``."""
         task = self._added[key][0]
-        layout = self.judge.layout
+        layout = self.judge.for_task(task).layout
         return self.rows(key)[:, layout.entailment if task == "nli" else layout.relevant]
 
     def contradiction(self, key: Hashable) -> np.ndarray:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 import threading
 
-from localeval.backends.nli import NLIJudge
+from localeval.backends.formats import split_format
+from localeval.backends.nli import JudgePair, NLIJudge
 from localeval.backends.registry import resolve_model
 
 _lock = threading.Lock()
@@ -22,11 +23,25 @@ def get_judge(
     device: str | None = None,
     max_length: int | None = None,
     precision: str | None = None,
+    relevance_model: str | os.PathLike[str] | NLIJudge | None = None,
 ) -> NLIJudge:
-    """The shared `NLIJudge` for ``model`` (a loaded judge is passed through unchanged)."""
+    """The shared `NLIJudge` for ``model`` (a loaded judge is passed through unchanged);
+    with ``relevance_model``, a `JudgePair` of the two (each loaded once per process).
+
+    ``model`` and ``relevance_model`` may name their format before the path
+    (``"minicheck:/models/x"``, `localeval.backends.formats`)."""
+    judge = _shared(model, device=device, max_length=max_length, precision=precision)
+    if relevance_model is None:
+        return judge
+    return JudgePair(judge, _shared(relevance_model, device=device, max_length=None, precision=precision))
+
+
+def _shared(model, *, device: str | None, max_length: int | None, precision: str | None) -> NLIJudge:
     if isinstance(model, NLIJudge):
         return model
-    key = (str(resolve_model(model).resolve()), device, max_length, (precision or "auto").lower())
+    named, path = split_format(model)
+    spec = str(resolve_model(path).resolve())
+    key = (spec if named is None else f"{named}:{spec}", device, max_length, (precision or "auto").lower())
     with _lock:
         if key not in _judges:
             _judges[key] = NLIJudge(key[0], device=device, max_length=max_length, precision=precision)

