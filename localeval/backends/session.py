@@ -160,6 +160,10 @@ class JudgeSession:
         self._states: dict[int, tuple[NLIJudge, ScoringState]] = {}
         self._counters: dict[str, Callable[[str], int]] = {}
         self._derived: dict[str, OrderedDict[Hashable, Any]] = {}
+        self.remote: Callable[[NLIJudge, list[Pair], Task, int], np.ndarray] | None = None
+        """Where the pairs the cache lacks are judged instead of ``judge.score_distinct``: set
+        in a worker process of ``--workers`` (`localeval.runner.workers`), where it sends them to
+        the one judge process and waits for their probabilities."""
 
     def __repr__(self) -> str:
         return f"JudgeSession(cache={self.cache!r}, counters={self.counters})"
@@ -256,10 +260,13 @@ class JudgeSession:
             todo = [distinct[i] for i in missing]
             before = (state.batches, state.tokens, state.tokens_squared)
             with self.timings.stage("judge"):
-                fresh = judge.score_distinct(
-                    todo, task, batch_size=batch_size or judge.batch_size, state=state,
-                    show_progress_bar=show_progress_bar,
-                )
+                if self.remote is not None:
+                    fresh = self.remote(judge, todo, task, batch_size or judge.batch_size)
+                else:
+                    fresh = judge.score_distinct(
+                        todo, task, batch_size=batch_size or judge.batch_size, state=state,
+                        show_progress_bar=show_progress_bar,
+                    )
             counters.batches += state.batches - before[0]
             counters.tokens_judged += state.tokens - before[1]
             counters.tokens_judged_squared += state.tokens_squared - before[2]

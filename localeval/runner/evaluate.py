@@ -177,6 +177,7 @@ def _chunks(
     ray_actors: int | None,
     total: int | None = None,
     session: JudgeSession | None = None,
+    workers: int | None = 1,
 ) -> Iterator[Iterator[list[ScoredRow]]]:
     """Scored chunks from the chosen engine (both yield the same chunks in input order). The
     local engine scores in ``session`` when given (left open: it is the caller's), else in a
@@ -189,7 +190,27 @@ def _chunks(
                          total=total)
         return
     with nullcontext(session) if session is not None else JudgeSession(options) as used:
+        count = _workers(workers, named)
+        if count > 1:  # the text side in worker processes, the judge here (localeval.runner.workers)
+            from localeval.runner.workers import worker_chunks
+
+            yield worker_chunks(rows, named, session=used, workers=count, chunk_size=options.chunk_size, skip=skip,
+                                progress=progress)
+            return
         yield run_chunks(rows, named, session=used, chunk_size=options.chunk_size, skip=skip, progress=progress)
+
+
+def _workers(workers: int | None, named: list[tuple[str, Metric]]) -> int:
+    """Worker processes for the text side: as asked, or (``None``) the cores minus the judge's."""
+    if workers is not None:
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
+        return workers
+    from localeval.runner.run import judges_of
+    from localeval.runner.workers import default_workers
+
+    judges = judges_of(named)
+    return default_workers(judges[0].device.type) if judges else 1
 
 
 def run_options(
@@ -267,6 +288,7 @@ def _run(
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     session: JudgeSession | None = None,
+    workers: int | None = 1,
 ) -> RunSummary:
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; engines: {', '.join(ENGINES)}")
@@ -326,7 +348,7 @@ def _run(
         try:
             with make_progress(source.total, enabled=show_progress) as progress, _chunks(
                 engine, rows, metrics, named, options, skip=done, progress=progress,
-                ray_address=ray_address, ray_actors=ray_actors, total=source.total, session=session,
+                ray_address=ray_address, ray_actors=ray_actors, total=source.total, session=session, workers=workers,
             ) as chunks:
                 for chunk in chunks:
                     if writer is not None:
@@ -378,6 +400,7 @@ def evaluate(
     max_row_chars: int | None = DEFAULT_MAX_ROW_CHARS,
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     session: JudgeSession | None = None,
+    workers: int | None = 1,
 ) -> EvaluationResult:
     """Score every row of ``data`` with every metric.
 
@@ -440,6 +463,10 @@ def evaluate(
             chunk_size, cache, thresholds, decomposer, precision, max_units, candidates,
             locate, screen, contrasts, exhaustive) are left unset.
             Counters add up over the runs one session serves (subtract two ``snapshot()``).
+        workers: processes that do the text side (splitting, parsing, windows, contrasts) of
+            the local engine, chunk by chunk, while this process judges every worker's pairs in
+            shared batches (`localeval.runner.workers`; same scores as one process); ``None``:
+            the cores minus what the judge needs (one on a CPU judge).
 
     The keywords that change how rows are scored make one `localeval.options.RunOptions`
     (`run_options`), the object the CLI, the config file and the Ray engine use too; the
@@ -467,7 +494,7 @@ def evaluate(
         data, metrics, column_map, options,
         show_progress=show_progress, output=output, resume=resume, on_rows=keep, on_old=keep_old, engine=engine,
         ray_address=ray_address, ray_actors=ray_actors, max_row_chars=max_row_chars, max_contexts=max_contexts,
-        session=session,
+        session=session, workers=workers,
     )
     rows.sort(key=lambda r: r.line)
     return EvaluationResult(rows, [m.metric for m in summary.metrics], summary)
@@ -512,6 +539,7 @@ def score_dataset(
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     options: RunOptions | None = None,
     session: JudgeSession | None = None,
+    workers: int | None = 1,
 ) -> RunSummary:
     """Like `evaluate`, but rows only go to ``output`` (``None``: stdout) and are not kept in
     memory: what the ``localeval score`` command runs, for datasets of any size.
@@ -529,5 +557,5 @@ def score_dataset(
         data, metrics, column_map, options,
         show_progress=show_progress, output=output, resume=resume, on_rows=None, on_old=None, engine=engine,
         ray_address=ray_address, ray_actors=ray_actors, max_row_chars=max_row_chars, max_contexts=max_contexts,
-        session=session,
+        session=session, workers=workers,
     )
