@@ -1,0 +1,98 @@
+"""`--workers N` (`localeval.runner.workers`): the text side in forked processes, one judge
+process; the same scores as one process, rows in input order, the run's counters and timers."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+SHARED_DATA = Path(os.environ.get("LOCALEVAL_DATA_DIR") or REPO_ROOT.parent / "shared" / "data")
+
+ROWS = [
+    {"user_input": "Where was Marie Curie born?", "response": "Marie Curie was born in Warsaw.",
+     "reference": "Marie Curie was born in Warsaw in 1867. She won two Nobel prizes.",
+     "retrieved_contexts": ["Marie Curie was born in Warsaw in 1867.", "The weather was mild that spring."]},
+    {"user_input": "Which organ produces insulin?", "response": "Insulin is made by the liver.",
+     "reference": "Insulin is produced by the pancreas.",
+     "retrieved_contexts": ["Insulin is produced by the pancreas.", "Many tourists visit the region."]},
+    {"user_input": "What flows through Vienna?", "response": "The Danube flows through Vienna.",
+     "reference": "The Danube flows through Vienna and Budapest.",
+     "retrieved_contexts": ["The Danube flows through Vienna and Budapest."]},
+    {"user_input": "Bad row", "retrieved_contexts": "not a list of texts"},
+    {"user_input": "What is the highest mountain in Kenya?", "response": "Mount Kenya.",
+     "reference": "Mount Kenya is the highest mountain in Kenya.",
+     "retrieved_contexts": ["Mount Kenya is the highest mountain in Kenya.", "Nairobi is the capital."]},
+]
+METRICS = ["context_recall", "faithfulness", "context_relevance"]
+
+
+def _scores(result) -> list[list[dict]]:
+    return [[row.results[m].model_dump() for m in METRICS] for row in result.rows]
+
+
+def test_workers_give_one_process_scores_in_order_and_count_the_run(tiny_judge, one_torch_thread):
+    from localeval import evaluate
+    from localeval.backends.session import JudgeSession
+    from localeval.options import RunOptions
+
+    one = evaluate(ROWS, METRICS, model=tiny_judge, chunk_size=1, show_progress=False)
+    with JudgeSession(RunOptions(model=tiny_judge, chunk_size=1)) as session:
+        two = evaluate(ROWS, METRICS, session=session, show_progress=False, workers=2)
+    assert [r.line for r in two.rows] == [r.line for r in one.rows] == list(range(1, len(ROWS) + 1))
+    assert _scores(two) == _scores(one)
+    assert two.rows[3].error and two.rows[3].results["faithfulness"].score is None  # the bad row keeps its reason
+    # The workers' counters and text stages reach the caller's session; the judge's are its own.
+    assert session.counters.pairs_requested >= session.counters.pairs_judged > 0
+    assert session.counters.batches > 0 and session.timings.seconds["judge"] > 0
+    assert session.timings.seconds["split"] > 0
+
+
+def test_workers_share_the_cache_file_and_a_rerun_reads_it(tiny_judge, one_torch_thread, tmp_path):
+    from localeval import evaluate
+    from localeval.backends.session import JudgeSession
+    from localeval.options import RunOptions
+
+    cache = tmp_path / "verdicts.sqlite"
+    first = evaluate(ROWS, METRICS, model=tiny_judge, chunk_size=2, cache=cache, show_progress=False, workers=2)
+    with JudgeSession(RunOptions(model=tiny_judge, chunk_size=2, cache=str(cache))) as session:
+        again = evaluate(ROWS, METRICS, session=session, show_progress=False, workers=2)
+    assert _scores(again) == _scores(first)
+    assert session.counters.pairs_judged == 0  # every result was read back from the file
+
+
+def test_default_workers_leave_the_judge_its_cores():
+    from localeval.runner.workers import available_cores, default_workers
+
+    assert default_workers("cpu") == 1
+    assert default_workers("cuda") == max(1, available_cores() - 1)
+
+
+def test_workers_must_be_positive(tiny_judge):
+    from localeval import evaluate
+
+    with pytest.raises(ValueError, match="workers"):
+        evaluate(ROWS[:1], ["context_recall"], model=tiny_judge, show_progress=False, workers=0)
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "meta-eval" / "ragbench").is_dir(), reason="shared data folder not present")
+def test_workers_equal_one_process_on_agreement_development_items(default_judge):
+    """The agreement harness's RAGBench development rows (a sample), with the shipped judge
+    in fp32: two workers give exactly the scores of one process."""
+    from benchmarks.agreement.ragbench import load_ragbench
+    from localeval import evaluate
+
+    loaded = load_ragbench(SHARED_DATA / "meta-eval", {"hotpotqa": 2, "msmarco": 2})
+    samples = [r.sample() for rows, _ in loaded.values() for r in rows]
+    metrics = ["faithfulness", "context_relevance"]
+    one = evaluate(samples, metrics, model=default_judge, chunk_size=1, show_progress=False)
+    two = evaluate(samples, metrics, model=default_judge, chunk_size=1, show_progress=False, workers=2)
+    assert [[r.results[m].model_dump() for m in metrics] for r in two.rows] == \
+        [[r.results[m].model_dump() for m in metrics] for r in one.rows]
+    assert all(r.results["faithfulness"].score is not None for r in one.rows)
