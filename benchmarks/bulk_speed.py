@@ -117,16 +117,17 @@ def measured(rows: list[dict], metrics: list[str], judge, batch: int, cache: Pat
     return Measured(time.perf_counter() - start, session, judge)
 
 
-def profile_run(rows: list[dict], judge, batch: int, cache: Path | None = None) -> dict:
+def profile_run(rows: list[dict], judge, batch: int, cache: Path | None = None, workers: int = 1) -> dict:
     """One run of `score_dataset` (what ``localeval score`` runs) from a JSON Lines file to
-    one, in a session of our own, so its public timers (`JudgeSession.timings`) and counters
-    are read: ms per row per stage, judge pairs per row."""
+    one, in a session of our own, profiled as ``localeval score --profile`` profiles it
+    (`localeval.runner.profile.stage_profile`): ms per row per stage, judge pairs per row."""
     import json
 
     from benchmarks.flops import encoder_flops_from_sums
-    from localeval.backends.session import STAGES, JudgeSession
+    from localeval.backends.session import JudgeSession
     from localeval.options import RunOptions
     from localeval.runner.evaluate import score_dataset
+    from localeval.runner.profile import stage_profile
 
     options = RunOptions(model=judge, batch_size=batch, cache=cache)
     with tempfile.TemporaryDirectory() as tmp:
@@ -134,23 +135,22 @@ def profile_run(rows: list[dict], judge, batch: int, cache: Path | None = None) 
         source.write_text("".join(json.dumps(r) + "\n" for r in rows))
         start = time.perf_counter()
         with JudgeSession(options) as session:
-            score_dataset(source, METRICS, target, session=session, show_progress=False)
+            score_dataset(source, METRICS, target, session=session, show_progress=False, workers=workers)
         seconds = time.perf_counter() - start
-    n = len(rows)
-    ms = {stage: round(1000 * session.timings.seconds[stage] / n, 3) for stage in STAGES}
-    ms["other"] = round(1000 * seconds / n - sum(ms.values()), 3)
+    profile = stage_profile(session, seconds, len(rows))
     counters = session.counters
     cfg = judge.model.config
     flops = encoder_flops_from_sums(counters.tokens_judged, counters.tokens_judged_squared,
                                     layers=cfg.num_hidden_layers, hidden=cfg.hidden_size,
                                     intermediate=cfg.intermediate_size)
     judge_s = session.timings.seconds["judge"]
-    return {"rows": n, "cached": cache is not None, "seconds": round(seconds, 2), "ms_per_row": ms,
+    return {"rows": profile.rows, "cached": cache is not None, "workers": workers, "seconds": round(seconds, 2),
+            "ms_per_row": profile.ms_per_row,
             "judge_tflop_per_s": round(flops / judge_s / 1e12, 3) if judge_s else 0.0,
-            "non_judge_ms_per_row": round(1000 * seconds / n - ms["judge"], 3),
-            "judge_pairs_per_row": round(counters.pairs_judged / n, 2),
-            "pairs_requested_per_row": round(counters.pairs_requested / n, 2),
-            "cache_hits_per_row": round(counters.cache_hits / n, 2),
+            "non_judge_ms_per_row": profile.non_judge_ms_per_row,
+            "judge_pairs_per_row": profile.judge_pairs_per_row,
+            "pairs_requested_per_row": profile.pairs_requested_per_row,
+            "cache_hits_per_row": profile.cache_hits_per_row,
             "analyses_loaded": session.analyses.loaded, "analyses_saved": session.analyses.saved}
 
 
@@ -161,7 +161,8 @@ def _profile_table(profiles: list[dict]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for p in profiles:
         ms = p["ms_per_row"]
-        name = f"{p['rows']} rows, " + ("cache file, filled" if p["cached"] else "no cache")
+        name = f"{p['rows']} rows, " + ("cache file, filled" if p["cached"] else "no cache") \
+            + (f", {p['workers']} workers" if p.get("workers", 1) > 1 else "")
         lines.append(f"| {name} | " + " | ".join(str(ms[s]) for s in (*STAGES, "other"))
                      + f" | {p['non_judge_ms_per_row']} | {p['judge_pairs_per_row']} | {p['pairs_requested_per_row']} |")
     return "ms per row by stage (the session's timers):\n\n" + "\n".join(lines)

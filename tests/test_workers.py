@@ -96,3 +96,52 @@ def test_workers_equal_one_process_on_agreement_development_items(default_judge)
     assert [[r.results[m].model_dump() for m in metrics] for r in two.rows] == \
         [[r.results[m].model_dump() for m in metrics] for r in one.rows]
     assert all(r.results["faithfulness"].score is not None for r in one.rows)
+
+
+def test_score_profile_prints_each_stage_and_workers_write_the_same_file(tmp_path, tiny_nli_dir):
+    import json as js
+
+    from typer.testing import CliRunner
+
+    from localeval.backends.session import STAGES
+    from localeval.cli.main import app
+
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(js.dumps(r) + "\n" for r in ROWS))
+    outs = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"out{workers}.jsonl"
+        result = CliRunner().invoke(app, ["score", str(data), "-m", "context_recall,faithfulness", "-o", str(out),
+                                          "--model", str(tiny_nli_dir), "--no-progress", "--chunk-size", "2",
+                                          "--workers", workers, "--profile"])
+        assert result.exit_code == 0, result.output
+        table = result.stderr if hasattr(result, "stderr") else result.output
+        for stage in (*STAGES, "other"):
+            assert f"| {stage} |" in table
+        assert "outside the judge" in table
+        outs.append(out.read_text())
+    assert outs[0] == outs[1]
+
+
+def test_progress_moves_with_each_judged_batch_and_gives_an_eta(tiny_judge, one_torch_thread):
+    """Rows move a chunk at a time; the plain display also moves with every forward pass."""
+    import io
+
+    from localeval.backends.session import JudgeSession
+    from localeval.options import RunOptions
+    from localeval.runner.progress import make_progress
+    from localeval.runner.rows import make_row
+    from localeval.runner.run import resolve_metrics, run_chunks
+
+    stream = io.StringIO()
+    options = RunOptions(model=tiny_judge, batch_size=2)
+    named = resolve_metrics(["context_recall"], options)
+    rows = [make_row(i, i + 1, dict(r)) for i, r in enumerate(ROWS[:3] * 2)]
+    with make_progress(len(rows), stream=stream, every=0.0) as progress, JudgeSession(options) as session:
+        for _ in run_chunks(rows, named, session=session, chunk_size=len(rows), progress=progress):
+            pass
+    lines = stream.getvalue().splitlines()
+    before_rows = [line for line in lines if line.startswith("scored 0/")]
+    assert before_rows and "pairs judged" in before_rows[-1]  # moved before the chunk was done
+    assert int(before_rows[-1].split("rows/s, ")[1].split(" pairs")[0].replace(",", "")) > 0
+    assert "ETA" in lines[-1] and lines[-1].startswith(f"scored {len(rows)}/")

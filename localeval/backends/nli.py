@@ -26,7 +26,7 @@ import json
 import logging
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -73,6 +73,8 @@ class ScoringState:
     tokens_squared: int = 0
     """Sum of each scored pair's token count squared: with ``tokens``, the model's work
     (attention grows with the square of a pair's length; benchmarks/flops.py)."""
+    on_batch: Callable[[int], None] | None = None
+    """Told the pairs of each forward pass as it finishes (a run's progress display)."""
 
 
 def distinct_pairs(pairs: Sequence[Pair]) -> tuple[list[Pair], np.ndarray]:
@@ -387,6 +389,8 @@ class NLIJudge:
             state.tokens_squared += sum(n * n for n in lengths)
             done += len(batch_ids)
             bar.update(len(batch_ids))
+            if state.on_batch is not None:
+                state.on_batch(len(batch_ids))
         return out
 
     def _forward(self, encoded, batch_ids: list[int], columns: list[int]) -> np.ndarray:

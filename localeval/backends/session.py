@@ -164,6 +164,8 @@ class JudgeSession:
         """Where the pairs the cache lacks are judged instead of ``judge.score_distinct``: set
         in a worker process of ``--workers`` (`localeval.runner.workers`), where it sends them to
         the one judge process and waits for their probabilities."""
+        self.on_judged: Callable[[int], None] | None = None
+        """Told the pairs of each forward pass as it finishes: the runner's progress display."""
 
     def __repr__(self) -> str:
         return f"JudgeSession(cache={self.cache!r}, counters={self.counters})"
@@ -223,8 +225,12 @@ class JudgeSession:
 
         found = self._states.get(id(judge))
         if found is None or found[0] is not judge:
-            found = self._states[id(judge)] = (judge, ScoringState())
+            found = self._states[id(judge)] = (judge, ScoringState(on_batch=self._judged))
         return found[1]
+
+    def _judged(self, pairs: int) -> None:
+        if self.on_judged is not None:
+            self.on_judged(pairs)
 
     def scorer(self, judge: NLIJudge) -> NLIJudge:
         """The judge that scores for ``judge`` in this session: itself, or its CPU copy after

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from pathlib import Path
 from typing import Optional
 
@@ -102,6 +104,8 @@ def score(
     max_unscored: Optional[float] = typer.Option(None, "--max-unscored", min=0.0, max=100.0, help="Exit with 1 when more than this percentage of rows is unscored for a metric (a metric that scores no row always fails)."),
     summary_json: Optional[Path] = typer.Option(None, "--summary-json", help="Write the summary, the gates and the run's metadata (version, judge and its hash, thresholds) as JSON."),
     junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", help="Write the gates as JUnit XML: one test case per metric."),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Processes for the text side (splitting, parsing, windows) while this one judges all their pairs in shared batches; same scores (default: the cores minus the judge's: 1 on a CPU judge)."),
+    profile: bool = typer.Option(False, "--profile", help="Print the time per row of each stage (read, split, parse, plan, judge, metric, write) after the run."),
 ) -> None:
     """Score every row of INPUT_PATH. Each output row keeps its input fields plus _line and,
     per metric, the score, the reason for a missing score, and the details that explain it.
@@ -154,10 +158,19 @@ def score(
                 built = resolve_metrics(settings.metrics, options)
         else:
             built = settings.metrics
+        # --profile: the run in a session of our own, whose stage timers are read after it.
+        profiled = _profiled_session(options) if profile and settings.engine == "local" else None
+        started = time.perf_counter()
         summary = score_dataset(input_path, built, output, settings.column_map or None, options=options,
                                 show_progress=settings.progress, resume=resume, engine=settings.engine,
                                 ray_address=settings.ray_address, ray_actors=settings.ray_actors,
-                                max_row_chars=settings.max_row_chars or None, max_contexts=settings.max_contexts or None)
+                                max_row_chars=settings.max_row_chars or None, max_contexts=settings.max_contexts or None,
+                                session=profiled, workers=workers if settings.engine == "local" else 1)
+        if profiled is not None:
+            profiled.close()
+            _print_profile(profiled, time.perf_counter() - started, summary.rows)
+        elif profile:
+            typer.echo("--profile times the local engine only; each Ray actor keeps its own timers", err=True)
     except (JudgeNotFoundError, OSError, ImportError, ValueError, TypeError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
@@ -179,6 +192,20 @@ def score(
         typer.echo(f"gate failed: {failure.message}", err=True)
     if not gates.passed:
         raise typer.Exit(1)
+
+
+def _profiled_session(options):
+    from localeval.backends.session import JudgeSession
+
+    return JudgeSession(options)
+
+
+def _print_profile(session, seconds: float, rows: int) -> None:
+    """``--profile``: ms per row by stage (`localeval.runner.profile`), on stderr."""
+    from localeval.runner.profile import stage_profile
+
+    typer.echo("time per stage (ms per row; with --workers the text stages add up every worker):", err=True)
+    typer.echo(stage_profile(session, seconds, rows).table(), err=True)
 
 
 def _write_report(runs: list[Path], output: Path, *, worst: int, title: Optional[str], metadata: Optional[dict] = None) -> None:

@@ -42,7 +42,7 @@ from localeval.metrics.base import Metric
 from localeval.runner.heap import release_freed_memory
 from localeval.runner.progress import Progress
 from localeval.runner.rows import Row
-from localeval.runner.run import ScoredRow, iter_chunks, judges_of, run_chunks, score_chunk
+from localeval.runner.run import ScoredRow, iter_chunks, judges_of, progress_of_judge, run_chunks, score_chunk
 
 __all__ = ["default_workers", "worker_chunks"]
 
@@ -95,7 +95,8 @@ def worker_chunks(
         return
     pool = _Pool(metrics, session, workers)
     try:
-        yield from pool.run(iter_chunks(rows, chunk_size), skip or set(), progress)
+        with progress_of_judge(session, progress):
+            yield from pool.run(iter_chunks(rows, chunk_size), skip or set(), progress)
     finally:
         pool.close()
 
