@@ -84,11 +84,13 @@ class Measured:
     forward passes; the results are copied to the host, so a GPU's work is finished), FLOPs
     from the tokens of those pairs."""
 
-    def __init__(self, seconds: float, session, judge) -> None:
+    def __init__(self, seconds: float, session, judge, scores: list[list] | None = None) -> None:
         from benchmarks.flops import encoder_flops_from_sums
 
         cfg = judge.model.config
         self.seconds = seconds
+        self.scores = scores or []
+        """Each row's score per metric (``None``: unscored), in input order."""
         self.pairs = session.counters.pairs_judged
         self.judge_seconds = session.timings.seconds["judge"]
         self.flops = encoder_flops_from_sums(session.counters.tokens_judged, session.counters.tokens_judged_squared,
@@ -104,17 +106,54 @@ class Measured:
         return self.flops / max(self.judge_seconds, 1e-9)
 
 
-def measured(rows: list[dict], metrics: list[str], judge, batch: int, cache: Path | None = None) -> Measured:
+def measured(rows: list[dict], metrics: list[str], judge, batch: int, cache: Path | None = None,
+             workers: int = 1) -> Measured:
     """`evaluate` over ``rows`` in a `JudgeSession` of our own (opening and closing it, cache
-    file included, is timed with the run, as in a plain ``evaluate`` call)."""
+    file included, is timed with the run, as in a plain ``evaluate`` call), the text side in
+    ``workers`` processes."""
     from localeval import evaluate
     from localeval.backends.session import JudgeSession
     from localeval.options import RunOptions
 
     start = time.perf_counter()
     with JudgeSession(RunOptions(model=judge, batch_size=batch, cache=cache)) as session:
-        evaluate(rows, metrics, session=session, show_progress=False)
-    return Measured(time.perf_counter() - start, session, judge)
+        result = evaluate(rows, metrics, session=session, show_progress=False, workers=workers)
+    seconds = time.perf_counter() - start
+    scores = [[row.results[m].score for m in metrics] for row in result.rows]
+    return Measured(seconds, session, judge, scores)
+
+
+def worker_runs(rows: list[dict], judge, batch: int, counts: list[int]) -> list[dict]:
+    """The three metrics and context recall alone with each worker count: rows/s, the share of
+    the wall time the judge was busy, and the largest score difference from one worker (0.0:
+    identical; fp32 verdicts do not depend on their batch, bf16 ones by ~1e-3)."""
+    out = []
+    for metrics, label in ((METRICS, "three metrics"), (["context_recall"], "context_recall")):
+        base: list[list] | None = None
+        for workers in counts:
+            meas = measured(rows, metrics, judge, batch, workers=workers)
+            base = base if base is not None else meas.scores
+            diffs = [abs(a - b) for ra, rb in zip(base, meas.scores) for a, b in zip(ra, rb)
+                     if a is not None and b is not None]
+            same_unscored = all((a is None) == (b is None) for ra, rb in zip(base, meas.scores) for a, b in zip(ra, rb))
+            out.append({"metrics": label, "workers": workers, "rows": len(rows), "seconds": round(meas.seconds, 1),
+                        "rows_per_s": round(len(rows) / meas.seconds, 2),
+                        "judge_busy_share": round(meas.judge_seconds / meas.seconds, 3),
+                        "judge_pairs": meas.pairs,
+                        "max_abs_score_diff_vs_first": round(max(diffs, default=0.0), 6),
+                        "identical_to_first": same_unscored and meas.scores == base})
+            print(f"{label}, {workers} workers: {out[-1]['rows_per_s']} rows/s, judge busy "
+                  f"{out[-1]['judge_busy_share']}", file=sys.stderr, flush=True)
+    return out
+
+
+def _workers_table(runs: list[dict]) -> str:
+    lines = ["| metrics | workers | rows | rows/s | judge busy share | judge pairs | identical to 1 worker | max score diff |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in runs:
+        lines.append(f"| {r['metrics']} | {r['workers']} | {r['rows']} | {r['rows_per_s']} | {r['judge_busy_share']} | "
+                     f"{r['judge_pairs']} | {'yes' if r['identical_to_first'] else 'no'} | {r['max_abs_score_diff_vs_first']} |")
+    return "Text side in worker processes, one judge process (`--workers`):\n\n" + "\n".join(lines)
 
 
 def profile_run(rows: list[dict], judge, batch: int, cache: Path | None = None, workers: int = 1) -> dict:
@@ -218,10 +257,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", action="store_true",
                         help="also time each stage per row (read, split, parse, plan, judge, metric, write) "
                              "on the first size, without and with a filled cache file")
+    parser.add_argument("--workers", type=_sizes, default=None,
+                        help="also compare these worker counts (e.g. 1,2) on the first size: three metrics and "
+                             "context recall alone, rows/s, judge busy share, scores against the first count")
+    parser.add_argument("--only-workers", action="store_true", help="run the --workers comparison (and --profile) only")
     args = parser.parse_args(argv)
 
     from localeval.backends import get_judge
     from localeval.metrics import get_metric
+
+    if args.only_workers:
+        return _only_workers(args, argv)
 
     start = time.perf_counter()
     judge = get_judge(args.model, device=args.device, precision=args.precision)
@@ -277,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
         # they are for a user's second run. Loading the judge is not timed.
         new_process_s = rerun_in_new_process(len(first), cache, args, batch)
 
+    workers = worker_runs(first, judge, batch, args.workers) if args.workers else []
     profiles: list[dict] = []
     if args.profile:
         with tempfile.TemporaryDirectory() as tmp:
@@ -312,6 +359,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     if profiles:
         result["profile"] = profiles
+    if workers:
+        result["workers"] = workers
     m = result["machine"]
     where = (f"{m['gpu']['name']}" if on_gpu and m["gpu"] else f"{m['cpu']}, {m['torch_threads']} threads")
     lines = [
@@ -344,6 +393,8 @@ def main(argv: list[str] | None = None) -> int:
     ]
     if profiles:
         lines += ["", _profile_table(profiles)]
+    if workers:
+        lines += ["", _workers_table(workers)]
     table = "\n".join(lines)
     print(table)
     command = command_line("python benchmarks/bulk_speed.py", argv)
@@ -355,6 +406,32 @@ def main(argv: list[str] | None = None) -> int:
         "windowing and the metrics.\n\n"
         f"{table}\n"
     )
+    return 0
+
+
+def _only_workers(args: argparse.Namespace, argv: list[str]) -> int:
+    """``--only-workers``: the worker comparison (and, with ``--profile``, a profile per worker
+    count) on the first size, nothing else: what a short session on a shared machine can run."""
+    from localeval.backends import get_judge
+
+    judge = get_judge(args.model, device=args.device, precision=args.precision)
+    batch = args.batch_size or (128 if judge.device.type == "cuda" else 32)
+    counts = args.workers or [1, 2]
+    rows = make_rows(args.rows[0])
+    measured(make_rows(4, seed=5), ["context_recall"], judge, batch)  # warm-up: first batches, lazy imports
+    workers = worker_runs(rows, judge, batch, counts)
+    profiles = [profile_run(make_rows(args.rows[0], seed=PROFILE_SEED), judge, batch, workers=w) for w in counts] \
+        if args.profile else []
+    m = describe_machine()
+    result = {"machine": m, "device": judge.device.type, "dtype": str(judge.dtype).replace("torch.", ""),
+              "batch_size": batch, "workers": workers, "profile": profiles}
+    table = _workers_table(workers) + ("\n\n" + _profile_table(profiles) if profiles else "")
+    print(table)
+    command = command_line("python benchmarks/bulk_speed.py", argv)
+    where = (m["gpu"] or {}).get("name") if judge.device.type == "cuda" else f"{m['cpu']} ({m['cpu_cores']} cores)"
+    write_results(args.output, result,
+                  f"# Bulk scoring speed: worker processes\n\nMeasured {m['date_utc']} on {where}, torch {m['torch']}, "
+                  f"{result['dtype']}, judge batch {batch}. Command: `{command}`.\n\n{table}\n")
     return 0
 
 
