@@ -11,10 +11,12 @@ judge process and N forked workers do the text:
   emptied per chunk: a chunk's text work, its verdict-cache reads and its stored results are
   those of one worker. At most ``2 N`` chunks are out at once, so memory stays flat.
 * **One judge.** A worker's session judges no pair itself (`JudgeSession.remote`): the pairs
-  its cache lacks go to this process, which gathers the requests of every worker waiting at
-  that moment, judges their distinct pairs in one call per judge and task (full batches on a
-  GPU), and answers each worker its own rows. A verdict depends only on its pair (fp32 is
-  bit-stable whatever the batch; bf16 within ~1e-3), so scores equal one worker's.
+  its cache lacks (a whole chunk's, per metric and task: thousands of pairs, full batches)
+  go to this process, which judges the requests one after the other while the other
+  workers cut text, and answers each worker its own rows. Each request is judged alone, in
+  the batches one process makes for it, because a verdict's last bits depend on its batch
+  neighbours (in bf16 by up to 0.015): so scores equal one process's bit for bit, in every
+  number format.
 * **Order.** Chunks come back in input order (finished ones wait for the ones before them);
   a worker that dies ends the run with an error, never with fewer rows.
 
@@ -192,22 +194,17 @@ class _Pool:
                                        "while scoring a chunk; no rows of it were written") from None
 
     def _judge(self, requests: list[tuple]) -> None:
-        """One judge call per (judge, task, batch size) for the distinct pairs of every request."""
-        groups: dict[tuple[int, str, int], list[tuple[int, list]]] = {}
+        """Judge each request alone, one after the other, in the batches one process would
+        make for it (the same pairs in the same order): a verdict's last bits depend on its
+        batch neighbours (bf16 moved by up to 0.015 when short pairs were batched together,
+        tests/test_judge_batches.py), so batching across workers would change scores."""
         for worker, judge_index, pairs, task, batch_size in requests:
-            groups.setdefault((judge_index, task, batch_size), []).append((worker, pairs))
-        for (judge_index, task, batch_size), asked in groups.items():
             try:
-                probs = self._score(judge_index, [p for _, pairs in asked for p in pairs], task, batch_size)
+                probs = self._score(judge_index, pairs, task, batch_size)
             except Exception:  # noqa: BLE001 - the worker raises it, and its chunk's rows fall back one by one
-                error = traceback.format_exc()
-                for worker, _ in asked:
-                    self.answers[worker].put(("error", error))
+                self.answers[worker].put(("error", traceback.format_exc()))
                 continue
-            start = 0
-            for worker, pairs in asked:
-                self.answers[worker].put(("ok", probs[start : start + len(pairs)]))
-                start += len(pairs)
+            self.answers[worker].put(("ok", probs))
 
     def _score(self, judge_index: int, flat: list, task: Any, batch_size: int) -> np.ndarray:
         from localeval.backends.nli import distinct_pairs

@@ -1,0 +1,65 @@
+"""The judge's padding, written straight into arrays, gives the tokenizer's own tensors and so
+the same verdicts (bit for bit in fp32, within 1e-3 in bf16); and why batches stay as they
+are: a verdict moves with its batch neighbours."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from localeval.backends.nli import NLIJudge, ScoringState
+from localeval.backends.precision import cpu_has_native_bf16
+
+WORDS = ("the bridge in Lisbon was repaired after a storm in 1931 and reopened to traffic "
+         "while the museum nearby attracted thousands of visitors every summer").split()
+
+
+def _pairs() -> list[tuple[str, str]]:
+    """Pairs of many lengths (3 to ~90 words of premise), so batches differ in width."""
+    rng = np.random.default_rng(0)
+    out = []
+    for i in range(24):
+        n = int(rng.integers(3, 90))
+        premise = " ".join(WORDS[(i + k) % len(WORDS)] for k in range(n)) + "."
+        out.append((premise, f"The bridge in Lisbon was repaired in {1900 + i}."))
+    return out
+
+
+def _reference(judge: NLIJudge, pairs, monkeypatch, batch: int) -> np.ndarray:
+    """Fixed batches of ``batch`` pairs padded by the tokenizer: how the judge batched before."""
+    with monkeypatch.context() as m:
+        m.setattr(NLIJudge, "_padded", lambda self, enc, ids: self.tokenizer.pad(
+            {k: [enc[k][i] for i in ids] for k in enc.keys()}, return_tensors="pt"))
+        return judge.score_distinct(pairs, "nli", batch_size=batch, state=ScoringState())
+
+
+def test_padding_equals_the_tokenizers_own(default_judge):
+    pairs = _pairs()[:7]
+    enc = default_judge.tokenizer([p for p, _ in pairs], [h for _, h in pairs], truncation="longest_first",
+                                  max_length=default_judge.max_length)
+    ids = [3, 0, 6, 1]
+    ours = default_judge._padded(enc, ids)
+    theirs = default_judge.tokenizer.pad({k: [enc[k][i] for i in ids] for k in enc.keys()}, return_tensors="pt")
+    assert set(ours) == set(theirs.keys())
+    for key in ours:
+        assert ours[key].dtype == theirs[key].dtype and torch.equal(ours[key], theirs[key])
+
+
+def test_padding_keeps_verdicts_bit_for_bit_in_fp32(default_judge, monkeypatch):
+    assert default_judge.dtype == torch.float32
+    pairs = _pairs()
+    ours = default_judge.score_distinct(pairs, "nli", batch_size=4, state=ScoringState())
+    assert np.array_equal(ours, _reference(default_judge, pairs, monkeypatch, batch=4))
+
+
+@pytest.mark.skipif(not cpu_has_native_bf16(), reason="bf16 on this CPU would be emulated; localeval refuses it")
+def test_padding_keeps_bf16_verdicts_and_batch_neighbours_move_them(monkeypatch):
+    """Same batches: same bf16 verdicts. Other batch neighbours move them by more than 1e-3,
+    which is why workers' requests are judged alone (localeval.runner.workers)."""
+    judge = NLIJudge(None, device="cpu", precision="bf16")
+    pairs = _pairs()
+    ours = judge.score_distinct(pairs, "nli", batch_size=4, state=ScoringState())
+    assert np.abs(ours - _reference(judge, pairs, monkeypatch, batch=4)).max() <= 1e-3
+    wider = judge.score_distinct(pairs, "nli", batch_size=24, state=ScoringState())
+    assert np.abs(ours - wider).max() > 1e-3
