@@ -29,7 +29,7 @@ def _pairs() -> list[tuple[str, str]]:
 def _reference(judge: NLIJudge, pairs, monkeypatch, batch: int) -> np.ndarray:
     """Fixed batches of ``batch`` pairs padded by the tokenizer: how the judge batched before."""
     with monkeypatch.context() as m:
-        m.setattr(NLIJudge, "_padded", lambda self, enc, ids: self.tokenizer.pad(
+        m.setattr(NLIJudge, "pad_batch", lambda self, enc, ids: self.tokenizer.pad(
             {k: [enc[k][i] for i in ids] for k in enc.keys()}, return_tensors="pt"))
         return judge.score_distinct(pairs, "nli", batch_size=batch, state=ScoringState())
 
@@ -39,7 +39,7 @@ def test_padding_equals_the_tokenizers_own(default_judge):
     enc = default_judge.tokenizer([p for p, _ in pairs], [h for _, h in pairs], truncation="longest_first",
                                   max_length=default_judge.max_length)
     ids = [3, 0, 6, 1]
-    ours = default_judge._padded(enc, ids)
+    ours = default_judge.pad_batch(enc, ids)
     theirs = default_judge.tokenizer.pad({k: [enc[k][i] for i in ids] for k in enc.keys()}, return_tensors="pt")
     assert set(ours) == set(theirs.keys())
     for key in ours:

@@ -395,14 +395,14 @@ class NLIJudge:
 
     def _forward(self, encoded, batch_ids: list[int], columns: list[int]) -> np.ndarray:
         """Probabilities over ``columns`` for one padded batch of encoded pairs."""
-        features = self._padded(encoded, batch_ids)
+        features = self.pad_batch(encoded, batch_ids)
         features = {k: v.to(self.device) for k, v in features.items()}
         logits = self.model(**features).logits.float()
         column_index = torch.tensor(columns, device=logits.device)
         probs = torch.softmax(logits.index_select(1, column_index), dim=-1)
         return probs.cpu().numpy()
 
-    def _padded(self, encoded, batch_ids: list[int]) -> dict[str, torch.Tensor]:
+    def pad_batch(self, encoded, batch_ids: list[int]) -> dict[str, torch.Tensor]:
         """One batch as tensors padded to its longest pair, the same tensors the tokenizer's
         ``pad`` makes, written straight into one array per input: ``pad`` checks and copies
         every pair's lists in Python, a cost paid again for every batch of a run."""
