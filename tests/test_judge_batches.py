@@ -63,3 +63,21 @@ def test_padding_keeps_bf16_verdicts_and_batch_neighbours_move_them(monkeypatch)
     assert np.abs(ours - _reference(judge, pairs, monkeypatch, batch=4)).max() <= 1e-3
     wider = judge.score_distinct(pairs, "nli", batch_size=24, state=ScoringState())
     assert np.abs(ours - wider).max() > 1e-3
+
+
+def test_judge_time_plumbing(tmp_path, tiny_nli_dir, one_torch_thread):
+    """benchmarks/judge_time.py on a tiny judge: every part timed, the operators grouped."""
+    import json
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from benchmarks import judge_time
+
+    out = tmp_path / "judge_time.json"
+    assert judge_time.main(["--model", str(tiny_nli_dir), "--rows", "2", "--precision", "fp32",
+                            "--peak-seconds", "0.05", "--output", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["pairs"] > 0 and result["batches"] > 0 and result["tokens"] > 0
+    assert result["operator_s"]["linear layers"] > 0 and result["linear_tflop_per_s"] > 0
+    assert "| tokenizing |" in out.with_suffix(".md").read_text()
