@@ -145,3 +145,20 @@ def test_progress_moves_with_each_judged_batch_and_gives_an_eta(tiny_judge, one_
     assert before_rows and "pairs judged" in before_rows[-1]  # moved before the chunk was done
     assert int(before_rows[-1].split("rows/s, ")[1].split(" pairs")[0].replace(",", "")) > 0
     assert "ETA" in lines[-1] and lines[-1].startswith(f"scored {len(rows)}/")
+
+
+def test_workers_refuse_models_of_their_own_on_a_gpu(tiny_judge, monkeypatch):
+    """A forked worker cannot use CUDA: the embedding candidates on a GPU machine stay in one
+    process by default and are refused with a reason when workers are asked for."""
+    import importlib
+
+    from localeval import evaluate
+
+    evaluate_module = importlib.import_module("localeval.runner.evaluate")  # the module, not its function
+    monkeypatch.setattr(evaluate_module, "_cuda_present", lambda: True)
+    with pytest.raises(ValueError, match="CUDA"):
+        evaluate(ROWS[:1], ["context_recall"], model=tiny_judge, candidates="embedding", show_progress=False,
+                 workers=2)
+    from localeval.options import RunOptions
+
+    assert evaluate_module._workers(None, [], RunOptions(candidates="embedding")) == 1

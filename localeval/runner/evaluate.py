@@ -190,7 +190,7 @@ def _chunks(
                          total=total)
         return
     with nullcontext(session) if session is not None else JudgeSession(options) as used:
-        count = _workers(workers, named)
+        count = _workers(workers, named, options)
         if count > 1:  # the text side in worker processes, the judge here (localeval.runner.workers)
             from localeval.runner.workers import worker_chunks
 
@@ -200,17 +200,35 @@ def _chunks(
         yield run_chunks(rows, named, session=used, chunk_size=options.chunk_size, skip=skip, progress=progress)
 
 
-def _workers(workers: int | None, named: list[tuple[str, Metric]]) -> int:
-    """Worker processes for the text side: as asked, or (``None``) the cores minus the judge's."""
+def _workers(workers: int | None, named: list[tuple[str, Metric]], options: RunOptions) -> int:
+    """Worker processes for the text side: as asked, or (``None``) the cores minus the judge's.
+    A forked worker cannot use CUDA, so a run whose text side runs models of its own (the
+    embedding candidates, an LLM decomposer) on a GPU machine stays in one process."""
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    if workers == 1:
+        return 1
+    own_models = options.candidates in ("embedding", "hybrid") or options.decomposer is not None
+    if own_models and _cuda_present():
+        if workers is not None:
+            raise ValueError("workers above 1 cannot run the embedding candidates or an LLM decomposer on a GPU "
+                             "(a forked process cannot use CUDA); use workers=1")
+        return 1
     if workers is not None:
-        if workers < 1:
-            raise ValueError(f"workers must be at least 1, got {workers}")
         return workers
     from localeval.runner.run import judges_of
     from localeval.runner.workers import default_workers
 
     judges = judges_of(named)
     return default_workers(judges[0].device.type) if judges else 1
+
+
+def _cuda_present() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return torch.cuda.is_available()
 
 
 def run_options(
