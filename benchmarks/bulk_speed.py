@@ -84,11 +84,13 @@ class Measured:
     forward passes; the results are copied to the host, so a GPU's work is finished), FLOPs
     from the tokens of those pairs."""
 
-    def __init__(self, seconds: float, session, judge) -> None:
+    def __init__(self, seconds: float, session, judge, scores: list[list] | None = None) -> None:
         from benchmarks.flops import encoder_flops_from_sums
 
         cfg = judge.model.config
         self.seconds = seconds
+        self.scores = scores or []
+        """Each row's score per metric (``None``: unscored), in input order."""
         self.pairs = session.counters.pairs_judged
         self.judge_seconds = session.timings.seconds["judge"]
         self.flops = encoder_flops_from_sums(session.counters.tokens_judged, session.counters.tokens_judged_squared,
@@ -104,29 +106,67 @@ class Measured:
         return self.flops / max(self.judge_seconds, 1e-9)
 
 
-def measured(rows: list[dict], metrics: list[str], judge, batch: int, cache: Path | None = None) -> Measured:
+def measured(rows: list[dict], metrics: list[str], judge, batch: int, cache: Path | None = None,
+             workers: int = 1) -> Measured:
     """`evaluate` over ``rows`` in a `JudgeSession` of our own (opening and closing it, cache
-    file included, is timed with the run, as in a plain ``evaluate`` call)."""
+    file included, is timed with the run, as in a plain ``evaluate`` call), the text side in
+    ``workers`` processes."""
     from localeval import evaluate
     from localeval.backends.session import JudgeSession
     from localeval.options import RunOptions
 
     start = time.perf_counter()
     with JudgeSession(RunOptions(model=judge, batch_size=batch, cache=cache)) as session:
-        evaluate(rows, metrics, session=session, show_progress=False)
-    return Measured(time.perf_counter() - start, session, judge)
+        result = evaluate(rows, metrics, session=session, show_progress=False, workers=workers)
+    seconds = time.perf_counter() - start
+    scores = [[row.results[m].score for m in metrics] for row in result.rows]
+    return Measured(seconds, session, judge, scores)
 
 
-def profile_run(rows: list[dict], judge, batch: int, cache: Path | None = None) -> dict:
+def worker_runs(rows: list[dict], judge, batch: int, counts: list[int]) -> list[dict]:
+    """The three metrics and context recall alone with each worker count: rows/s, the share of
+    the wall time the judge was busy, and the largest score difference from one worker (0.0:
+    identical; fp32 verdicts do not depend on their batch, bf16 ones by ~1e-3)."""
+    out = []
+    for metrics, label in ((METRICS, "three metrics"), (["context_recall"], "context_recall")):
+        base: list[list] | None = None
+        for workers in counts:
+            meas = measured(rows, metrics, judge, batch, workers=workers)
+            base = base if base is not None else meas.scores
+            diffs = [abs(a - b) for ra, rb in zip(base, meas.scores) for a, b in zip(ra, rb)
+                     if a is not None and b is not None]
+            same_unscored = all((a is None) == (b is None) for ra, rb in zip(base, meas.scores) for a, b in zip(ra, rb))
+            out.append({"metrics": label, "workers": workers, "rows": len(rows), "seconds": round(meas.seconds, 1),
+                        "rows_per_s": round(len(rows) / meas.seconds, 2),
+                        "judge_busy_share": round(meas.judge_seconds / meas.seconds, 3),
+                        "judge_pairs": meas.pairs,
+                        "max_abs_score_diff_vs_first": round(max(diffs, default=0.0), 6),
+                        "identical_to_first": same_unscored and meas.scores == base})
+            print(f"{label}, {workers} workers: {out[-1]['rows_per_s']} rows/s, judge busy "
+                  f"{out[-1]['judge_busy_share']}", file=sys.stderr, flush=True)
+    return out
+
+
+def _workers_table(runs: list[dict]) -> str:
+    lines = ["| metrics | workers | rows | rows/s | judge busy share | judge pairs | identical to 1 worker | max score diff |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in runs:
+        lines.append(f"| {r['metrics']} | {r['workers']} | {r['rows']} | {r['rows_per_s']} | {r['judge_busy_share']} | "
+                     f"{r['judge_pairs']} | {'yes' if r['identical_to_first'] else 'no'} | {r['max_abs_score_diff_vs_first']} |")
+    return "Text side in worker processes, one judge process (`--workers`):\n\n" + "\n".join(lines)
+
+
+def profile_run(rows: list[dict], judge, batch: int, cache: Path | None = None, workers: int = 1) -> dict:
     """One run of `score_dataset` (what ``localeval score`` runs) from a JSON Lines file to
-    one, in a session of our own, so its public timers (`JudgeSession.timings`) and counters
-    are read: ms per row per stage, judge pairs per row."""
+    one, in a session of our own, profiled as ``localeval score --profile`` profiles it
+    (`localeval.runner.profile.stage_profile`): ms per row per stage, judge pairs per row."""
     import json
 
     from benchmarks.flops import encoder_flops_from_sums
-    from localeval.backends.session import STAGES, JudgeSession
+    from localeval.backends.session import JudgeSession
     from localeval.options import RunOptions
     from localeval.runner.evaluate import score_dataset
+    from localeval.runner.profile import stage_profile
 
     options = RunOptions(model=judge, batch_size=batch, cache=cache)
     with tempfile.TemporaryDirectory() as tmp:
@@ -134,23 +174,22 @@ def profile_run(rows: list[dict], judge, batch: int, cache: Path | None = None) 
         source.write_text("".join(json.dumps(r) + "\n" for r in rows))
         start = time.perf_counter()
         with JudgeSession(options) as session:
-            score_dataset(source, METRICS, target, session=session, show_progress=False)
+            score_dataset(source, METRICS, target, session=session, show_progress=False, workers=workers)
         seconds = time.perf_counter() - start
-    n = len(rows)
-    ms = {stage: round(1000 * session.timings.seconds[stage] / n, 3) for stage in STAGES}
-    ms["other"] = round(1000 * seconds / n - sum(ms.values()), 3)
+    profile = stage_profile(session, seconds, len(rows))
     counters = session.counters
     cfg = judge.model.config
     flops = encoder_flops_from_sums(counters.tokens_judged, counters.tokens_judged_squared,
                                     layers=cfg.num_hidden_layers, hidden=cfg.hidden_size,
                                     intermediate=cfg.intermediate_size)
     judge_s = session.timings.seconds["judge"]
-    return {"rows": n, "cached": cache is not None, "seconds": round(seconds, 2), "ms_per_row": ms,
+    return {"rows": profile.rows, "cached": cache is not None, "workers": workers, "seconds": round(seconds, 2),
+            "ms_per_row": profile.ms_per_row,
             "judge_tflop_per_s": round(flops / judge_s / 1e12, 3) if judge_s else 0.0,
-            "non_judge_ms_per_row": round(1000 * seconds / n - ms["judge"], 3),
-            "judge_pairs_per_row": round(counters.pairs_judged / n, 2),
-            "pairs_requested_per_row": round(counters.pairs_requested / n, 2),
-            "cache_hits_per_row": round(counters.cache_hits / n, 2),
+            "non_judge_ms_per_row": profile.non_judge_ms_per_row,
+            "judge_pairs_per_row": profile.judge_pairs_per_row,
+            "pairs_requested_per_row": profile.pairs_requested_per_row,
+            "cache_hits_per_row": profile.cache_hits_per_row,
             "analyses_loaded": session.analyses.loaded, "analyses_saved": session.analyses.saved}
 
 
@@ -161,7 +200,8 @@ def _profile_table(profiles: list[dict]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for p in profiles:
         ms = p["ms_per_row"]
-        name = f"{p['rows']} rows, " + ("cache file, filled" if p["cached"] else "no cache")
+        name = f"{p['rows']} rows, " + ("cache file, filled" if p["cached"] else "no cache") \
+            + (f", {p['workers']} workers" if p.get("workers", 1) > 1 else "")
         lines.append(f"| {name} | " + " | ".join(str(ms[s]) for s in (*STAGES, "other"))
                      + f" | {p['non_judge_ms_per_row']} | {p['judge_pairs_per_row']} | {p['pairs_requested_per_row']} |")
     return "ms per row by stage (the session's timers):\n\n" + "\n".join(lines)
@@ -217,10 +257,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", action="store_true",
                         help="also time each stage per row (read, split, parse, plan, judge, metric, write) "
                              "on the first size, without and with a filled cache file")
+    parser.add_argument("--workers", type=_sizes, default=None,
+                        help="also compare these worker counts (e.g. 1,2) on the first size: three metrics and "
+                             "context recall alone, rows/s, judge busy share, scores against the first count")
+    parser.add_argument("--only-workers", action="store_true", help="run the --workers comparison (and --profile) only")
     args = parser.parse_args(argv)
 
     from localeval.backends import get_judge
     from localeval.metrics import get_metric
+
+    if args.only_workers:
+        return _only_workers(args, argv)
 
     start = time.perf_counter()
     judge = get_judge(args.model, device=args.device, precision=args.precision)
@@ -276,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
         # they are for a user's second run. Loading the judge is not timed.
         new_process_s = rerun_in_new_process(len(first), cache, args, batch)
 
+    workers = worker_runs(first, judge, batch, args.workers) if args.workers else []
     profiles: list[dict] = []
     if args.profile:
         with tempfile.TemporaryDirectory() as tmp:
@@ -311,6 +359,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     if profiles:
         result["profile"] = profiles
+    if workers:
+        result["workers"] = workers
     m = result["machine"]
     where = (f"{m['gpu']['name']}" if on_gpu and m["gpu"] else f"{m['cpu']}, {m['torch_threads']} threads")
     lines = [
@@ -343,6 +393,8 @@ def main(argv: list[str] | None = None) -> int:
     ]
     if profiles:
         lines += ["", _profile_table(profiles)]
+    if workers:
+        lines += ["", _workers_table(workers)]
     table = "\n".join(lines)
     print(table)
     command = command_line("python benchmarks/bulk_speed.py", argv)
@@ -354,6 +406,32 @@ def main(argv: list[str] | None = None) -> int:
         "windowing and the metrics.\n\n"
         f"{table}\n"
     )
+    return 0
+
+
+def _only_workers(args: argparse.Namespace, argv: list[str]) -> int:
+    """``--only-workers``: the worker comparison (and, with ``--profile``, a profile per worker
+    count) on the first size, nothing else: what a short session on a shared machine can run."""
+    from localeval.backends import get_judge
+
+    judge = get_judge(args.model, device=args.device, precision=args.precision)
+    batch = args.batch_size or (128 if judge.device.type == "cuda" else 32)
+    counts = args.workers or [1, 2]
+    rows = make_rows(args.rows[0])
+    measured(make_rows(4, seed=5), ["context_recall"], judge, batch)  # warm-up: first batches, lazy imports
+    workers = worker_runs(rows, judge, batch, counts)
+    profiles = [profile_run(make_rows(args.rows[0], seed=PROFILE_SEED), judge, batch, workers=w) for w in counts] \
+        if args.profile else []
+    m = describe_machine()
+    result = {"machine": m, "device": judge.device.type, "dtype": str(judge.dtype).replace("torch.", ""),
+              "batch_size": batch, "workers": workers, "profile": profiles}
+    table = _workers_table(workers) + ("\n\n" + _profile_table(profiles) if profiles else "")
+    print(table)
+    command = command_line("python benchmarks/bulk_speed.py", argv)
+    where = (m["gpu"] or {}).get("name") if judge.device.type == "cuda" else f"{m['cpu']} ({m['cpu_cores']} cores)"
+    write_results(args.output, result,
+                  f"# Bulk scoring speed: worker processes\n\nMeasured {m['date_utc']} on {where}, torch {m['torch']}, "
+                  f"{result['dtype']}, judge batch {batch}. Command: `{command}`.\n\n{table}\n")
     return 0
 
 

@@ -160,6 +160,12 @@ class JudgeSession:
         self._states: dict[int, tuple[NLIJudge, ScoringState]] = {}
         self._counters: dict[str, Callable[[str], int]] = {}
         self._derived: dict[str, OrderedDict[Hashable, Any]] = {}
+        self.remote: Callable[[NLIJudge, list[Pair], Task, int], np.ndarray] | None = None
+        """Where the pairs the cache lacks are judged instead of ``judge.score_distinct``: set
+        in a worker process of ``--workers`` (`localeval.runner.workers`), where it sends them to
+        the one judge process and waits for their probabilities."""
+        self.on_judged: Callable[[int], None] | None = None
+        """Told the pairs of each forward pass as it finishes: the runner's progress display."""
 
     def __repr__(self) -> str:
         return f"JudgeSession(cache={self.cache!r}, counters={self.counters})"
@@ -219,8 +225,12 @@ class JudgeSession:
 
         found = self._states.get(id(judge))
         if found is None or found[0] is not judge:
-            found = self._states[id(judge)] = (judge, ScoringState())
+            found = self._states[id(judge)] = (judge, ScoringState(on_batch=self._judged))
         return found[1]
+
+    def _judged(self, pairs: int) -> None:
+        if self.on_judged is not None:
+            self.on_judged(pairs)
 
     def scorer(self, judge: NLIJudge) -> NLIJudge:
         """The judge that scores for ``judge`` in this session: itself, or its CPU copy after
@@ -257,10 +267,13 @@ class JudgeSession:
             todo = [distinct[i] for i in missing]
             before = (state.batches, state.tokens, state.tokens_squared)
             with self.timings.stage("judge"):
-                fresh = judge.score_distinct(
-                    todo, task, batch_size=batch_size or judge.batch_size, state=state,
-                    show_progress_bar=show_progress_bar,
-                )
+                if self.remote is not None:
+                    fresh = self.remote(judge, todo, task, batch_size or judge.batch_size)
+                else:
+                    fresh = judge.score_distinct(
+                        todo, task, batch_size=batch_size or judge.batch_size, state=state,
+                        show_progress_bar=show_progress_bar,
+                    )
             counters.batches += state.batches - before[0]
             counters.tokens_judged += state.tokens - before[1]
             counters.tokens_judged_squared += state.tokens_squared - before[2]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from pathlib import Path
 from typing import Optional
 
@@ -130,6 +132,8 @@ def score(
     junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", help="Write the gates as JUnit XML: one test case per metric."),
     resamples: int = typer.Option(1000, "--resamples", min=1, help="Bootstrap resamples of each mean's 95% interval (seeded: the same scores give the same interval)."),
     calibration: Optional[Path] = typer.Option(None, "--calibration", exists=True, dir_okay=False, help="Thresholds chosen on your labels by `localeval calibrate` (a --threshold beats them); named in the run's metadata."),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Processes for the text side (splitting, parsing, windows) while this one judges all their pairs in shared batches; same scores (default: the cores minus the judge's: 1 on a CPU judge)."),
+    profile: bool = typer.Option(False, "--profile", help="Print the time per row of each stage (read, split, parse, plan, judge, metric, write) after the run."),
 ) -> None:
     """Score every row of INPUT_PATH. Each output row keeps its input fields plus _line and,
     per metric, the score, the reason for a missing score, and the details that explain it.
@@ -199,12 +203,21 @@ def score(
                 built = resolve_metrics(settings.metrics, options)
         else:
             built = settings.metrics
+        # --profile: the run in a session of our own, whose stage timers are read after it.
+        profiled = _profiled_session(options) if profile and settings.engine == "local" else None
+        started = time.perf_counter()
         with bootstrap_settings(resamples), stop_on_signals():
             summary = score_dataset(input_path, built, output, settings.column_map or None, options=options,
                                     show_progress=settings.progress, resume=resume, engine=settings.engine,
                                     ray_address=settings.ray_address, ray_actors=settings.ray_actors,
                                     max_row_chars=settings.max_row_chars or None, max_contexts=settings.max_contexts or None,
-                                    max_row_pairs=settings.max_row_pairs or None)
+                                    max_row_pairs=settings.max_row_pairs or None,
+                                    session=profiled, workers=workers if settings.engine == "local" else 1)
+        if profiled is not None:
+            profiled.close()
+            _print_profile(profiled, time.perf_counter() - started, summary.rows)
+        elif profile:
+            typer.echo("--profile times the local engine only; each Ray actor keeps its own timers", err=True)
     except (KeyboardInterrupt, Stopped) as exc:  # the files are whole: say how to go on
         typer.echo(resume_hint(exc, output), err=True)
         raise typer.Exit(130 if isinstance(exc, KeyboardInterrupt) else 143) from None
@@ -253,6 +266,20 @@ def _drop_unread_file_thresholds(settings, flagged: set[str]):
                f"this run's metrics ({said}); left out", err=True)
     kept = {k: v for k, v in settings.thresholds.items() if k not in from_file}
     return settings.model_copy(update={"thresholds": kept})
+
+
+def _profiled_session(options):
+    from localeval.backends.session import JudgeSession
+
+    return JudgeSession(options)
+
+
+def _print_profile(session, seconds: float, rows: int) -> None:
+    """``--profile``: ms per row by stage (`localeval.runner.profile`), on stderr."""
+    from localeval.runner.profile import stage_profile
+
+    typer.echo("time per stage (ms per row; with --workers the text stages add up every worker):", err=True)
+    typer.echo(stage_profile(session, seconds, rows).table(), err=True)
 
 
 def _write_report(runs: list[Path], output: Path, *, worst: int, title: Optional[str], metadata: Optional[dict] = None) -> None:

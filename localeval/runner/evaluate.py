@@ -186,6 +186,7 @@ def _chunks(
     ray_actors: int | None,
     total: int | None = None,
     session: JudgeSession | None = None,
+    workers: int | None = 1,
 ) -> Iterator[Iterator[list[ScoredRow]]]:
     """Scored chunks from the chosen engine (both yield the same chunks in input order). The
     local engine scores in ``session`` when given (left open: it is the caller's), else in a
@@ -198,7 +199,45 @@ def _chunks(
                          total=total)
         return
     with nullcontext(session) if session is not None else JudgeSession(options) as used:
+        count = _workers(workers, named, options)
+        if count > 1:  # the text side in worker processes, the judge here (localeval.runner.workers)
+            from localeval.runner.workers import worker_chunks
+
+            yield worker_chunks(rows, named, session=used, workers=count, chunk_size=options.chunk_size, skip=skip,
+                                progress=progress)
+            return
         yield run_chunks(rows, named, session=used, chunk_size=options.chunk_size, skip=skip, progress=progress)
+
+
+def _workers(workers: int | None, named: list[tuple[str, Metric]], options: RunOptions) -> int:
+    """Worker processes for the text side: as asked, or (``None``) the cores minus the judge's.
+    A forked worker cannot use CUDA, so a run whose text side runs models of its own (the
+    embedding candidates, an LLM decomposer) on a GPU machine stays in one process."""
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    if workers == 1:
+        return 1
+    own_models = options.candidates in ("embedding", "hybrid") or options.decomposer is not None
+    if own_models and _cuda_present():
+        if workers is not None:
+            raise ValueError("workers above 1 cannot run the embedding candidates or an LLM decomposer on a GPU "
+                             "(a forked process cannot use CUDA); use workers=1")
+        return 1
+    if workers is not None:
+        return workers
+    from localeval.runner.run import judges_of
+    from localeval.runner.workers import default_workers
+
+    judges = judges_of(named)
+    return default_workers(judges[0].device.type) if judges else 1
+
+
+def _cuda_present() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return torch.cuda.is_available()
 
 
 def run_options(**keywords: Any) -> RunOptions:
@@ -269,6 +308,7 @@ def _run(
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     max_row_pairs: int | None = DEFAULT_MAX_ROW_PAIRS,
     session: JudgeSession | None = None,
+    workers: int | None = 1,
 ) -> RunSummary:
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; engines: {', '.join(ENGINES)}")
@@ -304,7 +344,7 @@ def _run(
         return _run_locked(data, metrics, column_map, options, named, source, budget, summary,
                            show_progress=show_progress, output=output, resume=resume, on_rows=on_rows,
                            on_old=on_old, engine=engine, ray_address=ray_address, ray_actors=ray_actors,
-                           session=session, regular=regular, lock=lock)
+                           session=session, regular=regular, lock=lock, workers=workers)
 
 
 def _run_locked(
@@ -328,6 +368,7 @@ def _run_locked(
     session: JudgeSession | None,
     regular: bool,
     lock: OutputLock | None,
+    workers: int | None,
 ) -> RunSummary:
     """`_run` once the session is open and the output locked."""
     names = [name for name, _ in named]
@@ -373,7 +414,7 @@ def _run_locked(
     try:
         with make_progress(source.total, enabled=show_progress) as progress, _chunks(
             engine, rows, metrics, named, options, skip=done, progress=progress,
-            ray_address=ray_address, ray_actors=ray_actors, total=source.total, session=session,
+            ray_address=ray_address, ray_actors=ray_actors, total=source.total, session=session, workers=workers,
         ) as chunks:
             for chunk in chunks:
                 if writer is not None:
@@ -433,6 +474,7 @@ def evaluate(
     max_contexts: int | None = DEFAULT_MAX_CONTEXTS,
     max_row_pairs: int | None = DEFAULT_MAX_ROW_PAIRS,
     session: JudgeSession | None = None,
+    workers: int | None = 1,
 ) -> EvaluationResult:
     """Score every row of ``data`` with every metric.
 
@@ -506,6 +548,10 @@ def evaluate(
             chunk_size, cache, thresholds, decomposer, precision, max_units, candidates,
             locate, screen, contrasts, exhaustive) are left unset.
             Counters add up over the runs one session serves (subtract two ``snapshot()``).
+        workers: processes that do the text side (splitting, parsing, windows, contrasts) of
+            the local engine, chunk by chunk, while this process judges every worker's pairs in
+            shared batches (`localeval.runner.workers`; same scores as one process); ``None``:
+            the cores minus what the judge needs (one on a CPU judge).
 
     The keywords that change how rows are scored make one `localeval.options.RunOptions`
     (`run_options`), the object the CLI, the config file and the Ray engine use too; the
@@ -529,7 +575,7 @@ def evaluate(
         show_progress=show_progress, output=output, resume=resume, on_rows=keep, on_old=keep_old, engine=engine,
         ray_address=ray_address, ray_actors=ray_actors, max_row_chars=max_row_chars, max_contexts=max_contexts,
         max_row_pairs=max_row_pairs,
-        session=session,
+        session=session, workers=workers,
     )
     rows.sort(key=lambda r: r.line)
     return EvaluationResult(rows, [m.metric for m in summary.metrics], summary)
@@ -589,6 +635,7 @@ def score_dataset(
     max_row_pairs: int | None = DEFAULT_MAX_ROW_PAIRS,
     options: RunOptions | None = None,
     session: JudgeSession | None = None,
+    workers: int | None = 1,
 ) -> RunSummary:
     """Like `evaluate`, but rows only go to ``output`` (``None``: stdout) and are not kept in
     memory: what the ``localeval score`` command runs, for datasets of any size.
@@ -606,5 +653,5 @@ def score_dataset(
         show_progress=show_progress, output=output, resume=resume, on_rows=None, on_old=None, engine=engine,
         ray_address=ray_address, ray_actors=ray_actors, max_row_chars=max_row_chars, max_contexts=max_contexts,
         max_row_pairs=max_row_pairs,
-        session=session,
+        session=session, workers=workers,
     )

@@ -1,7 +1,10 @@
-"""Progress of a run: a Rich bar with rows/s on a terminal, plain lines otherwise.
+"""Progress of a run: a Rich bar with rows/s and an ETA on a terminal, plain lines otherwise.
 
-Logs and CI output are not terminals: there a line every ``every`` seconds says how far the
-run is and how fast, instead of a bar redrawn hundreds of times into a file.
+Rows are scored a chunk at a time, so rows move in steps; between them the display moves with
+every forward pass of the judge (`judged`: pairs judged, rate and ETA refreshed), so a long
+chunk never looks stalled. Logs and CI output are not terminals: there a line every ``every``
+seconds says how far the run is, how fast and when it should end, instead of a bar redrawn
+hundreds of times into a file.
 """
 
 from __future__ import annotations
@@ -25,13 +28,26 @@ class Progress:
         self.done = 0
         self.started = time.perf_counter()
 
+        self.pairs = 0
+
     def advance(self, rows: int) -> None:
         self.done += rows
+
+    def judged(self, pairs: int) -> None:
+        """One forward pass of the judge finished with ``pairs`` pairs."""
+        self.pairs += pairs
 
     @property
     def rate(self) -> float:
         elapsed = time.perf_counter() - self.started
         return self.done / elapsed if elapsed > 0 else 0.0
+
+    @property
+    def eta(self) -> float | None:
+        """Seconds left at the rate so far; ``None`` before the first row or without a total."""
+        if self.total is None or self.done == 0 or self.rate <= 0:
+            return None
+        return max(0, self.total - self.done) / self.rate
 
     def close(self) -> None:
         pass
@@ -51,15 +67,23 @@ class _PlainProgress(Progress):
 
     def _line(self) -> None:
         of = f"{self.done}/{plural(self.total, 'row')}" if self.total is not None else plural(self.done, "row")
-        self.stream.write(f"scored {of} ({self.rate:.1f} rows/s)\n")
+        eta = "" if self.eta is None else f", ETA {_clock(self.eta)}"
+        self.stream.write(f"scored {of} ({self.rate:.1f} rows/s, {self.pairs:,} pairs judged{eta})\n")
         self.stream.flush()
 
-    def advance(self, rows: int) -> None:
-        super().advance(rows)
+    def _maybe_line(self) -> None:
         now = time.perf_counter()
         if now - self._last >= self.every:
             self._last = now
             self._line()
+
+    def advance(self, rows: int) -> None:
+        super().advance(rows)
+        self._maybe_line()
+
+    def judged(self, pairs: int) -> None:
+        super().judged(pairs)
+        self._maybe_line()
 
     def close(self) -> None:
         self._line()
@@ -83,20 +107,31 @@ class _RichProgress(Progress):
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("{task.fields[rate]} rows/s"),
+            TextColumn("{task.fields[pairs]} pairs"),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
             console=Console(file=stream),
             transient=False,
         )
-        self._task = self._bar.add_task("scoring", total=total, rate="-")
+        self._task = self._bar.add_task("scoring", total=total, rate="-", pairs="0")
         self._bar.start()
 
     def advance(self, rows: int) -> None:
         super().advance(rows)
         self._bar.update(self._task, advance=rows, rate=f"{self.rate:.1f}")
 
+    def judged(self, pairs: int) -> None:
+        super().judged(pairs)
+        self._bar.update(self._task, pairs=f"{self.pairs:,}", rate=f"{self.rate:.1f}")
+
     def close(self) -> None:
         self._bar.stop()
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
 def make_progress(total: int | None, *, enabled: bool = True, stream: TextIO | None = None, every: float = 10.0) -> Progress:

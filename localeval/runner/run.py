@@ -27,6 +27,7 @@ Design (the simplest one that keeps the judge's batches full and never judges a 
 from __future__ import annotations
 
 import inspect
+from contextlib import contextmanager
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import groupby
 from pathlib import Path
@@ -273,7 +274,7 @@ def run_chunks(
     session's in-memory verdicts are forgotten at each chunk."""
     timings = session.timings
     chunks = iter_chunks(rows, chunk_size)
-    with long_lived_heap() as settle:
+    with long_lived_heap() as settle, progress_of_judge(session, progress):
         while True:
             # Reading (and validating) rows happens as the chunk is pulled from the source;
             # writing, while the caller has the chunk (between our yield and the next pull).
@@ -294,6 +295,19 @@ def run_chunks(
                 progress.advance(len(todo))
             with timings.stage("write"):
                 yield scored
+
+
+@contextmanager
+def progress_of_judge(session: JudgeSession, progress: Progress | None) -> Iterator[None]:
+    """Within the block, ``progress`` is told each forward pass of the session's judges."""
+    if progress is None:
+        yield
+        return
+    before, session.on_judged = session.on_judged, progress.judged
+    try:
+        yield
+    finally:
+        session.on_judged = before
 
 
 def add_to_summary(summary: SummaryBuilder, scored: Iterable[ScoredRow]) -> None:
