@@ -122,6 +122,61 @@ def markdown(result: dict, items: dict[str, CheckItem]) -> str:
     return "\n".join(lines) + "\n"
 
 
+RULES_BEFORE = ("number", "unit", "bound", "opposite", "negated", "role", "merge")
+"""The contrast rules before the checks (polarity, swap, order) were added."""
+
+
+def family_figures(units_files: list[Path]) -> dict:
+    """Per development family: faithfulness AUROC (an item's lowest claim probability) with the
+    rules before the checks and with every rule now, the paired bootstrap SE of the change, and
+    word overlap's AUROC with each margin over it (the judged units of
+    `benchmarks.contrasts.judge_units`, replayed: no judge call)."""
+    import numpy as np
+
+    from benchmarks.contrasts import _item_scores, replay
+    from benchmarks.metrics import auroc, paired_bootstrap_se
+
+    def defined(scores: np.ndarray, gold: np.ndarray) -> float | None:
+        return None if gold.min() == gold.max() else auroc(gold, scores)
+
+    units: dict[str, list[dict]] = {}
+    for path in units_files:
+        units.update(json.loads(path.read_text()))
+    before, _ = replay(units, rules=True, rule_set=RULES_BEFORE)
+    after, fired = replay(units, rules=True)
+    out = {}
+    for family in units:
+        y = np.asarray([r["label"] for r in before[family]])
+        s0, s1 = _item_scores(before[family], "judge"), _item_scores(after[family], "judge")
+        so = _item_scores(before[family], "overlap")
+        se = paired_bootstrap_se(y, s0, s1, {"auroc": defined})["auroc"]
+        se_margin = paired_bootstrap_se(y, so, s1, {"auroc": defined})["auroc"]
+        out[family] = {"n": len(y), "positives": int(y.sum()), "auroc_before": auroc(y, s0), "auroc_after": auroc(y, s1),
+                       "change": auroc(y, s1) - auroc(y, s0), "change_se": se, "auroc_overlap": auroc(y, so),
+                       "margin_over_overlap": auroc(y, s1) - auroc(y, so), "margin_se": se_margin,
+                       "items_changed": int((np.abs(s0 - s1) > 1e-12).sum()),
+                       "checks_fired": {r: n for (f, r), n in fired.items() if f == family and r in ("polarity", "swap", "order")}}
+    return out
+
+
+def families_markdown(figures: dict, command: str, machine: dict, sources: list[str]) -> str:
+    lines = ["# Contradiction checks on the development families", "",
+             "Faithfulness's item score (the lowest claim probability) with the contrast rules before the checks "
+             f"({', '.join(RULES_BEFORE)}) and with the checks added (polarity, swap, order); every claim judged "
+             "against every unit once, the rules replayed on the same probabilities (`benchmarks.contrasts.replay`). "
+             f"Units: {', '.join(sources)}. AUROC in %; SEs are paired bootstraps over items (1,000 resamples).", "",
+             f"Command: `{command}`  ", f"Machine: {machine['cpu']}, {machine['date_utc']}.", "",
+             "| family | n (pos) | AUROC before | AUROC with checks | change ± SE | AUROC overlap | margin over overlap ± SE "
+             "| items changed | checks fired |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    for family, f in figures.items():
+        fired = ", ".join(f"{k} {v}" for k, v in sorted(f["checks_fired"].items())) or "-"
+        lines.append(f"| {family} | {f['n']} ({f['positives']}) | {100 * f['auroc_before']:.1f} | {100 * f['auroc_after']:.1f} | "
+                     f"{100 * f['change']:+.1f} ± {100 * f['change_se']:.1f} | {100 * f['auroc_overlap']:.1f} | "
+                     f"{100 * f['margin_over_overlap']:+.1f} ± {100 * f['margin_se']:.1f} | {f['items_changed']} | {fired} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", default=None)
@@ -130,7 +185,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--device", default=None)
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--no-contrasts", dest="contrasts", action="store_false")
+    p.add_argument("--families", type=Path, nargs="+", default=None,
+                   help="judged units of the development families (benchmarks.contrasts.judge_units output): "
+                        "report the AUROC before and after the checks instead of the check set")
     args = p.parse_args(argv)
+    command = command_line("python benchmarks/checks.py", sys.argv[1:] if argv is None else argv)
+    if args.families:
+        figures = family_figures(args.families)
+        output = args.output.with_name("checks_families.json")
+        sources = [portable_path(f) for f in args.families]
+        result = {"benchmark": "checks_families", "command": command, "machine": describe_machine(),
+                  "units": sources, "families": figures}
+        write_results(output, result, families_markdown(figures, command, result["machine"], sources))
+        print(families_markdown(figures, command, result["machine"], sources))
+        return 0
     try:
         items = load_items(args.data)
     except (OSError, ValueError) as err:

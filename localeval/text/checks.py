@@ -137,7 +137,14 @@ def _arg(token) -> Arg:
 
 
 def _conjuncts(token) -> list:
-    return [token, *(c for c in token.conjuncts if c.pos_ in ("NOUN", "PROPN", "NUM", "ADJ", "PRON"))]
+    return [_named_by(t) for t in (token, *(c for c in token.conjuncts if c.pos_ in ("NOUN", "PROPN", "NUM", "ADJ", "PRON")))]
+
+
+def _named_by(token):
+    """"those in group B" is group B: a pronoun's own "in/of/with" object names it."""
+    if token.pos_ != "PRON":
+        return token
+    return next((o for p in token.children if p.dep_ == "prep" for o in p.children if o.dep_ == "pobj"), token)
 
 
 def _negated(verb) -> bool:
@@ -371,6 +378,9 @@ def swap_contrast(claim: Facts, premise: Facts) -> str | None:
         same = [p for p in premise.atoms if p.lemma == mine.lemma and p.negated == mine.negated]
         if not same or any(_supports(mine, p) for p in same):
             continue
+        swapped = next((p for p in same if _swapped(mine, p)), None)
+        if swapped is not None:
+            return f"swap: the evidence has '{_say(swapped)}': agent and patient the other way round"
         for theirs in same:
             agree, conflict, _ = _match(mine, theirs)
             if len(conflict) != 1:
@@ -386,6 +396,23 @@ def swap_contrast(claim: Facts, premise: Facts) -> str | None:
             if moved and (agree or lone):
                 return f"swap: the evidence has '{_say(theirs)}', not '{_say(mine)}'"
     return None
+
+
+_SYMMETRIC = frozenset("marry meet play fight face draw tie share partner collaborate merge join date divorce "
+                       "resemble equal match border neighbour neighbor touch".split())
+"""Predicates whose agent and patient can trade places without changing the fact."""
+
+
+def _swapped(mine: Atom, theirs: Atom) -> bool:
+    """The claim's agent is the premise's patient and its patient the premise's agent ("Ajax
+    was beaten by Feyenoord" / "Ajax beat Feyenoord"), for a predicate that is not symmetric."""
+    if mine.lemma in _SYMMETRIC:
+        return False
+    a, p, ta, tp = mine.slot("agent"), mine.slot("patient"), theirs.slot("agent"), theirs.slot("patient")
+    if not (a and p and ta and tp):
+        return False
+    return (_compare(a, tp, True) == 1 and _compare(p, ta, True) == 1
+            and _compare(a, ta, True) == -1 and _compare(p, tp, True) == -1)
 
 
 def _side_value(words: frozenset[str], clauses, avoid: frozenset[str]) -> tuple[float, tuple[int, int]] | None:
@@ -420,14 +447,15 @@ def order_contrast(claim: Facts, premise: Facts) -> str | None:
 CHECKS = ("polarity", "swap", "order")
 _RELATION_WORDS = re.compile(r"\b(?:before|after|than|earlier|later)\b", re.IGNORECASE)
 _NEGATION = re.compile(r"\b(?:not|never|cannot|no)\b|n't", re.IGNORECASE)
-_SEVERAL = re.compile(r"\band\b|\bwhile\b|\bwhereas\b|[;,]", re.IGNORECASE)
+_SEVERAL = re.compile(r"\band\b|\bwhile\b|\bwhereas\b|\bby\b|[;,]|\.\s", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
 
 
 def reads_premise(claim: str, premise: str, check: str) -> bool:
     """Is ``check`` worth a parse of the pair? Cheap gates on the raw text: a negation on
     either side (polarity), several things stated in the premise (swap), a relation in the
-    claim and a number in the premise (order)."""
+    claim and a number in the premise (order). (Several things: two sentences, a list, a
+    passive "by" agent.)"""
     if check == "polarity":
         return bool(_NEGATION.search(premise) or _NEGATION.search(claim))
     if check == "swap":
