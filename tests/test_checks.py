@@ -70,3 +70,17 @@ def test_an_instruction_answering_a_how_to_question_is_read_with_its_task():
     leads = instruction_lead("How do I descale the machine?",
                              ["Pour the descaler into the tank.", "The machine is red."])
     assert leads == ["To descale the machine:", ""]
+
+
+def test_context_relevance_keeps_the_steps_that_answer_a_how_to_question(default_judge):
+    from localeval.metrics import ContextRelevance
+    from localeval.schema import Sample
+
+    context = ("To descale the machine:\n1. Fill the water tank with 0.5 l of water and one sachet of descaler.\n"
+               "2. Run the 70 C programme.\nDescaling should be done every three months.\n"
+               "The machine comes in red and black.")
+    result = ContextRelevance(default_judge).score(
+        Sample(user_input="How do I descale the coffee machine?", retrieved_contexts=[context]))
+    verdicts = {d.text: d.relevant for d in result.sentences}
+    assert verdicts["2. Run the 70 C programme."] and verdicts["Descaling should be done every three months."]
+    assert not verdicts["The machine comes in red and black."]
