@@ -70,11 +70,13 @@ def judge_units(judge, items: dict[str, list[dict]]) -> dict[str, list[dict]]:
     return out
 
 
-def replay(items: dict[str, list[dict]], rules: bool) -> tuple[dict[str, list[dict]], Counter]:
+def replay(items: dict[str, list[dict]], rules: bool,
+           rule_set: tuple[str, ...] | None = None) -> tuple[dict[str, list[dict]], Counter]:
     """The verdict study's item format (``claims[].signals.p_best``, ``overlap``), each claim's
-    probability the best over its units with (or without) the rules applied."""
+    probability the best over its units with (or without) the rules applied (``rule_set``:
+    those rules only; default all)."""
     from localeval.backends.attribution import CONTRAST_WEIGHT
-    from localeval.text.contrasts import contrast
+    from localeval.text.contrasts import CONTRAST_RULES, contrast
     from localeval.text.memo import TextMemo, remembering
 
     fired: Counter = Counter()
@@ -88,7 +90,8 @@ def replay(items: dict[str, list[dict]], rules: bool) -> tuple[dict[str, list[di
                     best = 0.0
                     # As `attribute` reads them: best unit first, until one no rule fires on.
                     for unit in sorted(claim["units"], key=lambda u: -u["p"]):
-                        reason = contrast(claim["text"], unit["text"], row["source"]) if rules else None
+                        reason = (contrast(claim["text"], unit["text"], row["source"], rule_set or CONTRAST_RULES)
+                                  if rules else None)
                         if reason is None:
                             best = max(best, unit["p"])
                             break

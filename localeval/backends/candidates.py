@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from localeval.options import DEFAULT_SELECTOR
-from localeval.text.lexical import content_terms, content_words, word_overlap
+from localeval.text.lexical import content_terms, content_words, stemmed_words, word_overlap
 from localeval.text.memo import TEXT_MEMO_SIZE, remembered
 
 __all__ = [
@@ -213,11 +213,12 @@ SCREEN_MIN_QUESTION_WORDS = 2
 def relevance_screen(question: str, sentences: Sequence[str], *, max_overlap: float = SCREEN_MAX_OVERLAP,
                      min_question_words: int = SCREEN_MIN_QUESTION_WORDS) -> list[str | None]:
     """Per sentence: ``None`` (judge it) or why it is screened out as irrelevant unjudged."""
-    wanted = content_words(question)
+    # Stems, not spellings: "Descaling ..." answers "How do I descale ...?" (Snowball, NLTK).
+    wanted = stemmed_words(question)
     if len(wanted) < min_question_words:
         return [None] * len(sentences)
     out: list[str | None] = []
-    words = _words.bound()
+    words = stemmed_words
     for sentence in sentences:
         share = word_overlap(wanted, words(sentence))
         if share > max_overlap:

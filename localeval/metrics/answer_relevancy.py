@@ -45,6 +45,7 @@ from localeval.metrics.decomposed import DecompositionRecord, check_decomposer, 
 from localeval.schema import Sample
 from localeval.text import Span, make_windows
 from localeval.text.answers import is_non_answer, non_english_note
+from localeval.text.leads import instruction_lead
 from localeval.backends.session import JudgeSession
 
 __all__ = ["AnswerRelevancy", "AnswerRelevancyResult", "Statement"]
@@ -116,9 +117,13 @@ class AnswerRelevancy(JudgedMetric):
         parts = sub_questions(splitter, [asked[i] for i in todo], session=session)
         questions = [list(dict.fromkeys([asked[i], *subs])) for i, (subs, _) in zip(todo, parts)]
         items = []
-        for qs, texts in zip(questions, judged):
+        for i, qs, texts in zip(todo, questions, judged):
             budget = question_budget(self.judge, qs, session=session)
-            statements = [ContextSentence(0, _whole(t), self._pieces(t, budget, session)) for t in texts]
+            # An instruction answering "how do I ..." is read with what it does ("To descale
+            # the machine: Pour ..."): alone, the judge finds nothing of the question in it.
+            leads = instruction_lead(asked[i], texts)
+            statements = [ContextSentence(0, _whole(t), self._pieces(t, budget - 12 * bool(lead), session), lead)
+                          for t, lead in zip(texts, leads)]
             items.extend((q, statements) for q in qs)
         flat = judge_sentences(self.judge, items, session=session, batch_size=self.batch_size,
                                show_progress_bar=show_progress_bar)

@@ -57,6 +57,7 @@ from localeval.metrics.base import MetricResult
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.schema import Sample
 from localeval.text import Span, make_windows, split_sentences
+from localeval.text.leads import list_leads
 from localeval.backends.session import JudgeSession
 
 __all__ = [
@@ -85,6 +86,9 @@ class ContextSentence(NamedTuple):
     context_index: int
     sentence: Span
     pieces: tuple[Span, ...]
+    lead: str = ""
+    """What the sentence answers when it is a list item or an instruction (its list's lead-in,
+    `localeval.text.leads`): judged as ``lead + " " + piece``; empty for most sentences."""
 
 
 def require_relevance_head(judge: NLIJudge) -> None:
@@ -116,14 +120,22 @@ def context_sentences(judge: NLIJudge, contexts: Sequence[str], budget: int, *,
     for the judge that answers relevance: a separate relevance model has its own input)."""
     judge = judge.for_task("relevance")
     count = session.token_counter(judge)
-    found = [(ci, s) for ci, c in enumerate(contexts) if c and c.strip() for s in split_sentences(c)]
+    found = []
+    for ci, c in enumerate(contexts):
+        if c and c.strip():
+            sentences = split_sentences(c)
+            # A list item is read with its list's lead-in ("To descale the machine:").
+            leads = list_leads(c, [s.start for s in sentences]) if "\n" in c else [""] * len(sentences)
+            found.extend((ci, s, lead) for s, lead in zip(sentences, leads))
     out = []
-    for ci, sentence in found:
+    for ci, sentence, lead in found:
         pieces: tuple[Span, ...] = (sentence,)
-        if not session.fits(judge, sentence.text, budget):  # only over-long sentences pay for windowing
-            windows = make_windows(contexts[ci], [sentence], count, budget, piece_words=RELEVANCE_PIECE_WORDS)
+        room = budget - (count(lead) if lead else 0)
+        if not session.fits(judge, sentence.text, room):  # only over-long sentences pay for windowing
+            windows = make_windows(contexts[ci], [sentence], count, max(room, budget // 2),
+                                   piece_words=RELEVANCE_PIECE_WORDS)
             pieces = tuple(Span(text=w.text, start=w.start, end=w.end) for w in windows)
-        out.append(ContextSentence(ci, sentence, pieces))
+        out.append(ContextSentence(ci, sentence, pieces, lead))
     return out
 
 
@@ -139,7 +151,8 @@ def judge_sentences(
 
     One judge call for all items, so batches stay full across rows and sub-questions.
     """
-    passages = [[p.text for cs in sentences for p in cs.pieces] for _, sentences in items]
+    passages = [[f"{cs.lead} {p.text}" if cs.lead else p.text for cs in sentences for p in cs.pieces]
+                for _, sentences in items]
     probs = sentence_relevance(
         judge,
         [(question, texts) for (question, _), texts in zip(items, passages)],
@@ -259,7 +272,8 @@ class ContextRelevance(JudgedMetric):
         items = [(q, context_sentences(self.judge, contexts, question_budget(self.judge, [q], session=session),
                                        session=session)) for q, contexts in rows]
         # Per row, per sentence: why it is screened out, or None (judged).
-        screens = [relevance_screen(q, [cs.sentence.text for cs in sentences]) if self.screen else [None] * len(sentences)
+        screens = [relevance_screen(q, [f"{cs.lead} {cs.sentence.text}" for cs in sentences]) if self.screen
+                   else [None] * len(sentences)
                    for q, sentences in items]
         to_judge = [(q, [cs for cs, why in zip(sentences, screen) if why is None])
                     for (q, sentences), screen in zip(items, screens)]

@@ -19,7 +19,13 @@ with what the premise states, with no model:
   Hale"; a spaCy parse, `localeval.text.roles`);
 - ``merge``: the claim's subject taken from one sentence of the premise and its predicate from
   another ("Sydney is the capital of Australia" / "Canberra is the capital of Australia.
-  Sydney ... hosted the 2000 Olympic Games."; the same parse, `localeval.text.merges`).
+  Sydney ... hosted the 2000 Olympic Games."; the same parse, `localeval.text.merges`);
+- ``polarity``, ``swap``, ``order``: the contradiction checks of `localeval.text.checks`, read
+  from the same parse: a negated instruction or permission ("Yes, you can use vinegar" / "Never
+  use vinegar"), a role or attribute given to the wrong one of coordinated arguments ("B stayed
+  in orbit while A and C walked" / "A and B walked ... while C remained in orbit"; "parts and
+  labour for two years" / "parts for two years and labour for one year"), and an order or
+  comparison the premise's dates or numbers refute ("X fell after Y" / X in 476, Y in 1453).
 
 `contrast` returns the first that applies, as a short reason, or ``None``. Every rule fires
 only on positive evidence of a contrast in the premise, never on mere absence of a word, so a
@@ -38,8 +44,9 @@ from localeval.text.numbers import numbers_in
 
 __all__ = ["CONTRAST_RULES", "RULES_WITHOUT_PARSE", "contrast", "contrast_identity", "contrast_many"]
 
-CONTRAST_RULES: tuple[str, ...] = ("number", "unit", "bound", "opposite", "negated", "role", "merge")
-_PARSING_RULES = frozenset({"role", "merge"})
+CONTRAST_RULES: tuple[str, ...] = ("number", "unit", "bound", "opposite", "negated", "role", "merge", "polarity",
+                                   "swap", "order")
+_PARSING_RULES = frozenset({"role", "merge", "polarity", "swap", "order"})
 RULES_WITHOUT_PARSE: tuple[str, ...] = tuple(r for r in CONTRAST_RULES if r not in _PARSING_RULES)
 """The rules that need no spaCy parse (a parse costs ~3 ms a unit on 2 CPU cores even in batches,
 about three times what the other rules cost together)."""
@@ -248,8 +255,10 @@ def _follows(number: str, premise: str, stated: frozenset[str]) -> bool:
     if value is None:
         return False
     values = [v for x in stated if (v := _value(x)) is not None]
-    if any(abs(abs(a - b) - value) < 1e-9 or abs(a + b - value) < 1e-9 for i, a in enumerate(values)
-           for b in values[i + 1:]):
+    # (A ratio too: "eight times the standard dose" from 500 mg and 4,000 mg.)
+    if any(abs(abs(a - b) - value) < 1e-9 or abs(a + b - value) < 1e-9
+           or (min(a, b) > 0 and abs(max(a, b) / min(a, b) - value) < 1e-9)
+           for i, a in enumerate(values) for b in values[i + 1:]):
         return True
     bounds = _bounds(premise)
     lows = [v for (x, _), sides in bounds.items() if 1 in sides and (v := _value(x)) is not None]
@@ -320,16 +329,24 @@ def _bounds(text: str) -> dict[tuple[str, str | None], set[int]]:
     tokens = _tokens(text)
     out: dict[tuple[str, str | None], set[int]] = {}
     for start, end, phrase in _phrases(tokens, _BOUNDS):
+        # "cannot carry over more than five": a negated lower bound is an upper one.
+        side = -_BOUNDS[phrase] if _negated_before(tokens, start) else _BOUNDS[phrase]
         # The bounded number follows the phrase, possibly after "of", "the" or a currency sign.
         for k in range(end, min(end + 3, len(tokens))):
             values = numbers_in(tokens[k].text)
             if values:
                 unit = _unit_after(tokens, k)
-                out.setdefault((next(iter(values)), unit[1] if unit else None), set()).add(_BOUNDS[phrase])
+                out.setdefault((next(iter(values)), unit[1] if unit else None), set()).add(side)
                 break
             if tokens[k].text not in ("of", "the", "a", "$", "€", "£"):
                 break
     return out
+
+
+def _negated_before(tokens: tuple[_Token, ...], start: int, span: int = 4) -> bool:
+    """A negator among the ``span`` words before ``start``, inside its clause."""
+    clause = tokens[start].clause
+    return any(t.text in _NEGATORS and t.clause == clause for t in tokens[max(0, start - span):start])
 
 
 def _bound_rule(claim: str, premise: str, source: str) -> str | None:
@@ -458,6 +475,13 @@ def _negated_rule(claim: str, premise: str, source: str) -> str | None:
     # at least a quarter of the claim's content words.
     names = {normalise(t) for t in re.findall(r"(?<!^)(?<![.!?] )\b[A-Z][\w-]+", claim.strip())}
     if only_negated and (only_negated & names or 4 * len(only_negated) >= len(wanted)):
+        # Words alone cannot tell "wash the lid by hand" from "the lid must not go in the
+        # dishwasher": when the parse finds the claim's own statement affirmed in the premise
+        # (the same predicate, an agreeing argument, none conflicting), the finding is dropped.
+        from localeval.text import checks, roles
+
+        if checks.supported_atom(roles.facts(claim), roles.facts(premise)):
+            return None
         return f"negated: the evidence negates {', '.join(sorted(only_negated))}"
     return None
 
@@ -474,8 +498,20 @@ def _merge_rule(claim: str, premise: str, source: str) -> str | None:
     return merge_contrast(claim, premise)
 
 
+def _check_rule(name: str):
+    def rule(claim: str, premise: str, source: str) -> str | None:
+        from localeval.text import checks, roles  # spaCy, as for the role rule
+
+        if not checks.reads_premise(claim, premise, name):
+            return None
+        return getattr(checks, f"{name}_contrast")(roles.facts(claim), roles.facts(premise))
+
+    return rule
+
+
 _RULES = {"number": _number_rule, "unit": _unit_rule, "bound": _bound_rule, "opposite": _opposite_rule,
-          "negated": _negated_rule, "role": _role_rule, "merge": _merge_rule}
+          "negated": _negated_rule, "role": _role_rule, "merge": _merge_rule,
+          **{name: _check_rule(name) for name in ("polarity", "swap", "order")}}
 
 
 def contrast(claim: str, premise: str, source: str = "", rules: tuple[str, ...] = CONTRAST_RULES) -> str | None:
@@ -513,7 +549,10 @@ def contrast_many(triples: Sequence[tuple[str, str, str]],
         from localeval.text import merges, roles
 
         roles.parse_many(triples[k][0] for k in open_)
+        from localeval.text import checks
+
         readers = [m.reads_premise for name, m in (("role", roles), ("merge", merges)) if name in later]
+        readers += [lambda c, p, n=name: checks.reads_premise(c, p, n) for name in later if name in checks.CHECKS]
         roles.parse_many(triples[k][1] for k in open_
                          if any(reads(triples[k][0], triples[k][1]) for reads in readers))
         for k in open_:
@@ -531,5 +570,5 @@ def contrast_identity() -> str:
 
     pipeline = os.environ.get(SPACY_MODEL_ENV) or DEFAULT_SPACY_MODEL
     modules = ("localeval.text.contrasts", "localeval.text.roles", "localeval.text.merges", "localeval.text.numbers",
-               "localeval.text.lexical")
+               "localeval.text.lexical", "localeval.text.checks")
     return code_identity(modules, ("spacy", pipeline))

@@ -68,6 +68,27 @@ def content_words(text: str) -> set[str]:
     return set(content_terms(text))
 
 
+@lru_cache(maxsize=1)
+def _stemmer():
+    from nltk.stem.snowball import SnowballStemmer  # rules only: no NLTK data is read
+
+    return SnowballStemmer("english")
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    # Per word (a bounded vocabulary), not per text: a long text as a key is what made
+    # process-wide memos grow (`localeval.text.memo`).
+    return _stemmer().stem(word)
+
+
+def stemmed_words(text: str) -> frozenset[str]:
+    """Snowball stems of ``text``'s content words: "descaling", "descaled" and "descale" are one
+    word ("descal"), "months" and "monthly" another; what the relevance screen compares."""
+    stops = stop_words()
+    return frozenset(_stem(w) for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in stops)
+
+
 def word_overlap(wanted: set[str], found: set[str]) -> float:
     """Share of ``wanted`` (a claim's content words) present in ``found``; 0.0 when empty."""
     return len(wanted & found) / len(wanted) if wanted else 0.0

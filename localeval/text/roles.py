@@ -22,11 +22,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from localeval.text.lexical import normalise
 from localeval.text.memo import active_memo
 
-__all__ = ["Parse", "Tagged", "parse_many", "reads_premise", "role_contrast", "tagged_sentences"]
+if TYPE_CHECKING:
+    from localeval.text.checks import Facts
+
+__all__ = ["Parse", "Tagged", "facts", "parse_many", "reads_premise", "role_contrast", "tagged_sentences"]
 
 _PRONOUNS = frozenset("it he she they them him her this that these those which who whom its itself himself herself "
                       "themselves one you we i me us".split())
@@ -70,9 +74,10 @@ Tagged = tuple[tuple[tuple[str, str], ...], ...]
 """Per sentence (spaCy's), its words as (text, coarse part of speech), punctuation left out."""
 
 
-Parse = tuple[tuple[tuple[str, _Argument, _Argument], ...], Tagged]
-"""A text's (verb, agent, patient) triples and its tagged sentences: one parse serves both
-rules that need one (role, and `localeval.text.merges`)."""
+Parse = tuple[tuple[tuple[str, _Argument, _Argument], ...], Tagged, "Facts"]
+"""A text's (verb, agent, patient) triples, its tagged sentences and its atoms for the
+contradiction checks: one parse serves every rule that needs one (role,
+`localeval.text.merges`, `localeval.text.checks`)."""
 
 _PARSE_BATCH = 64
 _PARSES = f"{__name__}.parse"  # the run memo's table of parses (`localeval.text.memo`)
@@ -109,7 +114,9 @@ def _parsed(texts: list[str]) -> list[Parse]:
     # The entity recogniser is half the parse's cost and adds nothing the capitalisation test
     # of `_argument` misses (checked on the contrast set): it is not run.
     docs = load_nlp().pipe(texts, batch_size=_PARSE_BATCH, disable=["ner"])
-    return [(_triples_of(doc), _tagged(doc)) for doc in docs]
+    from localeval.text.checks import facts_of
+
+    return [(_triples_of(doc), _tagged(doc), facts_of(doc)) for doc in docs]
 
 
 def _tagged(doc) -> Tagged:
@@ -119,6 +126,11 @@ def _tagged(doc) -> Tagged:
 def tagged_sentences(text: str) -> Tagged:
     """``text``'s sentences as spaCy splits them, each word with its part of speech."""
     return _parse(text)[1]
+
+
+def facts(text: str) -> Facts:
+    """``text``'s atoms, relations and numbered clauses (`localeval.text.checks`)."""
+    return _parse(text)[2]
 
 
 def _triples(text: str) -> tuple[tuple[str, _Argument, _Argument], ...]:

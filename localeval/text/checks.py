@@ -1,0 +1,463 @@
+"""Contradiction checks read from a spaCy parse: what a claim states against what a premise states.
+
+A small NLI judge passes "Yes, you can use vinegar to descale the machine." against "Never use
+vinegar to descale the machine" (P(entailment) 0.91): every word is there. Its own
+P(contradiction) does not tell such pairs from true restatements either (medians 0.06 and 0.09
+over the 310 hand-written contrast pairs of `benchmarks/contrast` and `benchmarks/checks`), so
+these checks read the structure the judge misses and leave the rest to it.
+
+Both texts are parsed into *atoms*: one predicate (a verb's lemma, or "be" with its attribute)
+with its slots -- agent (active subject, passive "by" object), patient (object, passive
+subject), attribute, and each preposition's object -- where coordinated arguments are
+distributed ("A and B walked" gives two atoms; "covers parts for two years and labour for one
+year" gives "cover parts for two years" and "cover labour for one year"). An argument is its
+head word's lemma with its modifiers (compounds, adjectives, numbers). Two arguments *agree*
+when their heads match (or one's head is among the other's words) and their modifiers and
+numbers do not differ; otherwise they *conflict*. A preposition's object conflicts only by a
+different number, agrees by a shared word, else says nothing.
+
+The checks, each a `localeval.text.contrasts` rule:
+
+- ``polarity``: a premise atom that would support the claim's atom (same predicate, an agreeing
+  slot, none conflicting) is negated where the claim's is not, or the other way round, and no
+  atom of the premise supports the claim's with its own polarity ("may not sublet the flat" /
+  "may sublet the flat"; a verb under a negated "permitted to", "allowed to" is negated too);
+- ``swap``: no atom supports the claim's atom, and one with the same predicate differs from it
+  in exactly one core slot while agreeing in another, the claim's value of that slot being
+  given to something else in the premise (roles swapped across coordinated arguments, an
+  attribute distributed to the wrong item: "Lindqvist leads cardiology" / "Osei leads
+  cardiology, Lindqvist heads oncology");
+- ``order``: the claim relates two things by "before/after", "earlier/later than" or a
+  comparative ("higher", "more ... than"), the premise states a date or number for each (the
+  number nearest a word only that side names), and the numbers say the other way round.
+
+Every check fires only on positive evidence in the premise: an atom the claim's contradicts, or
+two numbers. English only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from localeval.text.numbers import numbers_in
+
+__all__ = ["CHECKS", "Atom", "Facts", "facts_of", "order_contrast", "polarity_contrast", "reads_premise", "supported_atom",
+           "swap_contrast"]
+
+_CORE = ("agent", "patient", "attr")
+_NEGATING_HEADS = frozenset("permit allow let able possible safe fine ok okay".split())
+_MOD_DEPS = frozenset({"compound", "amod", "nummod", "nmod", "poss", "npadvmod", "quantmod"})
+_SKIP_LEMMAS = frozenset({"the", "a", "an", "-", "'s", "'"})
+_TITLES = frozenset("dr mr mrs ms prof sir st".split())
+_BOUND_WORDS = frozenset("more less fewer than over under least most".split())
+_MONTHS = {m: i for i, m in enumerate("january february march april may june july august september october "
+                                      "november december".split(), 1)}
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument: its head lemma, its modifiers' lemmas, every content lemma, its numbers."""
+
+    head: str
+    mods: frozenset[str]
+    words: frozenset[str]
+    numbers: frozenset[str]
+    named: bool
+    pronoun: bool = False  # "it", "them": coreference is not resolved, so it agrees with nothing and conflicts with nothing
+    bounded: bool = False  # "more than five days": a negation of its verb bounds the quantity instead
+
+
+@dataclass(frozen=True)
+class Atom:
+    lemma: str
+    negated: bool
+    slots: tuple[tuple[str, Arg], ...]
+    asserted: bool = True
+    """False for a verb the text does not state as a fact: a gerund subject ("Subletting ...
+    requires"), a clause of a noun, a non-finite "when using the drill"."""
+    relational: bool = False
+    """A comparative ("is longer than"): a relation between two things, read by the order check."""
+
+    def slot(self, name: str) -> Arg | None:
+        return next((a for k, a in self.slots if k == name), None)
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A claim's "X before Y" / "X higher than Y": +1 when X's value is claimed the larger."""
+
+    direction: int
+    left: frozenset[str]
+    right: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Facts:
+    atoms: tuple[Atom, ...] = ()
+    relations: tuple[Relation, ...] = ()
+    # Per clause of the text: its (lemma, numeric value or None) tokens.
+    clauses: tuple[tuple[tuple[str, float | None], ...], ...] = field(default=())
+
+
+# ------------------------------------------------------------------ reading a parse
+
+def _lemma(token) -> str:
+    return token.lemma_.lower().replace("’", "'")
+
+
+def _number(token) -> str | None:
+    if token.dep_ == "nummod" and _lemma(token) == "one":
+        return "1"  # (the number reader leaves "one" out: it is more often a pronoun)
+    values = numbers_in(token.text) if token.like_num or token.text[:1].isdigit() else frozenset()
+    return next(iter(values)) if len(values) == 1 else None
+
+
+def _arg(token) -> Arg:
+    mods, numbers = set(), set()
+    for child in token.children:
+        # (Not spaCy's stop words: "two", "front", "first" are among them.)
+        if child.dep_ in _MOD_DEPS and _lemma(child) not in _SKIP_LEMMAS and child.pos_ not in ("DET", "PRON"):
+            mods.add(_lemma(child))
+            numbers |= {n for n in (_number(child),) if n}
+            for g in child.children:  # "8 kg cabin bag", "type 2 diabetes"
+                if g.dep_ in _MOD_DEPS and g.pos_ not in ("DET", "PRON"):
+                    mods.add(_lemma(g))
+                    numbers |= {n for n in (_number(g),) if n}
+    head = _lemma(token)
+    number = _number(token)
+    if number:
+        numbers.add(number)
+    # Numbers are compared by value ("eight" / "8"), titles not at all ("Dr").
+    mods -= _TITLES | {m for m in mods if numbers_in(m)} | numbers
+    named = token.pos_ == "PROPN"
+    bounded = any(_lemma(t) in _BOUND_WORDS for t in token.subtree)
+    return Arg(head, frozenset(mods), frozenset(mods | {head}), frozenset(numbers), named, token.pos_ == "PRON",
+               bounded)
+
+
+def _conjuncts(token) -> list:
+    return [_named_by(t) for t in (token, *(c for c in token.conjuncts if c.pos_ in ("NOUN", "PROPN", "NUM", "ADJ", "PRON")))]
+
+
+def _named_by(token):
+    """"those in group B" is group B: a pronoun's own "in/of/with" object names it."""
+    if token.pos_ != "PRON":
+        return token
+    return next((o for p in token.children if p.dep_ == "prep" for o in p.children if o.dep_ == "pobj"), token)
+
+
+def _negated(verb) -> bool:
+    """A "not"/"never" on the verb or its auxiliaries, or a negated permission above it
+    ("are not permitted to carry", "must never be run")."""
+    if any(c.dep_ == "neg" for c in verb.children):
+        return True
+    head = verb.head
+    if verb.dep_ == "xcomp" and head is not verb and (_lemma(head) in _NEGATING_HEADS or head.pos_ == "AUX"):
+        return any(c.dep_ == "neg" for c in head.children) or any(
+            c.dep_ == "acomp" and _lemma(c) in _NEGATING_HEADS and any(g.dep_ == "neg" for g in c.children)
+            for c in head.children)
+    return False
+
+
+def _preps(token) -> list[tuple[str, object]]:
+    return [(f"prep:{_lemma(p)}", o) for p in token.children if p.dep_ in ("prep", "agent") and _lemma(p) != "by"
+            for o in p.children if o.dep_ == "pobj"]
+
+
+def _atoms_of_verb(verb) -> list[Atom]:
+    agents, patients, attrs, shared = [], [], [], _preps(verb)
+    gapped = []  # "and labour for one year": a noun conjoined to the verb, its own object
+    for child in verb.children:
+        dep = child.dep_
+        if dep == "nsubj":
+            agents += _conjuncts(child)
+        elif dep in ("dobj", "nsubjpass"):
+            patients += _conjuncts(child)
+        elif dep in ("attr", "acomp", "oprd"):
+            attrs += _conjuncts(child)
+        elif dep == "agent":
+            agents += [g for p in child.children if p.dep_ == "pobj" for g in _conjuncts(p)]
+        elif dep == "conj" and child.pos_ in ("NOUN", "PROPN"):
+            gapped.append(child)
+    if verb.dep_ in ("conj", "xcomp", "advcl") and not agents and not any(c.dep_ == "nsubjpass" for c in verb.children):
+        # A conjoined or controlled verb shares its head's subject ("adults should ... and take").
+        head = verb.head
+        agents += [g for c in head.children if c.dep_ == "nsubj" for g in _conjuncts(c)]
+        if verb.dep_ == "conj":
+            patients += [g for c in head.children if c.dep_ == "nsubjpass" for g in _conjuncts(c)]
+    lemma, negated = _lemma(verb), _negated(verb)
+    asserted = verb.dep_ not in _UNASSERTED and not (verb.dep_ == "advcl" and verb.tag_ in ("VBG", "VBN"))
+    relational = any(t.tag_ in ("JJR", "RBR") for t in attrs) or any(_lemma(c) == "than" for c in verb.subtree)
+    out = []
+    core = [("agent", agents), ("patient", patients), ("attr", attrs)]
+    combos: list[list[tuple[str, object]]] = [[]]
+    for name, tokens in core:
+        if tokens:
+            combos = [c + [(name, t)] for c in combos for t in tokens]
+    for combo in combos:
+        own = [p for _, t in combo for p in _preps(t) if t.pos_ in ("NOUN", "PROPN")]
+        out.append(_atom(lemma, negated, combo, shared + own, asserted, relational))
+    for noun in gapped:
+        base = [(name, tokens[0]) for name, tokens in core if tokens and name == "agent"]
+        obj = "patient" if patients else "attr" if attrs else "patient"
+        out.append(_atom(lemma, negated, base + [(obj, noun)], _preps(noun), asserted, relational))
+    return out
+
+
+_UNASSERTED = frozenset({"csubj", "csubjpass", "pcomp", "acl", "amod", "compound", "pobj"})
+
+
+def _atom(lemma: str, negated: bool, combo: list, preps: list, asserted: bool, relational: bool) -> Atom:
+    slots: list[tuple[str, Arg]] = [(name, _arg(t)) for name, t in combo]
+    for name, obj in preps:
+        slots += [(name, _arg(o)) for o in _conjuncts(obj)]
+    return Atom(lemma, negated, tuple(slots), asserted, relational)
+
+
+_BEFORE = {"before": -1, "after": 1, "earlier": -1, "later": 1, "prior": -1}
+_MORE = frozenset("more high large big great long tall heavy hot warm far expensive many much "
+                  "late".split())
+_LESS = frozenset("less few low small short light cold cool cheap little early".split())
+
+
+def _relations(doc) -> list[Relation]:
+    out = []
+    for token in doc:
+        lemma = _lemma(token)
+        other = None
+        direction = 0
+        if lemma in ("before", "after") and token.dep_ in ("prep", "mark"):
+            direction = _BEFORE[lemma]
+            other = next((c for c in token.children if c.dep_ == "pobj"), None) if token.dep_ == "prep" else token.head
+            if token.dep_ == "prep" and any(c.dep_ == "npadvmod" for c in token.children):
+                direction = 0  # "three years before": a stated gap, read by the number rule
+        elif token.tag_ in ("JJR", "RBR") and lemma in _MORE | _LESS | set(_BEFORE):
+            than = next((c for c in token.subtree if _lemma(c) == "than"), None) or next(
+                (c for c in token.head.children if _lemma(c) == "than"), None)
+            if than is not None:
+                other = next((c for c in than.children if c.dep_ in ("pobj", "prep")), None)
+                direction = _BEFORE.get(lemma) or (1 if lemma in _MORE else -1)
+                if _lemma(token) in ("more", "less") and token.head.pos_ == "ADJ" and _lemma(token.head) in _LESS:
+                    direction = -direction  # "less expensive"
+        if other is None or not direction:
+            continue
+        right_tokens = set(other.subtree)
+        left = _anchors([t for t in token.sent if t not in right_tokens and t is not token])
+        right = _anchors(list(right_tokens))
+        if left - right and right - left:
+            out.append(Relation(direction, frozenset(left - right), frozenset(right - left)))
+    return out
+
+
+def _anchors(tokens: list) -> set[str]:
+    """What a side of a relation is found by in the premise: its names, else its nouns (the
+    verb and the measured quantity -- "fell", "inhabitants" -- are shared by both sides)."""
+    names = {_lemma(t) for t in tokens if t.pos_ == "PROPN"}
+    return names or {_lemma(t) for t in tokens if t.pos_ in ("NOUN", "ADJ") and not t.is_stop}
+
+
+def _clauses(doc) -> list[tuple[tuple[str, float | None], ...]]:
+    out: list[list[tuple[str, float | None]]] = [[]]
+    tokens = list(doc)
+    for i, token in enumerate(tokens):
+        if token.text in (".", ";", "!", "?") or (token.text == "," and i + 1 < len(tokens)
+                                                  and tokens[i + 1].pos_ in ("PROPN", "NOUN")):
+            out.append([])
+            continue
+        out[-1].append((_lemma(token), _value(tokens, i)))
+    return [tuple(c) for c in out if c]
+
+
+def _value(tokens: list, i: int) -> float | None:
+    """A number token's value; a year with its month and day before it reads as a fraction of
+    the year ("9 November 1989" -> 1989.86), so two dates of one year still order."""
+    number = _number(tokens[i])
+    if number is None:
+        return None
+    try:
+        value = float(number)
+    except ValueError:
+        return None
+    if 1000 <= value <= 2100 and i > 0 and _lemma(tokens[i - 1]) in _MONTHS:
+        month = _MONTHS[_lemma(tokens[i - 1])]
+        day = _number(tokens[i - 2]) if i > 1 else None
+        day_value = float(day) if day and day.isdigit() and int(day) <= 31 else 0.0
+        return value + (month - 1) / 12 + day_value / 372
+    if i + 1 < len(tokens) and _lemma(tokens[i + 1]) in _MONTHS:
+        return None  # the day of a date: its year carries it
+    return value
+
+
+def facts_of(doc) -> Facts:
+    """The atoms, relations and numbered clauses of a parsed text (`localeval.text.roles`
+    parses once for the role, merge and these checks)."""
+    atoms = [a for t in doc if t.pos_ in ("VERB", "AUX") and t.dep_ != "aux" and t.dep_ != "auxpass"
+             for a in _atoms_of_verb(t)]
+    return Facts(tuple(a for a in atoms if len(a.slots) >= 1), tuple(_relations(doc)), tuple(_clauses(doc)))
+
+
+# ------------------------------------------------------------------ comparing atoms
+
+def _compare(mine: Arg, theirs: Arg, core: bool) -> int:
+    """+1 agree, -1 conflict, 0 neither (a pronoun; a preposition's object that shares nothing
+    -- "on the Moon" / "on the lunar surface" -- unless both are names: "from Glasgow" /
+    "from Edinburgh" conflict)."""
+    if mine.pronoun or theirs.pronoun:
+        return 0
+    core = core or (mine.named and theirs.named)
+    if mine.numbers and theirs.numbers and not mine.numbers & theirs.numbers:
+        return -1
+    if mine.head == theirs.head:
+        # Each with a modifier the other lacks: "rear brakes" / "front brakes", "part-time
+        # staff" / "full-time staff"; "new drug" / "drug" agree.
+        return -1 if core and (mine.mods - theirs.mods) and (theirs.mods - mine.mods) else 1
+    if mine.head in theirs.words or theirs.head in mine.words:
+        return 1
+    if not core:
+        return 1 if mine.words & theirs.words else 0
+    return -1
+
+
+def _match(mine: Atom, theirs: Atom) -> tuple[list[str], list[str], list[str]]:
+    """The slots the two atoms agree in, those they conflict in, and those that say neither."""
+    agree, conflict, neither = [], [], []
+    for name in dict.fromkeys(k for k, _ in mine.slots):
+        other = [a for k, a in theirs.slots if k == name]
+        if not other:
+            continue
+        # A slot may hold several values ("on Germany on 3 September"): one pair agreeing is enough.
+        verdicts = [_compare(m, a, name in _CORE) for k, m in mine.slots if k == name for a in other]
+        (agree if 1 in verdicts else conflict if -1 in verdicts else neither).append(name)
+    return agree, conflict, neither
+
+
+def _supports(mine: Atom, theirs: Atom, polarity: bool = True, strict: bool = True) -> bool:
+    """Same predicate (and polarity), an agreeing slot and no conflicting one; ``strict``: no
+    shared slot left undecided either, pronouns aside ("pays for water" does not support
+    "pays for electricity")."""
+    if mine.lemma != theirs.lemma or (polarity and mine.negated != theirs.negated):
+        return False
+    agree, conflict, neither = _match(mine, theirs)
+    if conflict:
+        return False
+    if not strict:
+        return bool(agree)
+    undecided = [k for k in neither if not any(a.pronoun for a in (mine.slot(k), theirs.slot(k)) if a)
+                 and not k.startswith("prep:")]
+    return bool(agree) and not undecided
+
+
+def supported_atom(claim: Facts, premise: Facts) -> bool:
+    """Does some premise atom state a claim atom's predicate with its polarity and no argument
+    in conflict? (Then a word-level "negated" finding about the claim is not trusted:
+    `localeval.text.contrasts`.)"""
+    return any(_supports(c, p, strict=False) for c in claim.atoms if c.asserted for p in premise.atoms)
+
+
+def _say(atom: Atom) -> str:
+    return " ".join(["not"] * atom.negated + [atom.lemma] + [a.head for _, a in atom.slots])
+
+
+def polarity_contrast(claim: Facts, premise: Facts) -> str | None:
+    for mine in claim.atoms:
+        if not mine.asserted or any(_supports(mine, p, strict=False) for p in premise.atoms):
+            continue
+        flipped = [p for p in premise.atoms if p.negated != mine.negated and _supports(mine, p, polarity=False)
+                   and not any(a.bounded for _, a in p.slots)]
+        if flipped:
+            return f"polarity: the evidence has '{_say(flipped[0])}'"
+    return None
+
+
+def swap_contrast(claim: Facts, premise: Facts) -> str | None:
+    given = {a.head for p in premise.atoms for _, a in p.slots}
+    for mine in claim.atoms:
+        if mine.relational:
+            continue
+        same = [p for p in premise.atoms if p.lemma == mine.lemma and p.negated == mine.negated]
+        if not same or any(_supports(mine, p) for p in same):
+            continue
+        swapped = next((p for p in same if _swapped(mine, p)), None)
+        if swapped is not None:
+            return f"swap: the evidence has '{_say(swapped)}': agent and patient the other way round"
+        for theirs in same:
+            agree, conflict, _ = _match(mine, theirs)
+            if len(conflict) != 1:
+                continue
+            slot = conflict[0]
+            arg = mine.slot(slot)
+            # The claim's value is given something else in the premise: moved, not merely
+            # unknown. With no other slot to pair it by, a name the predicate never takes in
+            # that slot ("Collins walked" / "Armstrong and Aldrin walked ... Collins remained").
+            moved = arg.head in given
+            lone = (not agree and arg.named and len([k for k, _ in mine.slots if k in _CORE]) == 1
+                    and not any(_compare(arg, a, True) == 1 for p in same for k, a in p.slots if k == slot))
+            if moved and (agree or lone):
+                return f"swap: the evidence has '{_say(theirs)}', not '{_say(mine)}'"
+    return None
+
+
+_SYMMETRIC = frozenset("marry meet play fight face draw tie share partner collaborate merge join date divorce "
+                       "resemble equal match border neighbour neighbor touch".split())
+"""Predicates whose agent and patient can trade places without changing the fact."""
+
+
+def _swapped(mine: Atom, theirs: Atom) -> bool:
+    """The claim's agent is the premise's patient and its patient the premise's agent ("Ajax
+    was beaten by Feyenoord" / "Ajax beat Feyenoord"), for a predicate that is not symmetric."""
+    if mine.lemma in _SYMMETRIC:
+        return False
+    a, p, ta, tp = mine.slot("agent"), mine.slot("patient"), theirs.slot("agent"), theirs.slot("patient")
+    if not (a and p and ta and tp):
+        return False
+    return (_compare(a, tp, True) == 1 and _compare(p, ta, True) == 1
+            and _compare(a, ta, True) == -1 and _compare(p, tp, True) == -1)
+
+
+def _side_value(words: frozenset[str], clauses, avoid: frozenset[str]) -> tuple[float, tuple[int, int]] | None:
+    """The number nearest (in tokens, inside its clause) to a word only this side names."""
+    best: tuple[int, float, tuple[int, int]] | None = None
+    tie = False
+    for ci, clause in enumerate(clauses):
+        anchors = [i for i, (lemma, _) in enumerate(clause) if lemma in words and lemma not in avoid]
+        numbers = [(i, v) for i, (_, v) in enumerate(clause) if v is not None]
+        for a in anchors:
+            for i, v in numbers:
+                d = abs(i - a)
+                if best is None or d < best[0]:
+                    best, tie = (d, v, (ci, i)), False
+                elif d == best[0] and (ci, i) != best[2] and v != best[1]:
+                    tie = True
+    return None if best is None or tie else (best[1], best[2])
+
+
+def order_contrast(claim: Facts, premise: Facts) -> str | None:
+    for rel in claim.relations:
+        left = _side_value(rel.left, premise.clauses, rel.right)
+        right = _side_value(rel.right, premise.clauses, rel.left)
+        if left is None or right is None or left[1] == right[1] or left[0] == right[0]:
+            continue
+        if (left[0] - right[0]) * rel.direction < 0:
+            return (f"order: the evidence gives {left[0]:g} for {' '.join(sorted(rel.left))[:40]} and {right[0]:g} "
+                    f"for {' '.join(sorted(rel.right))[:40]}, the other way round from the claim")
+    return None
+
+
+CHECKS = ("polarity", "swap", "order")
+_RELATION_WORDS = re.compile(r"\b(?:before|after|than|earlier|later)\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:not|never|cannot|no)\b|n't", re.IGNORECASE)
+_SEVERAL = re.compile(r"\band\b|\bwhile\b|\bwhereas\b|\bby\b|[;,]|\.\s", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
+
+
+def reads_premise(claim: str, premise: str, check: str) -> bool:
+    """Is ``check`` worth a parse of the pair? Cheap gates on the raw text: a negation on
+    either side (polarity), several things stated in the premise (swap), a relation in the
+    claim and a number in the premise (order). (Several things: two sentences, a list, a
+    passive "by" agent.)"""
+    if check == "polarity":
+        return bool(_NEGATION.search(premise) or _NEGATION.search(claim))
+    if check == "swap":
+        return bool(_SEVERAL.search(premise))
+    return bool(_RELATION_WORDS.search(claim) and _DIGIT.search(premise))

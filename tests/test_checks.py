@@ -1,0 +1,86 @@
+"""The contradiction checks (`localeval.text.checks`, read through `localeval.text.contrasts`)
+and the relevance leads (`localeval.text.leads`): each fires on the failure it is for and stays
+quiet on a true restatement of the same passage. Real spaCy parses, no judge (cheap)."""
+
+from __future__ import annotations
+
+import pytest
+
+from localeval.backends.candidates import relevance_screen
+from localeval.text.contrasts import CONTRAST_RULES, contrast
+from localeval.text.leads import instruction_lead, list_leads, task_of
+
+CASES = [
+    # (rule, premise, contradicting claim, true restatement)
+    ("polarity", "Never use vinegar to descale the machine; use only the supplied descaler.",
+     "Yes, you can use vinegar to descale the machine.", "Do not use vinegar to descale the machine."),
+    ("polarity", "Tenants may not sublet the flat without the landlord's written consent. Pets are allowed in "
+     "ground-floor flats.",
+     "Tenants may sublet the flat without asking the landlord.",
+     "Subletting the flat requires the landlord's written consent."),
+    ("swap", "Neil Armstrong and Buzz Aldrin walked on the lunar surface while Michael Collins remained in orbit.",
+     "Aldrin stayed in orbit while Armstrong and Collins walked on the Moon.",
+     "Collins remained in orbit while Armstrong and Aldrin walked on the Moon."),
+    ("swap", "The warranty covers parts for two years and labour for one year.",
+     "The warranty covers parts and labour for two years.", "Labour is covered for one year and parts for two years."),
+    ("swap", "The front brakes use ceramic pads, while the rear brakes use organic pads.",
+     "The rear brakes use ceramic pads.", "The front brakes use ceramic pads."),
+    ("order", "The Western Roman Empire fell in 476. Constantinople fell to the Ottomans in 1453.",
+     "The Western Roman Empire fell after Constantinople.", "The Western Roman Empire fell before Constantinople."),
+    ("order", "Mount Everest is 8,849 metres high; K2 is 8,611 metres high.",
+     "K2 is higher than Mount Everest.", "Everest is higher than K2."),
+]
+
+
+@pytest.mark.parametrize(("rule", "premise", "wrong", "right"), CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_a_check_fires_on_the_contradiction_and_not_on_the_restatement(rule, premise, wrong, right):
+    reason = contrast(wrong, premise)
+    assert reason is not None and reason.startswith(rule), reason
+    assert contrast(right, premise) is None
+
+
+def test_the_checks_are_contrast_rules_that_can_be_left_out():
+    premise, claim = CASES[0][1], CASES[0][2]
+    assert {"polarity", "swap", "order"} <= set(CONTRAST_RULES)
+    assert contrast(claim, premise, rules=tuple(r for r in CONTRAST_RULES if r != "polarity")) is None
+
+
+def test_the_word_level_negation_rule_defers_to_an_affirmed_statement_in_the_parse():
+    premise = "Breastfeeding women should not take this medicine. It may be taken by adults over 18."
+    assert contrast("Adults over 18 may take the medicine.", premise) is None
+    assert contrast("The medicine is safe to take while breastfeeding.", premise) is not None
+
+
+def test_the_relevance_screen_compares_stems_not_spellings():
+    question = "How do I descale the coffee machine?"
+    kept, dropped = relevance_screen(question, ["Descaling should be done every three months.",
+                                                "The warranty lasts two years."])
+    assert kept is None and dropped is not None
+
+
+def test_a_list_item_is_read_with_its_lists_lead_in():
+    context = "To descale the machine:\n1. Fill the tank with water.\n2. Run the 70 C programme.\nIt is red."
+    starts = [0, context.index("1."), context.index("2."), context.index("It is")]
+    assert list_leads(context, starts) == ["", "To descale the machine:", "To descale the machine:", ""]
+
+
+def test_an_instruction_answering_a_how_to_question_is_read_with_its_task():
+    assert task_of("How do I descale the machine?") == "descale the machine"
+    assert task_of("What is descaling?") is None
+    leads = instruction_lead("How do I descale the machine?",
+                             ["Pour the descaler into the tank.", "The machine is red."])
+    assert leads == ["To descale the machine:", ""]
+
+
+def test_context_relevance_keeps_the_steps_that_answer_a_how_to_question(default_judge):
+    from localeval.metrics import ContextRelevance
+    from localeval.schema import Sample
+
+    context = ("To descale the machine:\n1. Fill the water tank with 0.5 l of water and one sachet of descaler.\n"
+               "2. Run the 70 C programme.\nDescaling should be done every three months.\n"
+               "The machine comes in red and black.")
+    result = ContextRelevance(default_judge).score(
+        Sample(user_input="How do I descale the coffee machine?", retrieved_contexts=[context]))
+    verdicts = {d.text: d.relevant for d in result.sentences}
+    assert verdicts["2. Run the 70 C programme."] and verdicts["Descaling should be done every three months."]
+    assert not verdicts["The machine comes in red and black."]
