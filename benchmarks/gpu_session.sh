@@ -173,7 +173,10 @@ run() {
                 --output "$out/bulk_speed.json")
     [ "$DRY_RUN" = 1 ] && [ -n "${BULK_MODEL:-}" ] && bulk+=(--model "$BULK_MODEL")
     if python3 benchmarks/bulk_speed.py --help | grep -q -- '--workers'; then
-        bulk+=(--workers "1,$(( $(nproc) - 1 ))")
+        # The cores minus the judge's; at least 2, so that "1 and N" compares two counts
+        # (--all: nproc alone honours OMP_NUM_THREADS).
+        local n=$(( $(nproc --all) - 1 )); [ "$n" -ge 2 ] || n=2
+        bulk+=(--workers "1,$n")
     else
         log "bulk_speed.py has no --workers yet: one worker only"
     fi

@@ -287,7 +287,7 @@ def test_evaluate_never_stops_and_counts_every_row(data, chunk_size, from_file, 
     out = directory / "out.jsonl"
     # Budgets off: the 100k-word row goes through every metric (budgets: test_faults.py).
     result = evaluate(source, list(metrics.values()), chunk_size=chunk_size, show_progress=False, output=out,
-                      max_row_chars=None)
+                      max_row_chars=None, max_row_pairs=None)
 
     assert [r.line for r in result] == list(range(1, len(data) + 1)), "a row was dropped or repeated"
     # Split on "\n" only: str.splitlines() would also cut at U+2028, which JSON leaves raw.

@@ -275,7 +275,10 @@ def test_chunk_recall_verdict_does_not_depend_on_where_a_fact_sits_in_an_over_lo
     from localeval.schema import Sample
 
     filler = " ".join(["the committee reviewed the annual budget report of the regional office in detail and"] * 24).split()[:300]
-    fact = "the Eiffel Tower is 330 metres tall".split()
+    # Set off by semicolons: bare, the fact can fuse with the filler into another statement
+    # ("the budget report of the Eiffel Tower is 330 metres tall"), which the contrast rules
+    # rightly refuse to read as the tower's height.
+    fact = "; the Eiffel Tower is 330 metres tall ;".split()
     assert default_judge.count_tokens(" ".join(filler)) > default_judge.max_length  # one sentence over the input
     # Every word position over three piece strides (pieces repeat their layout every 16
     # words), then every 12th word to the end, and the very end.

@@ -36,6 +36,8 @@ VALUES: dict[str, tuple[list[str], Any, Any]] = {
     "decomposer": (["--decomposer", "models/some.gguf"], "models/some.gguf", "models/some.gguf"),
     "chunk_size": (["--chunk-size", "9"], 9, 9),
     "cache": (["--cache", "verdicts.sqlite"], "verdicts.sqlite", "verdicts.sqlite"),
+    "score_declined": (["--score-declined"], True, True),
+    "relevance_model": (["--relevance-model", "models/reranker"], "models/reranker", "models/reranker"),
 }
 
 
@@ -67,7 +69,7 @@ def test_python_keywords_are_the_fields_and_run_level_settings(function):
     parameters = inspect.signature(function).parameters
     assert set(RunOptions.model_fields) <= set(parameters)
     # What is not a field is where rows come from and go to: `_run`'s own settings.
-    run_level = set(inspect.signature(evaluate_module._run).parameters) | {"options"}
+    run_level = set(inspect.signature(evaluate_module._run).parameters) | {"options", "dataset"}  # RAGAS' name for data
     assert set(parameters) - set(RunOptions.model_fields) <= run_level
     # Their defaults are RunOptions' defaults.
     defaults = {name: parameters[name].default for name in RunOptions.model_fields}

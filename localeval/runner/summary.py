@@ -127,7 +127,7 @@ class RunSummary(BaseModel):
 
         from rich.console import Console
 
-        console = Console(file=io.StringIO(), width=120, color_system=None, force_terminal=False)
+        console = Console(file=io.StringIO(), width=160, color_system=None, force_terminal=False)
         for table in self.tables(title=f"{plural(self.rows, 'row')}"):
             console.print(table)
         return "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())

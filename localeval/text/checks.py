@@ -140,11 +140,21 @@ def _conjuncts(token) -> list:
     return [_named_by(t) for t in (token, *(c for c in token.conjuncts if c.pos_ in ("NOUN", "PROPN", "NUM", "ADJ", "PRON")))]
 
 
+_COLLECTIVE = frozenset("group team number couple pair crowd band handful majority minority bunch party batch "
+                        "dozen dozens hundreds thousands millions".split())
+"""Heads that only count or gather what their "of" object names: "a group of retired sailors"
+founded the museum as the retired sailors did."""
+
+
 def _named_by(token):
-    """"those in group B" is group B: a pronoun's own "in/of/with" object names it."""
-    if token.pos_ != "PRON":
-        return token
-    return next((o for p in token.children if p.dep_ == "prep" for o in p.children if o.dep_ == "pobj"), token)
+    """"those in group B" is group B: a pronoun's own "in/of/with" object names it; so does the
+    "of" object of a collective head ("a group of sailors" is the sailors)."""
+    if token.pos_ == "PRON":
+        return next((o for p in token.children if p.dep_ == "prep" for o in p.children if o.dep_ == "pobj"), token)
+    if _lemma(token) in _COLLECTIVE:
+        return next((o for p in token.children if p.dep_ == "prep" and _lemma(p) == "of"
+                     for o in p.children if o.dep_ == "pobj"), token)
+    return token
 
 
 def _negated(verb) -> bool:
