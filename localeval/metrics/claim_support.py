@@ -234,10 +234,12 @@ class JudgedMetric(Metric):
         *,
         session: JudgeSession | None = None,
         show_progress_bar: bool = False,
+        unit_sentences: int | None = None,
     ) -> list[list[ClaimAttribution]]:
         """Per ``(claims, premises)`` group: each claim with the verdict of the premises on it
         (`attribute`: best unit of any premise, evidence sentence). All groups go to the judge
-        in one call; a group without claims gives ``[]``."""
+        in one call; a group without claims gives ``[]``. ``unit_sentences``: sentences per
+        short unit (`attribute`'s; ``None``: its default)."""
         to_judge = [i for i, (claims, _) in enumerate(groups) if claims]
         supports = attribute(
             self.judge,
@@ -251,6 +253,7 @@ class JudgedMetric(Metric):
             locate=self.locate,
             contrasts=self.contrasts,
             verdict=self.judge.verdict if self.reads_verdict else None,
+            **({} if unit_sentences is None else {"unit_sentences": unit_sentences}),
         )
         by_group = dict(zip(to_judge, supports))
         return [

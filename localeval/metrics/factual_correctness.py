@@ -204,7 +204,9 @@ class FactualCorrectness(AnswerClaimsMetric):
         judged = self.judge_claims([*groups, *extra_groups], threshold, session=session,
                                    show_progress_bar=show_progress_bar)
         if getattr(self, "pieced", False):
-            piece_together(self, groups, judged[: len(groups)], threshold, session=session)
+            # Both texts answer the row's question: the second pass reads it before each.
+            questions = [s.user_input for s in samples for _ in range(2)]
+            piece_together(self, groups, judged[: len(groups)], threshold, session=session, questions=questions)
         pairs = [([CheckedClaim.of(c) for c in judged[2 * i]], [CheckedClaim.of(c) for c in judged[2 * i + 1]])
                  for i in range(len(rows))]
         return pairs, judged[len(groups):]

@@ -4,7 +4,11 @@ A small judge reads one unit at a time, so a claim whose facts sit in two senten
 chunks ("fill the tank and run the 70 C programme; repeat every three months") is rejected
 whole, and one extra true detail sinks a sentence. After the usual attribution, each claim
 that failed is cut into its atomic parts (`localeval.text.atoms`) and each part is judged
-against every unit of every premise, exactly as a claim is. Then:
+against every unit of every premise, exactly as a claim is, except that each sentence is also a
+unit of its own (the first pass reads runs of two sentences); the whole claim is judged so
+again too. Then:
+
+* the whole claim supported by one sentence -> supported as a claim is (no parts);
 
 * every part supported -> the claim is supported (``attributed=True``, ``pieced=True``, its
   probability the weakest part's);
@@ -31,7 +35,13 @@ if TYPE_CHECKING:
     from localeval.backends.session import JudgeSession
     from localeval.metrics.claim_support import ClaimAttribution, JudgedMetric
 
-__all__ = ["ClaimPart", "piece_together"]
+__all__ = ["SENTENCE_UNITS", "ClaimPart", "piece_together"]
+
+SENTENCE_UNITS = 1
+"""Sentences per short unit when a failed claim and its parts are judged again: each sentence
+alone. The first pass reads runs of two sentences (`DEFAULT_UNIT_SENTENCES`), best on the
+development families, but a small judge loses a claim that one sentence states when an unrelated
+sentence sits beside it in every unit (a two-sentence context has no single-sentence unit)."""
 
 
 class ClaimPart(BaseModel):
@@ -55,23 +65,40 @@ def piece_together(
     threshold: float,
     *,
     session: JudgeSession | None = None,
+    questions: Sequence[str | None] | None = None,
 ) -> None:
-    """Judge the atomic parts of every unsupported claim of ``judged`` (the verdicts of
-    ``groups``, as `JudgedMetric.judge_claims` returns them) against its group's premises, in
-    one judge call, and record them on the claim (in place)."""
+    """Judge again every unsupported claim of ``judged`` (the verdicts of ``groups``, as
+    `JudgedMetric.judge_claims` returns them), whole and by its atomic parts, against its
+    group's premises read sentence by sentence, in one judge call; record the parts on the
+    claim (in place).
+
+    ``questions``: per group, the question its single premise answers (factual correctness: the
+    reference and the response answer the row's question). In the second pass the premise is
+    read as ``"<question>: <premise>"``, so that a short answer ("3 hours 40 minutes, at 50 C.")
+    can support a full sentence ("The Eco programme takes 3 hours 40 minutes."); the question
+    is joined to the premise's first sentence, never a unit of its own (a question alone
+    would "support" any statement that repeats it). Evidence offsets stay those of the premise."""
     from localeval.metrics.decomposed import ClaimUnit
 
     failed = [(g, k) for g, row in enumerate(judged) for k, claim in enumerate(row) if not claim.attributed]
     if not failed:
         return
     parts_of = atomic_parts_many([judged[g][k].text for g, k in failed])
-    todo = [(key, parts) for key, parts in zip(failed, parts_of) if len(parts) >= 2]
-    if not todo:
-        return
-    part_groups = [([ClaimUnit(p.text, None, None) for p in parts], list(groups[g][1])) for (g, _), parts in todo]
-    verdicts = metric.judge_claims(part_groups, threshold, session=session)
-    for ((g, k), parts), part_verdicts in zip(todo, verdicts):
+    # The whole claim first, then its parts (when the rules split it).
+    prefixes = [_prefix(questions[g] if questions else None, groups[g][1]) for g, _ in failed]
+    part_groups = [([ClaimUnit(judged[g][k].text, None, None), *(ClaimUnit(p.text, None, None) for p in parts)],
+                    [prefix + groups[g][1][0]] if prefix else list(groups[g][1]))
+                   for (g, k), parts, prefix in zip(failed, parts_of, prefixes)]
+    verdicts = metric.judge_claims(part_groups, threshold, session=session, unit_sentences=SENTENCE_UNITS)
+    for (g, k), parts, prefix, row in zip(failed, parts_of, prefixes, verdicts):
+        whole, *part_verdicts = [_unprefixed(v, len(prefix), groups[g][1]) for v in row]
         claim = judged[g][k]
+        if whole.attributed:  # one sentence alone supports it: the claim's own verdict
+            claim.attributed, claim.probability, claim.evidence = True, whole.probability, whole.evidence
+            claim.contrast = whole.contrast
+            continue
+        if not parts:
+            continue
         claim.parts = [
             ClaimPart(text=p.text, source_start=p.source_start, source_end=p.source_end, attributed=v.attributed,
                       probability=v.probability, evidence=v.evidence, contrast=v.contrast)
@@ -81,3 +108,23 @@ def piece_together(
             claim.attributed = True
             claim.pieced = True
             claim.probability = min(v.probability for v in part_verdicts)
+
+
+def _prefix(question: str | None, premises: Sequence[str]) -> str:
+    """``"<question>: "`` for a group with one non-empty premise and a question, else ``""``."""
+    if not question or not question.strip() or len(premises) != 1 or not premises[0].strip():
+        return ""
+    return " ".join(question.split()).rstrip(" ?.!:") + ": "
+
+
+def _unprefixed(verdict: ClaimAttribution, shift: int, premises: Sequence[str]) -> ClaimAttribution:
+    """``verdict`` with its evidence offsets moved back into the premise (the prefix cut off)."""
+    ev = verdict.evidence
+    if not shift or ev is None:
+        return verdict
+    text = premises[0]
+    start, end = max(ev.start - shift, 0), max(ev.end - shift, 0)
+    moved = ev.model_copy(update={"text": text[start:end], "start": start, "end": end,
+                                  "window_start": max(ev.window_start - shift, 0),
+                                  "window_end": max(ev.window_end - shift, 0)})
+    return verdict.model_copy(update={"evidence": moved})
