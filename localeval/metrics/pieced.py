@@ -29,13 +29,20 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from localeval.backends.attribution import Evidence
+from localeval.backends.verdict import lexical_words
+from localeval.text.numbers import numbers_in
 from localeval.text.atoms import atomic_parts_many
 
 if TYPE_CHECKING:
     from localeval.backends.session import JudgeSession
     from localeval.metrics.claim_support import ClaimAttribution, JudgedMetric
 
-__all__ = ["SENTENCE_UNITS", "ClaimPart", "piece_together"]
+RESCUE_MISSING = 1
+"""Content words of a claim (or part) that the unit supporting it in the second pass may lack:
+one allows a paraphrase ("fell" for "ended"), two or more is a different statement more often
+than not."""
+
+__all__ = ["RESCUE_MISSING", "SENTENCE_UNITS", "ClaimPart", "piece_together"]
 
 SENTENCE_UNITS = 1
 """Sentences per short unit when a failed claim and its parts are judged again: each sentence
@@ -90,7 +97,9 @@ def piece_together(
                     [prefix + groups[g][1][0]] if prefix else list(groups[g][1]))
                    for (g, k), parts, prefix in zip(failed, parts_of, prefixes)]
     verdicts = metric.judge_claims(part_groups, threshold, session=session, unit_sentences=SENTENCE_UNITS)
-    for (g, k), parts, prefix, row in zip(failed, parts_of, prefixes, verdicts):
+    for (g, k), parts, prefix, row, (_, premises) in zip(failed, parts_of, prefixes, verdicts, part_groups):
+        for v in row:
+            _check_words(v, premises)
         whole, *part_verdicts = [_unprefixed(v, len(prefix), groups[g][1]) for v in row]
         claim = judged[g][k]
         if whole.attributed:  # one sentence alone supports it: the claim's own verdict
@@ -108,6 +117,23 @@ def piece_together(
             claim.attributed = True
             claim.pieced = True
             claim.probability = min(v.probability for v in part_verdicts)
+
+
+def _check_words(verdict: ClaimAttribution, premises: Sequence[str]) -> None:
+    """Refuse (in place) a second-pass verdict whose unit lacks a number of the claim or more
+    than `RESCUE_MISSING` of its content words: a sentence read alone is where the small judge
+    most often "entails" a near copy that changes a word ("revenue grew" from "revenue fell",
+    "700 died" from "1,500 died"); the first pass had already found no support."""
+    ev = verdict.evidence
+    if not verdict.attributed or ev is None:
+        return
+    unit = premises[ev.context_index][ev.window_start : ev.window_end]
+    words = lexical_words(verdict.text)
+    missing = words - lexical_words(unit)
+    if numbers_in(verdict.text) - numbers_in(unit) or len(missing) > RESCUE_MISSING:
+        verdict.attributed = False
+        verdict.contrast = verdict.contrast or ("words: the sentence read alone lacks " +
+                                                ", ".join(sorted(missing | (numbers_in(verdict.text) - numbers_in(unit)))))
 
 
 def _prefix(question: str | None, premises: Sequence[str]) -> str:
