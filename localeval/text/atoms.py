@@ -17,7 +17,10 @@ none applies (at most `MAX_PARTS` parts):
    the hose"): one part per predicate, each with the shared subject and auxiliaries;
 6. coordinated nouns, numbers, adjectives or adverbs joined by "and" ("covers parts and
    labour for two years", "A and B walked"): one part per conjunct, with everything else the
-   sentence says about them distributed to each.
+   sentence says about them distributed to each;
+7. two or more modifiers of the main verb (time, place, manner, cause: "sank on 15 April 1912
+   after striking an iceberg"): one part per modifier, each with the core clause, so that a
+   detail one text adds costs one part.
 
 Not split: alternatives ("or", "nor", "either"), "between A and B", collective predicates
 ("A and B met / differ / combine"), conjuncts inside one named entity ("Procter and Gamble"),
@@ -84,8 +87,8 @@ def atomic_parts_many(claims: Sequence[str]) -> list[list[AtomicPart]]:
 
 @lru_cache(maxsize=4096)
 def _parts_of(claim: str) -> tuple[AtomicPart, ...]:
-    if not re.search(r"[;:]|\b(?:and|when|because|while|whereas|although|though|which|who)\b|,|&", claim, re.I):
-        return ()  # nothing any rule looks for: no parse
+    if len(claim.split()) < 4:
+        return ()  # too short to hold two facts: no parse
     done: list[tuple[str, int, int]] = []
     todo: list[tuple[str, int, int]] = [(claim.strip(), 0, len(claim))]
     while todo:  # depth first, so the parts come in reading order
@@ -95,6 +98,7 @@ def _parts_of(claim: str) -> tuple[AtomicPart, ...]:
             done.append((text, start, end))
             continue
         todo = [(piece, start, end) for piece in pieces] + todo
+    done = list({text: (text, start, end) for text, start, end in reversed(done)}.values())[::-1]  # once each
     if len(done) < 2:
         return ()
     return tuple(AtomicPart(text=t, source_start=s, source_end=e) for t, s, e in _narrowed(claim, done))
@@ -131,7 +135,7 @@ def _split_once(text: str) -> list[str] | None:
     none equal to ``text``), else None."""
     doc = _parse(text)
     for rule in (_punct_split, _subordinate_split, _relative_split, _appositive_split,
-                 _predicate_split, _nominal_split):
+                 _predicate_split, _nominal_split, _adjunct_split):
         pieces = rule(doc)
         if pieces:
             pieces = [p for p in (_render_text(p) for p in pieces) if p]
@@ -146,7 +150,8 @@ def _split_once(text: str) -> list[str] | None:
 def _render(doc: Doc, keep: set[int]) -> str:
     """The kept tokens in order; a space where tokens were cut out between two words (the
     original spacing elsewhere)."""
-    order = sorted(keep)
+    # A comma whose left neighbour was cut closed the phrase that went ("A, and B, should" -> "A should").
+    order = [i for i in sorted(keep) if not (doc[i].text == "," and i > 0 and i - 1 not in keep)]
     out = []
     for k, i in enumerate(order):
         out.append(doc[i].text)
@@ -270,6 +275,11 @@ def _appositive_split(doc: Doc) -> list[str] | None:
         inserted = _subtree(t)
         if min(inserted) == 0 or doc[min(inserted) - 1].text not in (",", "(", "—", "–"):
             continue
+        opener = doc[min(inserted)]
+        # A noun phrase of its own ("the capital of X", "Paris"), not a quantity or a
+        # restatement of one ("no more than eight in 24 hours").
+        if not ((opener.pos_ == "DET" and opener.lower_ not in ("no", "any", "every", "each")) or opener.pos_ == "PROPN"):
+            continue
         inserted_full = _with_commas(doc, inserted) | {i for i in (min(inserted) - 1, max(inserted) + 1)
                                                        if 0 <= i < len(doc) and doc[i].text in "()"}
         main = _all(doc) - inserted_full
@@ -390,6 +400,9 @@ def _nominal_split(doc: Doc) -> list[str] | None:
         ):
             continue
         owns = [_own(m, members) for m in members]
+        lo, hi = min(min(o) for o in owns), max(max(o) for o in owns)
+        if hi + 1 < len(doc) and doc[hi + 1].text == "," and (lo == 0 or doc[lo - 1].text != ","):
+            links = links | {hi + 1}  # "A, and B, should": the comma closing the coordination
         everything = _all(doc)
         pieces = []
         for k in range(len(members)):
@@ -397,3 +410,33 @@ def _nominal_split(doc: Doc) -> list[str] | None:
             pieces.append(_render(doc, everything - others - links))
         return pieces
     return None
+
+
+_ADJUNCTS = frozenset({"prep", "advcl", "npadvmod", "agent"})
+_NOT_ADJUNCT_MARKS = frozenset({"if", "unless", "whether", "than", "as"})
+
+
+def _adjunct_split(doc: Doc) -> list[str] | None:
+    """Rule 7: a predicate with two or more modifiers (time, place, manner, cause: "sank on 15
+    April 1912 after striking an iceberg"): one part per modifier, each with the core clause
+    (subject, verb, objects). A condition or comparison clause stops the rule."""
+    for sent in doc.sents:
+        verb = sent.root
+        if verb.pos_ not in _VERBAL:
+            continue
+        adjuncts = []
+        for c in verb.children:
+            if c.dep_ not in _ADJUNCTS:
+                continue
+            if c.dep_ == "advcl" and any(m.lower_ in _NOT_ADJUNCT_MARKS for m in c.children if m.dep_ == "mark"):
+                return None  # a condition or comparison: the parts would assert it unconditionally
+            adjuncts.append(_subtree(c))
+        if len(adjuncts) < 2:
+            return None
+        cut = set().union(*adjuncts)
+        core = _all(doc) - cut
+        if not any(t.is_alpha for t in (doc[i] for i in core if i != verb.i)):
+            return None
+        return [_render(doc, core | a) for a in adjuncts]
+    return None
+
