@@ -7,7 +7,7 @@ claim into the facts it states, each rewritten from the claim's own tokens (noth
 invented but a copula for appositives), by these rules, applied again to every piece until
 none applies (at most `MAX_PARTS` parts):
 
-1. clauses joined by a top-level ";" or ":" (each side with a verb);
+1. clauses joined by a top-level ";" (each side two words or more) or ":" (each side with a verb);
 2. a trailing "when / because / while / whereas / although" clause with its own subject:
    the main clause, and the subordinate clause without its marker;
 3. a non-restrictive relative clause (", which ...", ", who ..."): the main clause without
@@ -210,7 +210,10 @@ def _punct_split(doc: Doc) -> list[str] | None:
     bounds = [-1, *cuts, len(doc)]
     pieces = [doc[a + 1 : b] for a, b in zip(bounds, bounds[1:])]
     pieces = [p for p in pieces if any(t.is_alpha or t.is_digit for t in p)]
-    if len(pieces) < 2 or not all(_has_verb(p) for p in pieces):
+    # ";" joins statements, even verbless ones ("ibuprofen with food; the pen below 30 C");
+    # ":" also introduces labels and lists ("Ingredients: water, salt"), so it needs verbs.
+    needs_verb = any(doc[i].text == ":" for i in cuts)
+    if len(pieces) < 2 or (needs_verb and not all(_has_verb(p) for p in pieces)) or any(len(p) < 2 for p in pieces):
         return None
     return [p.text for p in pieces]
 
