@@ -94,7 +94,7 @@ def _parts_of(claim: str) -> tuple[AtomicPart, ...]:
     while todo:  # depth first, so the parts come in reading order
         text, start, end = todo.pop(0)
         pieces = None if len(done) + len(todo) + 1 >= MAX_PARTS else _split_once(text)
-        if not pieces:
+        if not pieces or len(done) + len(todo) + len(pieces) > MAX_PARTS:
             done.append((text, start, end))
             continue
         todo = [(piece, start, end) for piece in pieces] + todo
