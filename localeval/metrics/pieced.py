@@ -23,6 +23,7 @@ nothing to split in.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -31,7 +32,7 @@ from pydantic import BaseModel
 from localeval.backends.attribution import Evidence
 from localeval.backends.verdict import lexical_words
 from localeval.text.numbers import numbers_in
-from localeval.text.atoms import atomic_parts_many
+from localeval.text.atoms import AtomicPart, atomic_parts
 
 if TYPE_CHECKING:
     from localeval.backends.session import JudgeSession
@@ -90,7 +91,7 @@ def piece_together(
     failed = [(g, k) for g, row in enumerate(judged) for k, claim in enumerate(row) if not claim.attributed]
     if not failed:
         return
-    parts_of = atomic_parts_many([judged[g][k].text for g, k in failed])
+    parts_of = [_atomic_parts(judged[g][k].text, session) for g, k in failed]
     # The whole claim first, then its parts (when the rules split it).
     prefixes = [_prefix(questions[g] if questions else None, groups[g][1]) for g, _ in failed]
     part_groups = [([ClaimUnit(judged[g][k].text, None, None), *(ClaimUnit(p.text, None, None) for p in parts)],
@@ -117,6 +118,42 @@ def piece_together(
             claim.attributed = True
             claim.pieced = True
             claim.probability = min(v.probability for v in part_verdicts)
+
+
+def _atomic_parts(claim: str, session: JudgeSession | None) -> list[AtomicPart]:
+    """`atomic_parts`, remembered by ``session`` (timed as its "parse" stage) and stored with its
+    analyses when it has a cache file, so a re-run parses no claim again."""
+    if session is None:
+        return atomic_parts(claim)
+    kind = _parts_kind() if session.analyses.enabled else None
+    if kind is None:
+        return session.remember("atoms", claim, lambda: session.timed("parse", lambda: atomic_parts(claim)))
+    return session.analysis(kind, claim, lambda: atomic_parts(claim), _encode_parts, _decode_parts, stage="parse")
+
+
+def _parts_kind() -> str | None:
+    """The stored-analysis kind of atomic parts: this code, spaCy and its pipeline; ``None``
+    (not stored) for a pipeline given as a folder, whose version is unknown."""
+    import os
+
+    from localeval.text.analyses import code_identity
+    from localeval.text.entities import DEFAULT_SPACY_MODEL, SPACY_MODEL_ENV
+
+    model = os.environ.get(SPACY_MODEL_ENV) or DEFAULT_SPACY_MODEL
+    if "/" in model or os.sep in model:
+        return None
+    return f"atoms/{code_identity(('localeval.text.atoms',), ('spacy', model))}/{model}"
+
+
+def _encode_parts(parts: list[AtomicPart]) -> bytes:
+    return json.dumps([[p.text, p.source_start, p.source_end] for p in parts], separators=(",", ":")).encode()
+
+
+def _decode_parts(value: bytes) -> list[AtomicPart] | None:
+    try:
+        return [AtomicPart(text=t, source_start=a, source_end=b) for t, a, b in json.loads(value)]
+    except (ValueError, TypeError):  # a damaged value: built again
+        return None
 
 
 def _check_words(verdict: ClaimAttribution, premises: Sequence[str]) -> None:
