@@ -94,11 +94,17 @@ def piece_together(
     parts_of = [_atomic_parts(judged[g][k].text, session) for g, k in failed]
     # The whole claim first, then its parts (when the rules split it).
     prefixes = [_prefix(questions[g] if questions else None, groups[g][1]) for g, _ in failed]
-    part_groups = [([ClaimUnit(judged[g][k].text, None, None), *(ClaimUnit(p.text, None, None) for p in parts)],
-                    [prefix + groups[g][1][0]] if prefix else list(groups[g][1]))
-                   for (g, k), parts, prefix in zip(failed, parts_of, prefixes)]
-    verdicts = metric.judge_claims(part_groups, threshold, session=session, unit_sentences=SENTENCE_UNITS)
-    for (g, k), parts, prefix, row, (_, premises) in zip(failed, parts_of, prefixes, verdicts, part_groups):
+    hypotheses = [[judged[g][k].text, *(p.text for p in parts)] for (g, k), parts in zip(failed, parts_of)]
+    premises_of = [[prefix + groups[g][1][0]] if prefix else list(groups[g][1]) for (g, _), prefix in zip(failed, prefixes)]
+    # Only what some unit could accept is judged: `_check_words` refuses a verdict whose unit
+    # lacks a number or two content words, so a statement the contexts pooled lack them for
+    # cannot pass (its verdict is the same unjudged: not supported).
+    lacking = [[_lacking(h, premises) for h in hyps] for hyps, premises in zip(hypotheses, premises_of)]
+    part_groups = [([ClaimUnit(h, None, None) for h, why in zip(hyps, whys) if why is None], premises)
+                   for hyps, whys, premises in zip(hypotheses, lacking, premises_of)]
+    judged_again = metric.judge_claims(part_groups, threshold, session=session, unit_sentences=SENTENCE_UNITS)
+    verdicts = [_with_unjudged(hyps, whys, iter(row)) for hyps, whys, row in zip(hypotheses, lacking, judged_again)]
+    for (g, k), parts, prefix, row, premises in zip(failed, parts_of, prefixes, verdicts, premises_of):
         for v in row:
             _check_words(v, premises)
         whole, *part_verdicts = [_unprefixed(v, len(prefix), groups[g][1]) for v in row]
@@ -156,6 +162,28 @@ def _decode_parts(value: bytes) -> list[AtomicPart] | None:
         return None
 
 
+def _missing_words(text: str, unit: str) -> tuple[set[str], set[str]]:
+    """(content words, numbers) of ``text`` that ``unit`` lacks."""
+    return set(lexical_words(text) - lexical_words(unit)), set(numbers_in(text) - numbers_in(unit))
+
+
+def _lacking(text: str, premises: Sequence[str]) -> str | None:
+    """Why no unit of ``premises`` could pass `_check_words` for ``text``; ``None`` when one might."""
+    words, numbers = _missing_words(text, "\n".join(premises))
+    if numbers or len(words) > RESCUE_MISSING:
+        return "words: the contexts lack " + ", ".join(sorted(words | numbers))
+    return None
+
+
+def _with_unjudged(hypotheses: list[str], lacking: list[str | None], judged) -> list[ClaimAttribution]:
+    """The verdicts of ``hypotheses`` in order: judged ones from ``judged``, the others unsupported."""
+    from localeval.metrics.claim_support import ClaimAttribution
+
+    return [next(judged) if why is None else
+            ClaimAttribution(text=h, start=None, end=None, attributed=False, probability=0.0, contrast=why)
+            for h, why in zip(hypotheses, lacking)]
+
+
 def _check_words(verdict: ClaimAttribution, premises: Sequence[str]) -> None:
     """Refuse (in place) a second-pass verdict whose unit lacks a number of the claim or more
     than `RESCUE_MISSING` of its content words: a sentence read alone is where the small judge
@@ -164,13 +192,10 @@ def _check_words(verdict: ClaimAttribution, premises: Sequence[str]) -> None:
     ev = verdict.evidence
     if not verdict.attributed or ev is None:
         return
-    unit = premises[ev.context_index][ev.window_start : ev.window_end]
-    words = lexical_words(verdict.text)
-    missing = words - lexical_words(unit)
-    if numbers_in(verdict.text) - numbers_in(unit) or len(missing) > RESCUE_MISSING:
+    words, numbers = _missing_words(verdict.text, premises[ev.context_index][ev.window_start : ev.window_end])
+    if numbers or len(words) > RESCUE_MISSING:
         verdict.attributed = False
-        verdict.contrast = verdict.contrast or ("words: the sentence read alone lacks " +
-                                                ", ".join(sorted(missing | (numbers_in(verdict.text) - numbers_in(unit)))))
+        verdict.contrast = verdict.contrast or "words: the sentence read alone lacks " + ", ".join(sorted(words | numbers))
 
 
 def _prefix(question: str | None, premises: Sequence[str]) -> str:
