@@ -254,6 +254,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--precision", default=None, help="judge number format (auto, fp32, bf16, fp16)")
     parser.add_argument("--batch-size", type=int, default=None, help="judge batch (default: the runner's: 32 CPU, 128 CUDA)")
     parser.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/bulk_speed.json")
+    parser.add_argument("--pieced-compare", action="store_true",
+                        help="only compare the claim metrics with and without support pieced together from "
+                             "atomic parts (localeval.metrics.pieced), on the first size; writes bulk_speed_pieced.*")
     parser.add_argument("--profile", action="store_true",
                         help="also time each stage per row (read, split, parse, plan, judge, metric, write) "
                              "on the first size, without and with a filled cache file")
@@ -274,6 +277,9 @@ def main(argv: list[str] | None = None) -> int:
     load_s = time.perf_counter() - start
     on_gpu = judge.device.type == "cuda"
     batch = args.batch_size or (128 if on_gpu else 32)
+
+    if args.pieced_compare:
+        return pieced_compare(make_rows(args.rows[0]), judge, batch, args, argv)
 
     runs = []
     for n in args.rows:
@@ -432,6 +438,47 @@ def _only_workers(args: argparse.Namespace, argv: list[str]) -> int:
     write_results(args.output, result,
                   f"# Bulk scoring speed: worker processes\n\nMeasured {m['date_utc']} on {where}, torch {m['torch']}, "
                   f"{result['dtype']}, judge batch {batch}. Command: `{command}`.\n\n{table}\n")
+    return 0
+
+
+PIECED_METRICS = ("context_recall", "faithfulness", "factual_correctness")
+
+
+def pieced_compare(rows: list[dict], judge, batch: int, args: argparse.Namespace, argv: list[str]) -> int:
+    """Rows/s and judge pairs per row of the claim metrics without ("before") and with ("after")
+    support pieced together, on the same rows in one process, alternating twice so that a
+    busy machine slows both alike; the faster of the two runs of each is reported."""
+    from localeval.metrics import get_metric
+
+    table: dict[str, dict[str, dict]] = {}
+    for _ in range(2):
+        for name in PIECED_METRICS:
+            for label, pieced in (("before", False), ("after", True)):
+                metric = get_metric(name, model=judge, batch_size=batch, pieced=pieced)
+                meas = measured(rows, [metric], judge, batch)
+                run = {"rows_per_s": round(len(rows) / meas.seconds, 2),
+                       "judge_pairs_per_row": round(meas.pairs / len(rows), 2)}
+                best = table.setdefault(name, {}).get(label)
+                if best is None or run["rows_per_s"] > best["rows_per_s"]:
+                    table[name][label] = run
+    lines = ["| metric | rows/s before | rows/s after | change | judge pairs/row before | after |",
+             "|---|---|---|---|---|---|"]
+    for name, runs in table.items():
+        b, a = runs["before"], runs["after"]
+        change = 100 * (a["rows_per_s"] / b["rows_per_s"] - 1)
+        lines.append(f"| {name} | {b['rows_per_s']} | {a['rows_per_s']} | {change:+.1f} % | "
+                     f"{b['judge_pairs_per_row']} | {a['judge_pairs_per_row']} |")
+    text = "\n".join(lines)
+    print(text)
+    m = describe_machine()
+    output = args.output.with_name("bulk_speed_pieced.json")
+    command = command_line("python benchmarks/bulk_speed.py", argv)
+    write_results(output, {"machine": m, "rows": len(rows), "batch_size": batch, "metrics": table},
+                  f"# Claim metrics with and without pieced support\n\nMeasured {m['date_utc']} on {m['cpu']} "
+                  f"({m['cpu_cores']} cores), torch {m['torch']}. Command: `{command}`. {len(rows)} rows of the bulk "
+                  "workload (this file's module docstring); before: `pieced=False`, after: the default (a claim no "
+                  "single unit supports is judged by its atomic parts). Each figure is the faster of two "
+                  "alternating runs.\n\n" + text + "\n")
     return 0
 
 

@@ -19,6 +19,7 @@ from localeval.backends.attribution import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Ev
 from localeval.backends.candidates import DEFAULT_SELECTOR, Selector, get_selector
 from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.decomposed import ClaimUnit, DecompositionRecord, check_decomposer, claim_units
+from localeval.metrics.pieced import ClaimPart, piece_together
 from localeval.metrics.thresholds import ThresholdChoice, choose_threshold, with_verdict
 from localeval.options import RunOptions
 from localeval.schema import Sample
@@ -62,6 +63,27 @@ class ClaimAttribution(BaseModel):
     deciding: list[str] | None = None
     """With a learned verdict: the signals that moved it most, strongest first
     (``"coverage_all +0.82"``: it pushed towards supported)."""
+    parts: list[ClaimPart] | None = None
+    """When no single unit supported the whole claim: its atomic parts, each judged against
+    every unit of every context with its own verdict and evidence (`localeval.metrics.pieced`);
+    ``None`` when the claim was supported whole or has nothing to split."""
+    pieced: bool = False
+    """Supported by its parts, each by some unit, though no single unit supported it whole."""
+
+    @property
+    def credit(self) -> float:
+        """What the claim counts for where parts are counted: 1.0 when supported, else the
+        share of its atomic parts that are supported (0.0 without parts)."""
+        if self.attributed:
+            return 1.0
+        if not self.parts:
+            return 0.0
+        return sum(p.attributed for p in self.parts) / len(self.parts)
+
+    @property
+    def failed_parts(self) -> list[str]:
+        """The parts no unit supports (of a claim that was judged by parts)."""
+        return [p.text for p in self.parts or [] if not p.attributed]
 
 
 class SkippedClaim(BaseModel):
@@ -289,10 +311,12 @@ class JudgedMetric(Metric):
         *,
         session: JudgeSession | None = None,
         show_progress_bar: bool = False,
+        unit_sentences: int | None = None,
     ) -> list[list[ClaimAttribution]]:
         """Per ``(claims, premises)`` group: each claim with the verdict of the premises on it
         (`attribute`: best unit of any premise, evidence sentence). All groups go to the judge
-        in one call; a group without claims gives ``[]``."""
+        in one call; a group without claims gives ``[]``. ``unit_sentences``: sentences per
+        short unit (`attribute`'s; ``None``: its default)."""
         to_judge = [i for i, (claims, _) in enumerate(groups) if claims]
         supports = attribute(
             self.judge,
@@ -302,6 +326,7 @@ class JudgedMetric(Metric):
             show_progress_bar=show_progress_bar,
             accept_at=self.accept_at(threshold),
             verdict=self.judge.verdict if self.reads_verdict else None,
+            **({} if unit_sentences is None else {"unit_sentences": unit_sentences}),
         )
         by_group = dict(zip(to_judge, supports))
         return [
@@ -347,12 +372,18 @@ class ClaimSupportMetric(JudgedMetric):
 
     claims_from: ClassVar[str]
     result_type: ClassVar[type[ClaimSupportResult]]
+    counts_parts: ClassVar[bool] = False
+    """The score counts a partly supported claim by the share of its supported parts
+    (`ClaimAttribution.credit`), not as 0."""
 
-    def __init__(self, model=None, *, split_coordination: bool = True, decomposer=None, **options) -> None:
+    def __init__(self, model=None, *, split_coordination: bool = True, decomposer=None, pieced: bool = True,
+                 **options) -> None:
         check_decomposer(decomposer, "claims")
         super().__init__(model, **options)
         self.split_coordination = split_coordination
         self.decomposer = decomposer
+        self.pieced = bool(pieced)
+        """Judge a claim no single unit supports by its atomic parts (`localeval.metrics.pieced`)."""
         """``None`` = rule-based claims; else any `Decomposer` (e.g. `localeval.llm.LLMDecomposer`)."""
 
     def unscored(self, reason: str) -> ClaimSupportResult:
@@ -367,12 +398,10 @@ class ClaimSupportMetric(JudgedMetric):
             [SkippedClaim(text=u.text, start=u.start, end=u.end, reason=u.skip_reason) for u in units if u.skip_reason]
             for units, _ in decomposed
         ]
-        judged = self.judge_claims(
-            [(spans, s.retrieved_contexts or []) for s, spans in zip(samples, claim_spans)],
-            threshold,
-            session=session,
-            show_progress_bar=show_progress_bar,
-        )
+        groups = [(spans, s.retrieved_contexts or []) for s, spans in zip(samples, claim_spans)]
+        judged = self.judge_claims(groups, threshold, session=session, show_progress_bar=show_progress_bar)
+        if self.pieced:
+            piece_together(self, groups, judged, threshold, session=session)
 
         results: list[MetricResult] = []
         for i, (sample, text, spans) in enumerate(zip(samples, texts, claim_spans)):
@@ -395,7 +424,7 @@ class ClaimSupportMetric(JudgedMetric):
             has_context = any(c and c.strip() for c in sample.retrieved_contexts or [])
             results.append(
                 self.result_type(
-                    score=sum(c.attributed for c in claims) / len(claims),
+                    score=sum(c.credit if self.counts_parts else c.attributed for c in claims) / len(claims),
                     reason=None if has_context else "no non-empty retrieved context: no claim can be attributed",
                     threshold=threshold,
                     claims=claims,

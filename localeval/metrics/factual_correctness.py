@@ -39,6 +39,7 @@ from pydantic import BaseModel
 from localeval.metrics.base import MetricResult
 from localeval.metrics.claim_support import ClaimAttribution, JudgedMetric
 from localeval.metrics.decomposed import ClaimUnit, DecompositionRecord, check_decomposer, claim_units
+from localeval.metrics.pieced import ClaimPart, piece_together
 from localeval.metrics.precision_recall import f1
 from localeval.schema import Sample
 from localeval.text import Span
@@ -69,6 +70,21 @@ class CheckedClaim(BaseModel):
     judge_probability: float | None = None
     deciding: list[str] | None = None
     """With a learned verdict stored with the judge: as `ClaimAttribution`'s."""
+    parts: list[ClaimPart] | None = None
+    pieced: bool = False
+    """As `ClaimAttribution`'s: the atomic parts of a claim the other text does not support
+    whole, each with its own verdict and evidence (a sentence of the other text)."""
+
+    @property
+    def credit(self) -> float:
+        """1.0 when supported, else the share of its supported parts (`ClaimAttribution.credit`)."""
+        if self.attributed:
+            return 1.0
+        return sum(p.attributed for p in self.parts) / len(self.parts) if self.parts else 0.0
+
+    @property
+    def failed_parts(self) -> list[str]:
+        return [p.text for p in self.parts or [] if not p.attributed]
 
     @classmethod
     def of(cls, judged: ClaimAttribution) -> CheckedClaim:
@@ -123,11 +139,15 @@ class AnswerClaimsMetric(JudgedMetric):
 
     options_used = ("max_units", "exhaustive", "candidates", "locate", "contrasts")
 
-    def __init__(self, model=None, *, split_coordination: bool = True, decomposer=None, **options) -> None:
+    def __init__(self, model=None, *, split_coordination: bool = True, decomposer=None, pieced: bool = True,
+                 **options) -> None:
         check_decomposer(decomposer, "claims")
         super().__init__(model, **options)
         self.split_coordination = split_coordination
         self.decomposer = decomposer
+        self.pieced = bool(pieced)
+        """Judge a claim the other text does not support whole by its atomic parts, and count
+        parts (`localeval.metrics.pieced`)."""
 
     def answer_claims(self, samples: list[Sample], session: JudgeSession | None = None) -> list[AnswerClaims]:
         texts = [s.response or "" for s in samples] + [s.reference or "" for s in samples]
@@ -185,6 +205,10 @@ class FactualCorrectness(AnswerClaimsMetric):
             groups.append((row.reference, [sample.response or ""]))
         judged = self.judge_claims([*groups, *extra_groups], threshold, session=session,
                                    show_progress_bar=show_progress_bar)
+        if getattr(self, "pieced", False):
+            # Both texts answer the row's question: the second pass reads it before each.
+            questions = [s.user_input for s in samples for _ in range(2)]
+            piece_together(self, groups, judged[: len(groups)], threshold, session=session, questions=questions)
         pairs = [([CheckedClaim.of(c) for c in judged[2 * i]], [CheckedClaim.of(c) for c in judged[2 * i + 1]])
                  for i in range(len(rows))]
         return pairs, judged[len(groups):]
@@ -197,8 +221,9 @@ class FactualCorrectness(AnswerClaimsMetric):
             empty = not (sample.reference or "").strip()
             why = "reference is empty" if empty else "reference has no claims (only punctuation or symbols)"
             return FactualCorrectnessResult(score=None, reason=f"{why}: nothing to check the response against", **base)
-        recall = sum(c.attributed for c in reference_claims) / len(reference_claims)
-        precision = sum(c.attributed for c in response_claims) / len(response_claims) if response_claims else None
+        # Parts are counted: a claim that is partly supported counts the share of its parts.
+        recall = sum(c.credit for c in reference_claims) / len(reference_claims)
+        precision = sum(c.credit for c in response_claims) / len(response_claims) if response_claims else None
         figures = {"precision": precision, "recall": recall, "f1": f1(precision or 0.0, recall)}
         details = {**base, **figures, "response_claims": response_claims, "reference_claims": reference_claims}
         if row.non_answers and not row.response:

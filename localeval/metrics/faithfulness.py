@@ -33,3 +33,4 @@ class Faithfulness(ClaimSupportMetric):
     required_columns = ("response", "retrieved_contexts")
     claims_from = "response"
     result_type = FaithfulnessResult
+    counts_parts = True  # one unsupported detail costs its part, not the whole sentence

@@ -5,7 +5,8 @@ A claim is a `Span` cut from the original text (never rewritten), built in three
 1. **Sentences and list items** (`split_sentences`): every sentence is a claim, and every
    bulleted ("-", "*", "•") or numbered ("1.", "1)", "(a)") list item is at least one, with
    its marker left out of the span.
-2. **Dropped**: a line that ends with ":" and introduces a list ("To deploy to AKS:" before
+2. **Dropped**: a leading "Yes," or "No," before a statement ("No, cast iron pans are not
+   dishwasher safe." is the claim "cast iron pans are not dishwasher safe."); a line that ends with ":" and introduces a list ("To deploy to AKS:" before
    "1. Build ...") is a header, not a statement of its own: the items carry the content. A
    sentence that ends with ":" and is *not* followed by a list item stays a claim. Pieces
    without any letter or digit ("...", "-", "—") are dropped.
@@ -31,6 +32,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from localeval.text.hygiene import non_claim_reason
 from localeval.text.sentences import list_item_body, split_sentences
 from localeval.text.spans import Span
 
@@ -49,6 +51,7 @@ _SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
 _CLAUSE_POS = frozenset({"VERB", "AUX"})
 # Cheap test before any parsing: most claims have no conjunction and never reach spaCy.
 _MAYBE_COORDINATED = re.compile(r"\b(?:and|but|yet)\b|;", re.IGNORECASE)
+_ANSWER_WORD = re.compile(r"(?:yes|no)\s*[,;]\s+(?=\w)", re.IGNORECASE)
 # Pipes the dependency parse does not need (attribute_ruler stays: it sets the POS tags).
 _UNNEEDED_PIPES = ("ner", "lemmatizer")
 
@@ -73,10 +76,21 @@ def split_claims(text: str, *, split_coordination: bool = True) -> list[Span]:
         if claim.text.endswith(":") and introduces_list:
             continue
         if has_content(claim.text):
-            claims.append(claim)
+            claims.append(_without_answer_word(text, claim))
     if split_coordination:
         claims = _split_coordinated(text, claims)
     return claims
+
+
+def _without_answer_word(text: str, claim: Span) -> Span:
+    """The claim without a leading "Yes," / "No," answering the question: the statement after
+    it carries the content, and a small judge reads a leading "No," as a negation of the
+    whole claim (measured: "No, economy class must be booked ..." gets P(contradiction) 0.99
+    from its own sentence)."""
+    match = _ANSWER_WORD.match(claim.text)
+    if match is None or not has_content(claim.text[match.end():]) or non_claim_reason(claim.text):
+        return claim  # "No, it is not." stays whole: hygiene marks it a bare answer
+    return _cut(text, claim.start + match.end(), claim.end)
 
 
 def _split_coordinated(text: str, claims: list[Span]) -> list[Span]:

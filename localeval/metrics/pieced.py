@@ -1,0 +1,218 @@
+"""Support pieced together: a claim no single unit supports, judged by its atomic parts.
+
+A small judge reads one unit at a time, so a claim whose facts sit in two sentences or two
+chunks ("fill the tank and run the 70 C programme; repeat every three months") is rejected
+whole, and one extra true detail sinks a sentence. After the usual attribution, each claim
+that failed is cut into its atomic parts (`localeval.text.atoms`) and each part is judged
+against every unit of every premise, exactly as a claim is, except that each sentence is also a
+unit of its own (the first pass reads runs of two sentences); the whole claim is judged so
+again too. Then:
+
+* the whole claim supported by one sentence -> supported as a claim is (no parts);
+
+* every part supported -> the claim is supported (``attributed=True``, ``pieced=True``, its
+  probability the weakest part's);
+* some part unsupported -> the claim stays unsupported and its details list each part with
+  its own verdict and evidence, so the failed part is named (`ClaimAttribution.failed_parts`);
+  metrics that count parts (faithfulness, factual correctness) give the claim the share of
+  its parts that are supported (`ClaimAttribution.credit`).
+
+Claims the judge supports whole are never cut (no extra pairs), nor claims the rules find
+nothing to split in.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+
+from localeval.backends.attribution import Evidence
+from localeval.backends.verdict import lexical_words
+from localeval.text.numbers import numbers_in
+from localeval.text.atoms import AtomicPart, atomic_parts
+
+if TYPE_CHECKING:
+    from localeval.backends.session import JudgeSession
+    from localeval.metrics.claim_support import ClaimAttribution, JudgedMetric
+
+RESCUE_MISSING = 1
+"""Content words of a claim (or part) that the unit supporting it in the second pass may lack:
+one allows a paraphrase ("fell" for "ended"), two or more is a different statement more often
+than not."""
+
+__all__ = ["RESCUE_MISSING", "SENTENCE_UNITS", "ClaimPart", "piece_together"]
+
+SENTENCE_UNITS = 1
+"""Sentences per short unit when a failed claim and its parts are judged again: each sentence
+alone. The first pass reads runs of two sentences (`DEFAULT_UNIT_SENTENCES`), best on the
+development families, but a small judge loses a claim that one sentence states when an unrelated
+sentence sits beside it in every unit (a two-sentence context has no single-sentence unit)."""
+
+
+class ClaimPart(BaseModel):
+    """One atomic part of a claim (`localeval.text.atoms`) and the premises' verdict on it."""
+
+    text: str
+    """The part as judged: built from the claim's own words (it need not appear verbatim)."""
+    source_start: int | None
+    source_end: int | None
+    """Span, in the claim's text, of the words the part came from."""
+    attributed: bool
+    probability: float
+    evidence: Evidence | None = None
+    contrast: str | None = None
+
+
+def piece_together(
+    metric: JudgedMetric,
+    groups: Sequence[tuple[Sequence[object], Sequence[str]]],
+    judged: Sequence[list[ClaimAttribution]],
+    threshold: float,
+    *,
+    session: JudgeSession | None = None,
+    questions: Sequence[str | None] | None = None,
+) -> None:
+    """Judge again every unsupported claim of ``judged`` (the verdicts of ``groups``, as
+    `JudgedMetric.judge_claims` returns them), whole and by its atomic parts, against its
+    group's premises read sentence by sentence, in one judge call; record the parts on the
+    claim (in place).
+
+    ``questions``: per group, the question its single premise answers (factual correctness: the
+    reference and the response answer the row's question). In the second pass the premise is
+    read as ``"<question>: <premise>"``, so that a short answer ("3 hours 40 minutes, at 50 C.")
+    can support a full sentence ("The Eco programme takes 3 hours 40 minutes."); the question
+    is joined to the premise's first sentence, never a unit of its own (a question alone
+    would "support" any statement that repeats it). Evidence offsets stay those of the premise."""
+    from localeval.metrics.decomposed import ClaimUnit
+
+    failed = [(g, k) for g, row in enumerate(judged) for k, claim in enumerate(row) if not claim.attributed]
+    if not failed:
+        return
+    parts_of = [_atomic_parts(judged[g][k].text, session) for g, k in failed]
+    # The whole claim first, then its parts (when the rules split it).
+    prefixes = [_prefix(questions[g] if questions else None, groups[g][1]) for g, _ in failed]
+    hypotheses = [[judged[g][k].text, *(p.text for p in parts)] for (g, k), parts in zip(failed, parts_of)]
+    premises_of = [[prefix + groups[g][1][0]] if prefix else list(groups[g][1]) for (g, _), prefix in zip(failed, prefixes)]
+    # Only what some unit could accept is judged: `_check_words` refuses a verdict whose unit
+    # lacks a number or two content words, so a statement the contexts pooled lack them for
+    # cannot pass (its verdict is the same unjudged: not supported).
+    lacking = [[_lacking(h, premises) for h in hyps] for hyps, premises in zip(hypotheses, premises_of)]
+    part_groups = [([ClaimUnit(h, None, None) for h, why in zip(hyps, whys) if why is None], premises)
+                   for hyps, whys, premises in zip(hypotheses, lacking, premises_of)]
+    judged_again = metric.judge_claims(part_groups, threshold, session=session, unit_sentences=SENTENCE_UNITS)
+    verdicts = [_with_unjudged(hyps, whys, iter(row)) for hyps, whys, row in zip(hypotheses, lacking, judged_again)]
+    for (g, k), parts, prefix, row, premises in zip(failed, parts_of, prefixes, verdicts, premises_of):
+        for v in row:
+            _check_words(v, premises)
+        whole, *part_verdicts = [_unprefixed(v, len(prefix), groups[g][1]) for v in row]
+        claim = judged[g][k]
+        if whole.attributed:  # one sentence alone supports it: the claim's own verdict
+            claim.attributed, claim.probability, claim.evidence = True, whole.probability, whole.evidence
+            claim.contrast = whole.contrast
+            continue
+        if not parts:
+            continue
+        claim.parts = [
+            ClaimPart(text=p.text, source_start=p.source_start, source_end=p.source_end, attributed=v.attributed,
+                      probability=v.probability, evidence=v.evidence, contrast=v.contrast)
+            for p, v in zip(parts, part_verdicts)
+        ]
+        if all(v.attributed for v in part_verdicts):
+            claim.attributed = True
+            claim.pieced = True
+            claim.probability = min(v.probability for v in part_verdicts)
+
+
+def _atomic_parts(claim: str, session: JudgeSession | None) -> list[AtomicPart]:
+    """`atomic_parts`, remembered by ``session`` (timed as its "parse" stage) and stored with its
+    analyses when it has a cache file, so a re-run parses no claim again."""
+    if session is None:
+        return atomic_parts(claim)
+    kind = _parts_kind() if session.analyses.enabled else None
+    if kind is None:
+        return session.remember("atoms", claim, lambda: session.timed("parse", lambda: atomic_parts(claim)))
+    return session.analysis(kind, claim, lambda: atomic_parts(claim), _encode_parts, _decode_parts, stage="parse")
+
+
+def _parts_kind() -> str | None:
+    """The stored-analysis kind of atomic parts: this code, spaCy and its pipeline; ``None``
+    (not stored) for a pipeline given as a folder, whose version is unknown."""
+    import os
+
+    from localeval.text.analyses import code_identity
+    from localeval.text.entities import DEFAULT_SPACY_MODEL, SPACY_MODEL_ENV
+
+    model = os.environ.get(SPACY_MODEL_ENV) or DEFAULT_SPACY_MODEL
+    if "/" in model or os.sep in model:
+        return None
+    return f"atoms/{code_identity(('localeval.text.atoms',), ('spacy', model))}/{model}"
+
+
+def _encode_parts(parts: list[AtomicPart]) -> bytes:
+    return json.dumps([[p.text, p.source_start, p.source_end] for p in parts], separators=(",", ":")).encode()
+
+
+def _decode_parts(value: bytes) -> list[AtomicPart] | None:
+    try:
+        return [AtomicPart(text=t, source_start=a, source_end=b) for t, a, b in json.loads(value)]
+    except (ValueError, TypeError):  # a damaged value: built again
+        return None
+
+
+def _missing_words(text: str, unit: str) -> tuple[set[str], set[str]]:
+    """(content words, numbers) of ``text`` that ``unit`` lacks."""
+    return set(lexical_words(text) - lexical_words(unit)), set(numbers_in(text) - numbers_in(unit))
+
+
+def _lacking(text: str, premises: Sequence[str]) -> str | None:
+    """Why no unit of ``premises`` could pass `_check_words` for ``text``; ``None`` when one might."""
+    words, numbers = _missing_words(text, "\n".join(premises))
+    if numbers or len(words) > RESCUE_MISSING:
+        return "words: the contexts lack " + ", ".join(sorted(words | numbers))
+    return None
+
+
+def _with_unjudged(hypotheses: list[str], lacking: list[str | None], judged) -> list[ClaimAttribution]:
+    """The verdicts of ``hypotheses`` in order: judged ones from ``judged``, the others unsupported."""
+    from localeval.metrics.claim_support import ClaimAttribution
+
+    return [next(judged) if why is None else
+            ClaimAttribution(text=h, start=None, end=None, attributed=False, probability=0.0, contrast=why)
+            for h, why in zip(hypotheses, lacking)]
+
+
+def _check_words(verdict: ClaimAttribution, premises: Sequence[str]) -> None:
+    """Refuse (in place) a second-pass verdict whose unit lacks a number of the claim or more
+    than `RESCUE_MISSING` of its content words: a sentence read alone is where the small judge
+    most often "entails" a near copy that changes a word ("revenue grew" from "revenue fell",
+    "700 died" from "1,500 died"); the first pass had already found no support."""
+    ev = verdict.evidence
+    if not verdict.attributed or ev is None:
+        return
+    words, numbers = _missing_words(verdict.text, premises[ev.context_index][ev.window_start : ev.window_end])
+    if numbers or len(words) > RESCUE_MISSING:
+        verdict.attributed = False
+        verdict.contrast = verdict.contrast or "words: the sentence read alone lacks " + ", ".join(sorted(words | numbers))
+
+
+def _prefix(question: str | None, premises: Sequence[str]) -> str:
+    """``"<question>: "`` for a group with one non-empty premise and a question, else ``""``."""
+    if not question or not question.strip() or len(premises) != 1 or not premises[0].strip():
+        return ""
+    return " ".join(question.split()).rstrip(" ?.!:") + ": "
+
+
+def _unprefixed(verdict: ClaimAttribution, shift: int, premises: Sequence[str]) -> ClaimAttribution:
+    """``verdict`` with its evidence offsets moved back into the premise (the prefix cut off)."""
+    ev = verdict.evidence
+    if not shift or ev is None:
+        return verdict
+    text = premises[0]
+    start, end = max(ev.start - shift, 0), max(ev.end - shift, 0)
+    moved = ev.model_copy(update={"text": text[start:end], "start": start, "end": end,
+                                  "window_start": max(ev.window_start - shift, 0),
+                                  "window_end": max(ev.window_end - shift, 0)})
+    return verdict.model_copy(update={"evidence": moved})

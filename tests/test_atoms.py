@@ -1,0 +1,112 @@
+"""Atomic claim parts (`localeval.text.atoms`) and support pieced together from them
+(`localeval.metrics.pieced`): the rules on real parses, and the real judge on small rows."""
+
+from __future__ import annotations
+
+import pytest
+
+from localeval.text import split_claims
+from localeval.text.atoms import MAX_PARTS, atomic_parts
+
+
+def texts(claim: str) -> list[str]:
+    return [p.text for p in atomic_parts(claim)]
+
+
+@pytest.mark.parametrize(
+    ("claim", "parts"),
+    [
+        # coordinated objects share verb, subject and modifier
+        ("The warranty covers parts and labour for two years.",
+         ["The warranty covers parts for two years.", "The warranty covers labour for two years."]),
+        # coordinated subjects, then a trailing "while" clause
+        ("Neil Armstrong and Buzz Aldrin walked on the surface while Michael Collins remained in orbit.",
+         ["Neil Armstrong walked on the surface.", "Buzz Aldrin walked on the surface.",
+          "Michael Collins remained in orbit."]),
+        # predicates of one (implied) subject, and a semicolon
+        ("Switch the machine off, clean the filter and check that the drain hose is not kinked.",
+         ["Switch the machine off.", "Clean the filter.", "Check that the drain hose is not kinked."]),
+        # a non-restrictive relative clause states its own fact about its noun
+        ("You can carry over up to five unused days, which must be taken by 31 March.",
+         ["You can carry over up to five unused days.", "Up to five unused days must be taken by 31 March."]),
+        # an appositive
+        ("Constantinople, the capital of the Eastern Roman Empire, fell to the Ottomans.",
+         ["Constantinople fell to the Ottomans.", "Constantinople is the capital of the Eastern Roman Empire."]),
+        # two modifiers of the verb: one part each
+        ("The Titanic sank on 15 April 1912 after striking an iceberg.",
+         ["The Titanic sank on 15 April 1912.", "The Titanic sank after striking an iceberg."]),
+    ],
+)
+def test_parts_distribute_what_the_pieces_share(claim, parts):
+    assert texts(claim) == parts
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Take one or two tablets every four to six hours.",  # alternatives
+        "Tom and Jerry met in Paris.",  # a collective predicate
+        "He washed and dried the dishes.",  # the object is shared: no first part of its own
+        "If it rains and the road is wet, drive slowly.",  # a condition
+        "Paris is big.",  # one fact
+    ],
+)
+def test_what_is_not_split(claim):
+    assert atomic_parts(claim) == []
+
+
+def test_parts_keep_the_span_they_came_from_and_stay_bounded():
+    claim = "Parts are covered for two years, and labour is covered for one year."
+    for part in atomic_parts("Neil Armstrong and Buzz Aldrin walked on the surface while Michael Collins remained in orbit."):
+        assert 0 <= part.source_start < part.source_end
+    source = "It was reissued in 1216, 1217 and 1225."
+    spans = [(p.source_start, p.source_end) for p in atomic_parts(source)]
+    assert [source[a:b] for a, b in spans][0] == "It was reissued in 1216"
+    many = "A, B, C, D, E, F, G, H, I and J were invited to the party in Paris on Monday."
+    assert len(atomic_parts(many)) <= MAX_PARTS
+    assert split_claims(claim)  # the claim splitter is unchanged by the parts
+
+
+def test_a_leading_answer_word_is_not_part_of_the_claim():
+    text = "No, cast iron pans are not dishwasher safe. No, it is not."
+    claims = split_claims(text)
+    assert claims[0].text == "cast iron pans are not dishwasher safe."
+    assert text[claims[0].start:claims[0].end] == claims[0].text
+    assert claims[1].text == "No, it is not."  # hygiene marks it a bare answer, kept whole
+
+
+def test_split_fact_is_pieced_together_across_chunks(default_judge):
+    from localeval.metrics import ContextRecall
+
+    row = {
+        "retrieved_contexts": [
+            "To descale, fill the water tank with 0.5 litres of water and one sachet of descaler. "
+            "Place a container under the spout and run the 70 C programme.",
+            "Descaling should be done every three months, or sooner in hard-water areas.",
+        ],
+        "reference": "Fill the tank with 0.5 litres of water and one sachet of descaler and run the 70 C "
+                     "programme; repeat every three months.",
+    }
+    before = ContextRecall(default_judge, pieced=False).score(row)
+    after = ContextRecall(default_judge).score(row)
+    assert before.score == 0.0
+    assert after.score == 1.0
+    claim = after.claims[0]
+    assert claim.pieced and claim.parts and all(p.attributed for p in claim.parts)
+    assert {p.evidence.context_index for p in claim.parts} == {0, 1}  # each part its own evidence
+
+
+def test_one_unsupported_detail_costs_one_part(default_judge):
+    from localeval.metrics import Faithfulness
+
+    row = {
+        "retrieved_contexts": ["The warranty covers parts for two years and labour for one year from the date "
+                               "of purchase."],
+        "response": "The warranty covers parts for two years and covers accidental damage for three years.",
+    }
+    result = Faithfulness(default_judge).score(row)
+    claim = result.claims[0]
+    assert not claim.attributed
+    assert claim.failed_parts == ["The warranty covers accidental damage for three years."]
+    assert result.score == pytest.approx(0.5)
+    assert Faithfulness(default_judge, pieced=False).score(row).score == 0.0
