@@ -176,10 +176,24 @@ def grid_from_details(scores: np.ndarray, details: list[Any], shipped: float,
 def _grid(rows: list[dict[str, Any]], name: str, column_map: Mapping[str, Any] | None, key: str,
           shipped: tuple[np.ndarray, list[Any]], shipped_value: float, session: Any, judge: Any,
           grid: Sequence[float]) -> np.ndarray:
-    found = grid_from_details(shipped[0], shipped[1], shipped_value, grid)
+    # With support pieced together from a claim's parts, a claim's verdict at another
+    # threshold is not its probability against that threshold (parts are judged only when the
+    # whole fails): such a metric is re-scored at each threshold.
+    found = None if _pieces_claims(name) else grid_from_details(shipped[0], shipped[1], shipped_value, grid)
     if found is not None:
         return found
     return np.stack([_run(rows, name, column_map, {key: t}, session, judge)[0] for t in grid])
+
+
+def _pieces_claims(name: str) -> bool:
+    """Whether the metric ``name`` judges a failed claim again by its parts (its default)."""
+    import inspect
+
+    from localeval.metrics.registry import resolve_name
+
+    cls, implied = resolve_name(name)
+    default = inspect.signature(cls.__init__).parameters.get("pieced")
+    return bool(implied.get("pieced", default.default if default is not None else False))
 
 
 def _shipped_value(name: str, model: Any, device: str | None) -> tuple[str, float, Any]:

@@ -43,15 +43,17 @@ def test_summary_of_real_scores_carries_intervals_and_label_estimates(dozen, def
 
 def test_claim_details_give_the_scores_a_rescoring_gives(dozen, default_judge):
     from localeval.backends.session import JudgeSession
-    from localeval.calibrate import _run, grid_from_details
+    from localeval.calibrate import _grid, _pieces_claims, _run
 
     with JudgeSession() as session:
         shipped = _run(dozen, "faithfulness", None, None, session, default_judge)
         strict = _run(dozen, "faithfulness", None, {"faithfulness": 0.9}, session, default_judge)
         lenient = _run(dozen, "faithfulness", None, {"faithfulness": 0.1}, session, default_judge)
-    used = shipped[1][0]["threshold"]  # the threshold the run used, as its details record it
-    grid = grid_from_details(shipped[0], shipped[1], used, [0.1, 0.9])
-    assert grid is not None
+        used = shipped[1][0]["threshold"]  # the threshold the run used, as its details record it
+        # Faithfulness pieces a failed claim together from its parts, so its scores at other
+        # thresholds cannot be read off the claims' probabilities: the grid re-scores them.
+        assert _pieces_claims("faithfulness")
+        grid = _grid(dozen, "faithfulness", None, "faithfulness", shipped, used, session, default_judge, [0.1, 0.9])
     assert np.array_equal(grid[0], lenient[0]) and np.array_equal(grid[1], strict[0])
     assert strict[0].mean() < lenient[0].mean()  # the threshold matters on these rows
 

@@ -109,7 +109,10 @@ def piece_together(
             _check_words(v, premises)
         whole, *part_verdicts = [_unprefixed(v, len(prefix), groups[g][1]) for v in row]
         claim = judged[g][k]
-        if whole.attributed:  # one sentence alone supports it: the claim's own verdict
+        # One sentence alone supports it: the claim's own verdict, unless a contrast rule
+        # overruled the first pass (a sentence read alone can lose the neighbour that
+        # contradicted the claim: "open on Mondays" / "... It is closed on Mondays").
+        if whole.attributed and claim.contrast is None:
             claim.attributed, claim.probability, claim.evidence = True, whole.probability, whole.evidence
             claim.contrast = whole.contrast
             continue
