@@ -201,14 +201,17 @@ class JudgementCache:
                 "it is left untouched: give a new file name for --cache / cache="
             )
 
-    def _give_up(self, exc: BaseException) -> None:
-        """Go on without the file: one warning naming it and the cause."""
+    def _drop_connection(self) -> None:
         if self._db is not None:
             try:
                 self._db.close()
             except sqlite3.Error:
                 pass
             self._db = None
+
+    def _give_up(self, exc: BaseException) -> None:
+        """Go on without the file: one warning naming it and the cause."""
+        self._drop_connection()
         if self.unusable is None:
             self.unusable = str(exc)
             warnings.warn(
@@ -232,12 +235,7 @@ class JudgementCache:
     def _start_fresh(self, exc: BaseException) -> None:
         """Move a damaged file (and its WAL companions) aside and open a new, empty one."""
         assert self.path is not None
-        if self._db is not None:
-            try:
-                self._db.close()
-            except sqlite3.Error:
-                pass
-            self._db = None
+        self._drop_connection()
         aside = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
         for suffix in ("", "-wal", "-shm"):
             part = Path(f"{self.path}{suffix}")

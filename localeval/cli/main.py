@@ -31,7 +31,8 @@ def _parse_column_map(items: list[str]) -> dict[str, str]:
     return mapping
 
 
-def _parse_thresholds(items: list[str]) -> dict[str, float]:
+def _name_values(items: list[str], flag: str, example: str) -> dict[str, float]:
+    """``NAME=VALUE`` flag values as a table; a malformed one names the flag and an example."""
     out: dict[str, float] = {}
     for item in items:
         name, sep, value = item.partition("=")
@@ -40,23 +41,18 @@ def _parse_thresholds(items: list[str]) -> dict[str, float]:
         except ValueError:
             sep = ""
         if not sep or not name.strip():
-            raise ValueError(f"--threshold takes NAME=VALUE (entailment=0.7), got {item!r}")
+            raise ValueError(f"{flag} takes {example}, got {item!r}")
     return out
+
+
+def _parse_thresholds(items: list[str]) -> dict[str, float]:
+    return _name_values(items, "--threshold", "NAME=VALUE (entailment=0.7)")
 
 
 def _parse_fail_under_flags(items: list[str]) -> dict[str, float]:
     """``--fail-under`` values as the configuration's table (names are checked against the
     run's metrics later, by `localeval.runner.gates.parse_fail_under`)."""
-    out: dict[str, float] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        try:
-            out[name.strip()] = float(value)
-        except ValueError:
-            sep = ""
-        if not sep or not name.strip():
-            raise ValueError(f"--fail-under takes METRIC=VALUE (faithfulness=0.7), got {item!r}")
-    return out
+    return _name_values(items, "--fail-under", "METRIC=VALUE (faithfulness=0.7)")
 
 
 _CONFIG_HELP = "Configuration file (default: ./localeval.toml, else [tool.localeval] in ./pyproject.toml)."
@@ -132,7 +128,7 @@ def score(
     junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", help="Write the gates as JUnit XML: one test case per metric."),
     resamples: int = typer.Option(1000, "--resamples", min=1, help="Bootstrap resamples of each mean's 95% interval (seeded: the same scores give the same interval)."),
     calibration: Optional[Path] = typer.Option(None, "--calibration", exists=True, dir_okay=False, help="Thresholds chosen on your labels by `localeval calibrate` (a --threshold beats them); named in the run's metadata."),
-    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Processes for the text side (splitting, parsing, windows) while this one judges all their pairs in shared batches; same scores (default: the cores minus the judge's: 1 on a CPU judge)."),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Processes for the text side (splitting, parsing, windows) while this one judges each worker's pairs; the same scores as one process (default: the cores minus the judge's: 1 on a CPU judge)."),
     profile: bool = typer.Option(False, "--profile", help="Print the time per row of each stage (read, split, parse, plan, judge, metric, write) after the run."),
 ) -> None:
     """Score every row of INPUT_PATH. Each output row keeps its input fields plus _line and,

@@ -549,8 +549,8 @@ def evaluate(
             locate, screen, contrasts, exhaustive) are left unset.
             Counters add up over the runs one session serves (subtract two ``snapshot()``).
         workers: processes that do the text side (splitting, parsing, windows, contrasts) of
-            the local engine, chunk by chunk, while this process judges every worker's pairs in
-            shared batches (`localeval.runner.workers`; same scores as one process); ``None``:
+            the local engine, chunk by chunk, while this process judges each worker's pairs
+            (`localeval.runner.workers`; the same scores as one process); ``None``:
             the cores minus what the judge needs (one on a CPU judge).
 
     The keywords that change how rows are scored make one `localeval.options.RunOptions`
