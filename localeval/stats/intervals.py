@@ -53,11 +53,13 @@ class PairedDifference(NamedTuple):
     n: int
 
 
-def _array(values: Sequence[float] | np.ndarray) -> np.ndarray:
+def finite_array(values: Sequence[float] | np.ndarray, what: str = "scores") -> np.ndarray:
+    """``values`` as a flat float array; a NaN or infinity is refused, naming ``what``."""
     x = np.asarray(values, dtype=float).ravel()
     if not np.all(np.isfinite(x)):
-        raise ValueError("scores must be finite numbers (leave unscored rows out, never as zeros)")
+        raise ValueError(f"{what} must be finite numbers (leave unscored rows out, never as zeros)")
     return x
+
 
 
 def _counted_means(values: np.ndarray, counts: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
@@ -98,7 +100,7 @@ def bootstrap_mean(values: Sequence[float] | np.ndarray, *, resamples: int = DEF
     """The mean of ``values`` with its percentile bootstrap interval over rows (Efron and
     Tibshirani 1993, ch. 13); ``None`` for no value. One value: an interval of zero width
     (nothing to resample, and nothing known about the spread)."""
-    x = _array(values)
+    x = finite_array(values)
     if x.size == 0:
         return None
     if resamples < 1:
@@ -117,7 +119,7 @@ def paired_pvalue(differences: Sequence[float] | np.ndarray, *, resamples: int =
     hypothesis each row's difference is as likely negative as positive, so its sign is flipped
     at random (a paired permutation test, Fisher 1935); p = (1 + #{|mean*| >= |mean|}) /
     (1 + resamples), never 0."""
-    d = _array(differences)
+    d = finite_array(differences)
     if d.size == 0:
         return 1.0
     rng = np.random.default_rng(seed)
@@ -143,7 +145,7 @@ def paired_difference(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.n
                       level: float = LEVEL) -> PairedDifference | None:
     """``mean(b - a)`` of paired scores (row i of ``a`` is row i of ``b``), its paired bootstrap
     interval (rows resampled, both runs' scores together) and `paired_pvalue`."""
-    xa, xb = _array(a), _array(b)
+    xa, xb = finite_array(a), finite_array(b)
     if xa.shape != xb.shape:
         raise ValueError(f"paired scores need the same number of rows, got {xa.size} and {xb.size}")
     interval = bootstrap_mean(xb - xa, resamples=resamples, seed=seed, level=level)

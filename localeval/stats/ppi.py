@@ -27,6 +27,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from localeval.stats.intervals import finite_array
+
 __all__ = ["MIN_LABELS", "PPIEstimate", "classical_mean", "ppi_mean", "Z95"]
 
 Z95 = 1.959963984540054
@@ -48,10 +50,7 @@ class PPIEstimate(NamedTuple):
 
 
 def _array(values: Sequence[float] | np.ndarray) -> np.ndarray:
-    x = np.asarray(values, dtype=float).ravel()
-    if not np.all(np.isfinite(x)):
-        raise ValueError("labels and scores must be finite numbers")
-    return x
+    return finite_array(values, "labels and scores")
 
 
 def classical_mean(labels: Sequence[float] | np.ndarray, *, z: float = Z95) -> PPIEstimate | None:
