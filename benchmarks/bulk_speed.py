@@ -34,8 +34,8 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from benchmarks.files import command_line, write_results  # noqa: E402
-from benchmarks.machine import describe_machine  # noqa: E402
+from benchmarks.lib.files import command_line, write_results  # noqa: E402
+from benchmarks.lib.machine import describe_machine  # noqa: E402
 
 METRICS = ["context_recall", "chunk_recall", "context_relevance"]
 
@@ -85,7 +85,7 @@ class Measured:
     from the tokens of those pairs."""
 
     def __init__(self, seconds: float, session, judge, scores: list[list] | None = None) -> None:
-        from benchmarks.flops import encoder_flops_from_sums
+        from benchmarks.lib.flops import encoder_flops_from_sums
 
         cfg = judge.model.config
         self.seconds = seconds
@@ -162,7 +162,7 @@ def profile_run(rows: list[dict], judge, batch: int, cache: Path | None = None, 
     (`localeval.runner.profile.stage_profile`): ms per row per stage, judge pairs per row."""
     import json
 
-    from benchmarks.flops import encoder_flops_from_sums
+    from benchmarks.lib.flops import encoder_flops_from_sums
     from localeval.backends.session import JudgeSession
     from localeval.options import RunOptions
     from localeval.runner.evaluate import score_dataset
@@ -291,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
                "judge_tflop_per_s": round(meas.flop_per_s / 1e12, 3),
                "peak_rss_mb_so_far": _peak_rss_mb()}
         if on_gpu:
-            from benchmarks.flops import H100_DENSE_BF16_PEAK
+            from benchmarks.lib.flops import H100_DENSE_BF16_PEAK
 
             run["share_of_h100_peak"] = round(meas.flop_per_s / H100_DENSE_BF16_PEAK, 4)
         runs.append(run)
@@ -407,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
     write_results(args.output, result,
         f"# Bulk scoring speed\n\nMeasured {m['date_utc']} on {m['cpu']} ({m['cpu_cores']} cores), "
         f"torch {m['torch']}, GPU: {(m['gpu'] or {}).get('name', 'none')}. Command: `{command}`.\n\n"
-        "Judge FLOPs are counted on each pair's real length (benchmarks/flops.py); judge seconds are the "
+        "Judge FLOPs are counted on each pair's real length (benchmarks/lib/flops.py); judge seconds are the "
         "time inside the judge's scorer (tokenizing, padding and the model), the rest is splitting, "
         "windowing and the metrics.\n\n"
         f"{table}\n"

@@ -36,8 +36,8 @@ if str(REPO_ROOT) not in sys.path:
 from pydantic import BaseModel, Field, ValidationError  # noqa: E402
 
 from benchmarks.contrast import ContrastItem, score  # noqa: E402
-from benchmarks.files import command_line, portable_path, write_results  # noqa: E402
-from benchmarks.machine import describe_machine, weights_sha256  # noqa: E402
+from benchmarks.lib.files import command_line, portable_path, write_results  # noqa: E402
+from benchmarks.lib.machine import describe_machine, weights_sha256  # noqa: E402
 
 DATA = REPO_ROOT / "benchmarks/checks/checks_test.jsonl"
 CATEGORIES = ("negated_instruction", "role_swap", "attribute_distribution", "order_with_dates",
@@ -134,7 +134,7 @@ def family_figures(units_files: list[Path]) -> dict:
     import numpy as np
 
     from benchmarks.contrasts import _item_scores, replay
-    from benchmarks.metrics import auroc, paired_bootstrap_se
+    from benchmarks.lib.metrics import auroc, paired_bootstrap_se
 
     def defined(scores: np.ndarray, gold: np.ndarray) -> float | None:
         return None if gold.min() == gold.max() else auroc(gold, scores)

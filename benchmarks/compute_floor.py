@@ -13,7 +13,7 @@ forward passes fit in the time they allow. This benchmark measures, in one run:
    than its best matrix multiply: attention, layer norms and tokenizing only add time.
 2. **Work per row.** `bulk_speed`'s rows (the issue's workload) scored by each metric alone
    and by the three together, in a `JudgeSession` of their own: judge FLOPs per row (counted
-   on each pair's real length, `benchmarks.flops`), pairs per row, the seconds inside the
+   on each pair's real length, `benchmarks.lib.flops`), pairs per row, the seconds inside the
    judge and in the whole run.
 3. **Ceiling.** Rows per second if the judge ran every FLOP at the measured peak and nothing
    else took any time: ``peak / FLOPs per row``. A target above this ceiling cannot be met
@@ -34,8 +34,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from benchmarks.files import command_line, write_results  # noqa: E402
-from benchmarks.machine import describe_machine  # noqa: E402
+from benchmarks.lib.files import command_line, write_results  # noqa: E402
+from benchmarks.lib.machine import describe_machine  # noqa: E402
 
 TARGETS = {"context_recall": 40.0, "three metrics": 12.0}
 """Rows per second on 2 CPU cores that the bulk-scoring issue asks for."""

@@ -39,8 +39,8 @@ if str(REPO_ROOT) not in sys.path:  # run as a script: make `benchmarks` and `lo
 
 from pydantic import BaseModel, Field, ValidationError  # noqa: E402
 
-from benchmarks.files import command_line, portable_path, write_results  # noqa: E402
-from benchmarks.machine import describe_machine, weights_sha256  # noqa: E402
+from benchmarks.lib.files import command_line, portable_path, write_results  # noqa: E402
+from benchmarks.lib.machine import describe_machine, weights_sha256  # noqa: E402
 
 DATA = REPO_ROOT / "benchmarks/contrast/contrast_test.jsonl"
 CATEGORIES = (

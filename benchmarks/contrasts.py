@@ -35,14 +35,14 @@ if str(REPO_ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
-from benchmarks.files import command_line, portable_path, write_results  # noqa: E402
-from benchmarks.machine import describe_machine, weights_sha256  # noqa: E402
-from benchmarks.metrics import auroc, paired_bootstrap_se  # noqa: E402
+from benchmarks.lib.files import command_line, portable_path, write_results  # noqa: E402
+from benchmarks.lib.machine import describe_machine, weights_sha256  # noqa: E402
+from benchmarks.lib.metrics import auroc, paired_bootstrap_se  # noqa: E402
 
 
 def judge_units(judge, items: dict[str, list[dict]]) -> dict[str, list[dict]]:
     """Per item: its claims, each with every judged unit's text and raw P(entailment)."""
-    from benchmarks.overlap import overlap_score
+    from benchmarks.lib.overlap import overlap_score
     from localeval.backends.attribution import attribute
     from localeval.metrics.decomposed import claim_units
     from localeval.text import split_sentences

@@ -29,10 +29,10 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from benchmarks.files import write_results  # noqa: E402
-from benchmarks.machine import describe_machine  # noqa: E402
-from benchmarks.metrics import auroc, balanced_accuracy  # noqa: E402
-from benchmarks.readers import read_wice_oracle  # noqa: E402
+from benchmarks.lib.files import write_results  # noqa: E402
+from benchmarks.lib.machine import describe_machine  # noqa: E402
+from benchmarks.lib.metrics import auroc, balanced_accuracy  # noqa: E402
+from benchmarks.lib.readers import read_wice_oracle  # noqa: E402
 
 
 def default_llm() -> Path | None:

@@ -40,8 +40,8 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from benchmarks.files import command_line, write_results  # noqa: E402
-from benchmarks.machine import describe_machine, weights_sha256  # noqa: E402
+from benchmarks.lib.files import command_line, write_results  # noqa: E402
+from benchmarks.lib.machine import describe_machine, weights_sha256  # noqa: E402
 
 METRIC = "context_recall"
 FACTS = [

@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.machine import describe_machine
+from benchmarks.lib.machine import describe_machine
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULT = ROOT / "benchmarks" / "results" / "install.md"

@@ -24,8 +24,8 @@ if str(REPO_ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
-from benchmarks.files import write_results  # noqa: E402
-from benchmarks.metrics import auroc  # noqa: E402
+from benchmarks.lib.files import write_results  # noqa: E402
+from benchmarks.lib.metrics import auroc  # noqa: E402
 
 SECTION_TITLES = {"held_out": "held-out", "eval_only": "eval-only", "meta_eval": "dev (meta-eval)"}
 

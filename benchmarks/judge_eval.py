@@ -23,13 +23,13 @@ if str(REPO_ROOT) not in sys.path:  # run as a script: make `benchmarks` and `lo
 
 import numpy as np  # noqa: E402
 
-from benchmarks import readers  # noqa: E402
-from benchmarks.files import command_line, portable_path, write_results, write_thresholds  # noqa: E402
-from benchmarks.machine import describe_machine, weights_sha256  # noqa: E402
-from benchmarks.metrics import macro_best_threshold  # noqa: E402
-from benchmarks.report import markdown_report  # noqa: E402
-from benchmarks.scoring import TaskScores, score_attribution_task, score_pair_task, summarize  # noqa: E402
-from benchmarks.speed import measure_throughput, realistic_pairs  # noqa: E402
+from benchmarks.lib import readers  # noqa: E402
+from benchmarks.lib.files import command_line, portable_path, write_results, write_thresholds  # noqa: E402
+from benchmarks.lib.machine import describe_machine, weights_sha256  # noqa: E402
+from benchmarks.lib.metrics import macro_best_threshold  # noqa: E402
+from benchmarks.lib.report import markdown_report  # noqa: E402
+from benchmarks.lib.scoring import TaskScores, score_attribution_task, score_pair_task, summarize  # noqa: E402
+from benchmarks.lib.speed import measure_throughput, realistic_pairs  # noqa: E402
 
 SECTIONS = ("held_out", "eval_only", "meta_eval")
 
@@ -68,7 +68,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--dump-scores", type=Path, default=None,
         help="also write every item's judge and overlap scores (per claim for attribution sets) "
-        "to this JSON file, for offline studies such as benchmarks/hybrid.py",
+        "to this JSON file, for offline studies such as benchmarks/studies/hybrid.py",
     )
     p.add_argument("--max-units", type=int, default=None,
                    help="attribution sets: judge each claim against at most N units, chosen by word overlap "
@@ -115,7 +115,7 @@ def _load_tasks(args: argparse.Namespace, data: Path, model_dir: Path, notes: li
     pair_tasks: list[readers.PairTask] = []
     attribution_tasks: list[readers.AttributionTask] = []
     if "held_out" in args.sections:
-        from benchmarks.heldout import load_held_out
+        from benchmarks.lib.heldout import load_held_out
 
         held, note = load_held_out(data, args.limit, model_dir)
         pair_tasks += held

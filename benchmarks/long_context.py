@@ -46,8 +46,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from benchmarks.bulk_speed import _sentence  # noqa: E402
-from benchmarks.files import write_results  # noqa: E402
-from benchmarks.machine import describe_machine, weights_sha256  # noqa: E402
+from benchmarks.lib.files import write_results  # noqa: E402
+from benchmarks.lib.machine import describe_machine, weights_sha256  # noqa: E402
 
 DEFAULT_SIZES = (10_000, 25_000, 50_000, 100_000)
 FIRST = "The observatory in Reykjavik was opened by the physicist Lise Meitner in 1931."

@@ -32,8 +32,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from benchmarks.files import command_line, write_results  # noqa: E402
-from benchmarks.machine import describe_machine  # noqa: E402
+from benchmarks.lib.files import command_line, write_results  # noqa: E402
+from benchmarks.lib.machine import describe_machine  # noqa: E402
 
 LIMIT_MB = 1536.0  # the ceiling the scoring core is held to (1.5 GB)
 

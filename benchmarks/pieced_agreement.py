@@ -24,8 +24,8 @@ import numpy as np
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from benchmarks.files import command_line, write_results  # noqa: E402
-from benchmarks.machine import describe_machine  # noqa: E402
+from benchmarks.lib.files import command_line, write_results  # noqa: E402
+from benchmarks.lib.machine import describe_machine  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     from benchmarks.agreement.attribution import load_attribution_sets, score_binary_set
     from benchmarks.agreement.frank import load_frank
     from benchmarks.agreement.scoring import Harness
-    from benchmarks.metrics import auroc, auroc_statistic, paired_bootstrap_se
+    from benchmarks.lib.metrics import auroc, auroc_statistic, paired_bootstrap_se
     from localeval.backends import get_judge
     from localeval.metrics import ContextRecall, Faithfulness
 

@@ -43,7 +43,7 @@ if str(REPO_ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
-from benchmarks.files import command_line, write_results  # noqa: E402
+from benchmarks.lib.files import command_line, write_results  # noqa: E402
 from localeval.stats.calibration import balanced_accuracy, best_threshold  # noqa: E402
 from localeval.stats.intervals import bootstrap_mean  # noqa: E402
 from localeval.stats.ppi import classical_mean, ppi_mean  # noqa: E402
@@ -232,7 +232,7 @@ def main(argv: list[str] | None = None) -> dict:
         result = json.loads(args.output.read_text())
         args.output.with_suffix(".md").write_text(markdown(result), encoding="utf-8")
         return result
-    from benchmarks.machine import describe_machine
+    from benchmarks.lib.machine import describe_machine
 
     start = time.perf_counter()
     shipped_t = shipped_threshold()

@@ -3,7 +3,7 @@
     python benchmarks/precision.py [--pairs 512] [--repeats 3]
 
 Pairs are realistic (a WiCE claim against a 100-200 token passage of its cited article, see
-benchmarks/speed.py). Measured in one run, alternating the two formats, so the speed ratio
+benchmarks/lib/speed.py). Measured in one run, alternating the two formats, so the speed ratio
 compares like with like on a shared machine. Reported:
 
 * pairs/s of each format (best of ``--repeats``) and the ratio;
@@ -26,9 +26,9 @@ if str(REPO_ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
-from benchmarks.files import command_line, write_results  # noqa: E402
-from benchmarks.machine import describe_machine  # noqa: E402
-from benchmarks.speed import measure_throughput, realistic_pairs  # noqa: E402
+from benchmarks.lib.files import command_line, write_results  # noqa: E402
+from benchmarks.lib.machine import describe_machine  # noqa: E402
+from benchmarks.lib.speed import measure_throughput, realistic_pairs  # noqa: E402
 
 
 def _moves(a: np.ndarray, b: np.ndarray, threshold: float) -> dict:

@@ -30,7 +30,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from benchmarks.files import command_line, write_results  # noqa: E402
+from benchmarks.lib.files import command_line, write_results  # noqa: E402
 
 WORDS = ("river bridge harbour museum library station tower garden market theatre council archive "
          "engineer painter chemist author mayor pilot sailor built opened closed founded restored moved "
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(child(args.child, args.chunk_size, args.actors)))
         return 0
 
-    from benchmarks.machine import describe_machine
+    from benchmarks.lib.machine import describe_machine
 
     sizes = [int(n) for n in args.rows.split(",") if n.strip()]
     runs = []

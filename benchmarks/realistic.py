@@ -28,8 +28,8 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from benchmarks.files import command_line, write_results  # noqa: E402
-from benchmarks.machine import describe_machine  # noqa: E402
+from benchmarks.lib.files import command_line, write_results  # noqa: E402
+from benchmarks.lib.machine import describe_machine  # noqa: E402
 
 DATA = REPO_ROOT / "benchmarks/data/realistic_rows.jsonl"
 METRICS = ("faithfulness", "context_recall", "factual_correctness")

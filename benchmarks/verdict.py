@@ -15,7 +15,7 @@
    item by P(entailment), with the item's label. Each family is then predicted by a model
    fitted on the *other* families (leave-one-family-out), its threshold chosen on those
    families (unweighted mean balanced accuracy), and compared with the judge alone
-   (``p_best``) and word overlap (`benchmarks.overlap`), each thresholded the same way on the
+   (``p_best``) and word overlap (`benchmarks.lib.overlap`), each thresholded the same way on the
    same training families. Standard errors by bootstrap over items (1,000 resamples).
    With ``--candidates`` (several signal subsets) the subset is chosen too without the
    held-out family: on the other four, by their own leave-one-family-out log-loss (nested);
@@ -46,16 +46,16 @@ if str(REPO_ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
-from benchmarks.files import command_line, portable_path, write_results  # noqa: E402
-from benchmarks.machine import describe_machine, weights_sha256  # noqa: E402
-from benchmarks.metrics import (  # noqa: E402
+from benchmarks.lib.files import command_line, portable_path, write_results  # noqa: E402
+from benchmarks.lib.machine import describe_machine, weights_sha256  # noqa: E402
+from benchmarks.lib.metrics import (  # noqa: E402
     auroc,
     auroc_statistic,
     balanced_accuracy,
     macro_best_threshold,
     paired_bootstrap_se,
 )
-from benchmarks.overlap import overlap_score  # noqa: E402
+from benchmarks.lib.overlap import overlap_score  # noqa: E402
 
 FAMILIES = ("wice", "summac", "begin", "frank", "ragbench")
 BOOTSTRAP = 1000

@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `benchmarks` is not installed
 
-from benchmarks.metrics import (  # noqa: E402
+from benchmarks.lib.metrics import (  # noqa: E402
     auroc,
     balanced_accuracy,
     best_threshold,
@@ -20,8 +20,8 @@ from benchmarks.metrics import (  # noqa: E402
     macro_best_threshold,
     paired_bootstrap_se,
 )
-from benchmarks.overlap import content_words, overlap_score  # noqa: E402
-from benchmarks.readers import stratified_sample  # noqa: E402
+from benchmarks.lib.overlap import content_words, overlap_score  # noqa: E402
+from benchmarks.lib.readers import stratified_sample  # noqa: E402
 
 def test_auroc_known_values():
     assert auroc([0, 0, 1, 1], [0.1, 0.2, 0.3, 0.4]) == 1.0
@@ -124,7 +124,7 @@ def _naive_split(text: str) -> list[_Sentence]:
 
 
 def test_readers_on_shared_data(shared_data):
-    from benchmarks import readers
+    from benchmarks.lib import readers
 
     eval_only = readers.load_eval_only(shared_data, limit=5)
     attribution, pairs = readers.load_meta_eval(shared_data, limit=5, splitter=_naive_split)
@@ -180,7 +180,7 @@ def test_long_context_benchmark_plumbing(tmp_path, tiny_nli_dir, one_torch_threa
 
 
 def test_hybrid_blend_is_chosen_on_dev_and_applied_per_claim(tmp_path):
-    from benchmarks import hybrid
+    from benchmarks.studies import hybrid
     from benchmarks.judge_eval import THRESHOLD_DEV
 
     # Attribution item = min over claims of the blend, not the blend of the two mins.
@@ -249,7 +249,7 @@ def test_memory_curve_plumbing(tmp_path, tiny_nli_dir):
 
 
 def test_kernel_cache_plumbing(tmp_path, tiny_nli_dir):
-    from benchmarks import kernel_cache
+    from benchmarks.studies import kernel_cache
 
     out = tmp_path / "kernels.json"
     assert kernel_cache.main(["--model", str(tiny_nli_dir), "--calls", "2", "--repeats", "1", "--precision", "fp32",
@@ -311,7 +311,7 @@ def test_compute_floor_plumbing(tmp_path, one_torch_thread):
 
 
 def test_frank_errors_by_category():
-    from benchmarks import frank_errors
+    from benchmarks.studies import frank_errors
 
     ok = {c: 1.0 for c in frank_errors.CATEGORIES}
     rows = [{"Factuality": 1.0, **ok}] * 4 + [{"Factuality": 0.5, **ok, "OutE": 0.5}] * 3 + [{"Factuality": 0.5, **ok, "EntE": 0.0}] * 3
@@ -326,7 +326,7 @@ def test_frank_errors_by_category():
 
 
 def test_prefilter_comparison_plumbing(tmp_path):
-    from benchmarks import prefilter
+    from benchmarks.studies import prefilter
 
     def run(sha, auroc, seconds):
         row = {"set": "wice/dev-article", "kind": "attribution", "n": 10, "seconds": seconds,
@@ -405,7 +405,7 @@ def test_contrast_benchmark_plumbing(tmp_path, tiny_nli_dir, one_torch_thread):
 def test_candidates_benchmark_standard_errors():
     import numpy as np
 
-    from benchmarks.candidates import auroc_se, ba_se
+    from benchmarks.studies.candidates import auroc_se, ba_se
 
     labels = np.array([1] * 50 + [0] * 50)
     perfect = labels.copy()

@@ -66,13 +66,13 @@ def test_padding_keeps_bf16_verdicts_and_batch_neighbours_move_them(monkeypatch)
 
 
 def test_judge_time_plumbing(tmp_path, tiny_nli_dir, one_torch_thread):
-    """benchmarks/judge_time.py on a tiny judge: every part timed, the operators grouped."""
+    """benchmarks/studies/judge_time.py on a tiny judge: every part timed, the operators grouped."""
     import json
     import sys
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from benchmarks import judge_time
+    from benchmarks.studies import judge_time
 
     out = tmp_path / "judge_time.json"
     assert judge_time.main(["--model", str(tiny_nli_dir), "--rows", "2", "--precision", "fp32",

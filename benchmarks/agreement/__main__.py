@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.files import portable_path
+from benchmarks.lib.files import portable_path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,9 +45,9 @@ def main(argv: list[str] | None = None) -> dict:
     from localeval.backends import get_judge
 
     from benchmarks.agreement.run import TUNED, run_agreement
-    from benchmarks.files import finite, write_results, write_thresholds
+    from benchmarks.lib.files import finite, write_results, write_thresholds
     from benchmarks.agreement.table import build_sections, markdown
-    from benchmarks.machine import describe_machine, weights_sha256
+    from benchmarks.lib.machine import describe_machine, weights_sha256
 
     start = time.perf_counter()
     from localeval.llm import resolve_decomposer

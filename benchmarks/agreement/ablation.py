@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchmarks.overlap import overlap_score
+from benchmarks.lib.overlap import overlap_score
 from benchmarks.agreement.attribution import claim_probabilities
 from benchmarks.agreement.ragbench import RagbenchRow
 from benchmarks.agreement.scoring import Harness

@@ -27,8 +27,8 @@ import numpy as np
 from benchmarks.agreement import ragbench
 from benchmarks.agreement.attribution import load_attribution_sets
 from benchmarks.agreement.scoring import Harness, graded_figures, pearson, rmse, spearman
-from benchmarks.metrics import auroc, auroc_statistic, balanced_accuracy, paired_bootstrap_se
-from benchmarks.overlap import overlap_score
+from benchmarks.lib.metrics import auroc, auroc_statistic, balanced_accuracy, paired_bootstrap_se
+from benchmarks.lib.overlap import overlap_score
 
 __all__ = ["RAGBENCH_ROWS", "relevant_reference", "score_answers", "markdown_lines"]
 

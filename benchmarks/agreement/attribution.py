@@ -2,7 +2,7 @@
 
 WiCE dev (claim vs the whole cited article: context recall and faithfulness judge exactly
 this), SummaC validation subsets and BEGIN dev (a summary or dialogue response vs its
-document: faithfulness). Items come from `benchmarks.readers` (same parsing, label mapping
+document: faithfulness). Items come from `benchmarks.lib.readers` (same parsing, label mapping
 and seeded class-balanced sampling as the judge benchmark); their sentences are joined back
 into one response, which the metric splits into claims itself, as it would for a user.
 
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks import readers
-from benchmarks.overlap import overlap_score
+from benchmarks.lib import readers
+from benchmarks.lib.overlap import overlap_score
 from benchmarks.agreement.scoring import Harness
 
 __all__ = ["BinarySet", "claim_probabilities", "load_attribution_sets", "score_binary_set"]

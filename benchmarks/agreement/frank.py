@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.readers import stratified_sample
+from benchmarks.lib.readers import stratified_sample
 from benchmarks.agreement.attribution import BinarySet, score_binary_set
 from benchmarks.agreement.scoring import Harness, pearson, spearman
 

@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchmarks.overlap import content_words, overlap_score
-from benchmarks.readers import stratified_sample
+from benchmarks.lib.overlap import content_words, overlap_score
+from benchmarks.lib.readers import stratified_sample
 
 __all__ = ["SUBSETS", "RagbenchRow", "load_ragbench", "sentence_prf", "key_spans"]
 

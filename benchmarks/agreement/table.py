@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.metrics import auroc, balanced_accuracy
+from benchmarks.lib.metrics import auroc, balanced_accuracy
 from benchmarks.agreement import ablation, answers, frank, ragbench
 from benchmarks.agreement.run import PEERS
 from benchmarks.agreement.scoring import graded_figures, pearson, rmse, spearman

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from benchmarks.metrics import auroc, balanced_accuracy, candidate_thresholds, macro_best_threshold
+from benchmarks.lib.metrics import auroc, balanced_accuracy, candidate_thresholds, macro_best_threshold
 from benchmarks.agreement.scoring import graded_figures, rmse
 
 __all__ = ["FOLDS", "cv_binary", "cv_graded", "folds_of", "share_at"]

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.files import portable_path
-from benchmarks.metrics import paired_bootstrap_se
+from benchmarks.lib.files import portable_path
+from benchmarks.lib.metrics import paired_bootstrap_se
 
 from benchmarks.agreement import ragbench
 from benchmarks.agreement.run import CAPS, _cap
@@ -174,8 +174,8 @@ def main(argv: list[str] | None = None) -> dict:
     from localeval.metrics import TraceCompleteness, TraceUtilization
 
     from benchmarks.agreement.trace_table import markdown, replaced_proxies
-    from benchmarks.files import finite, write_results, write_thresholds
-    from benchmarks.machine import describe_machine, weights_sha256
+    from benchmarks.lib.files import finite, write_results, write_thresholds
+    from benchmarks.lib.machine import describe_machine, weights_sha256
 
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
     start = time.perf_counter()

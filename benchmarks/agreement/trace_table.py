@@ -46,7 +46,7 @@ def _margin_lines(margins: dict) -> list[str]:
         "",
         "Margin = RMSE(ours) - RMSE(floor) (negative: ours is better) and Pearson(ours) - Pearson(floor), over the "
         "rows both score; ± one paired bootstrap standard error (1,000 resamples of rows, seed 13, "
-        "`benchmarks.metrics.paired_bootstrap_se`). Ours and the overlap floor are out of fold (5-fold, as above); "
+        "`benchmarks.lib.metrics.paired_bootstrap_se`). Ours and the overlap floor are out of fold (5-fold, as above); "
         "the mean floor predicts the labels' mean over those rows (in sample, so it is a stiff floor; its Pearson is "
         "undefined).",
         "",

@@ -240,8 +240,8 @@ def main(argv: list[str] | None = None) -> dict:
     from localeval.backends.cache import JudgementCache
     from localeval.metrics import ContextRelevance, TraceUtilization
 
-    from benchmarks.files import finite, write_results
-    from benchmarks.machine import describe_machine
+    from benchmarks.lib.files import finite, write_results
+    from benchmarks.lib.machine import describe_machine
 
     start = time.perf_counter()
     judge = get_judge(None)

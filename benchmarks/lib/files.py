@@ -13,7 +13,7 @@ import numpy as np
 
 __all__ = ["command_line", "finite", "portable_path", "write_results", "write_thresholds"]
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def portable_path(path: Path | str) -> str:

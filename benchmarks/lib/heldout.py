@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmarks.readers import PairTask, stratified_sample
+from benchmarks.lib.readers import PairTask, stratified_sample
 
 __all__ = ["HELDOUT_CAP", "load_held_out"]
 

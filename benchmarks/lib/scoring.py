@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from benchmarks.metrics import accuracy, auroc, balanced_accuracy, best_threshold
-from benchmarks.overlap import overlap_score
-from benchmarks.readers import AttributionTask, PairTask
+from benchmarks.lib.metrics import accuracy, auroc, balanced_accuracy, best_threshold
+from benchmarks.lib.overlap import overlap_score
+from benchmarks.lib.readers import AttributionTask, PairTask
 from localeval.backends.nli import NLIJudge
 
 __all__ = ["TaskScores", "score_attribution_task", "score_pair_task", "summarize"]
@@ -40,7 +40,7 @@ class TaskScores:
     seconds: float = 0.0
     claims: list[list[tuple[float, float]]] | None = None
     """Attribution sets: (model, overlap) of each claim of each item, before the min, so a
-    different combination of the two can be studied offline (benchmarks/hybrid.py)."""
+    different combination of the two can be studied offline (benchmarks/studies/hybrid.py)."""
 
     @property
     def threshold_kind(self) -> str:

@@ -1,6 +1,6 @@
 """Candidate selection for claim attribution: judge pairs per row against agreement.
 
-    python -m benchmarks.candidates [--n 200] [--cache /tmp/localeval-candidates.sqlite]
+    python -m benchmarks.studies.candidates [--n 200] [--cache /tmp/localeval-candidates.sqlite]
 
 For each configuration (``max_units`` x candidate selector, `localeval.backends.candidates`),
 `ContextRecall` scores the development families the agreement harness uses for claim
@@ -37,9 +37,9 @@ import numpy as np
 from benchmarks.agreement import attribution, frank, ragbench
 from benchmarks.agreement.scoring import Harness
 from benchmarks.agreement.thresholds import cv_binary
-from benchmarks.files import REPO_ROOT, command_line, write_results
-from benchmarks.machine import describe_machine
-from benchmarks.metrics import auroc
+from benchmarks.lib.files import REPO_ROOT, command_line, write_results
+from benchmarks.lib.machine import describe_machine
+from benchmarks.lib.metrics import auroc
 
 __all__ = ["CONFIGS", "auroc_se", "ba_se", "parse_config", "run"]
 
@@ -270,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
                  log=lambda m: print(m, file=sys.stderr, flush=True))
     machine = describe_machine()
     result["machine"] = machine
-    report = markdown(result, command_line("python -m benchmarks.candidates", argv), machine)
+    report = markdown(result, command_line("python -m benchmarks.studies.candidates", argv), machine)
     write_results(args.output, result, report)
     print(report)
     return 0

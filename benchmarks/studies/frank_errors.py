@@ -1,6 +1,6 @@
 """Where does word overlap beat the judge on FRANK? AUROC per error category.
 
-    python benchmarks/frank_errors.py [--features benchmarks/results/verdict_signals.json] [--data-dir DIR]
+    python benchmarks/studies/frank_errors.py [--features benchmarks/results/verdict_signals.json] [--data-dir DIR]
 
 FRANK (Pagnoni et al., 2021) annotates each summary sentence with error categories: predicate
 (RelE), entity (EntE), circumstance (CircE), coreference (CorefE), discourse link (LinkE),
@@ -10,7 +10,7 @@ that error are the negatives and the fully factual summaries (Factuality = 1) th
 each scorer ranks them by its item score as faithfulness sees it (the weakest claim):
 
 * judge: the claim's highest P(entailment) over its units (``p_best``, contrast rules on);
-* word overlap: the share of the claim's content words found in the article (`benchmarks.overlap`).
+* word overlap: the share of the claim's content words found in the article (`benchmarks.lib.overlap`).
 
 Both come from a signals file of `benchmarks/verdict.py` (no judge call here); the difference's
 standard error is a paired bootstrap over summaries (1,000 resamples). A summary can hold several
@@ -26,14 +26,14 @@ import json
 import sys
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 import numpy as np  # noqa: E402
 
-from benchmarks.files import command_line, portable_path, write_results  # noqa: E402
-from benchmarks.metrics import auroc, paired_bootstrap_se  # noqa: E402
+from benchmarks.lib.files import command_line, portable_path, write_results  # noqa: E402
+from benchmarks.lib.metrics import auroc, paired_bootstrap_se  # noqa: E402
 
 CATEGORIES = ("EntE", "RelE", "CircE", "OutE", "CorefE", "LinkE", "GramE", "Other")
 
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("the signals file's FRANK items are not load_frank's (run verdict.py with --all-items frank)")
     judge, overlap = item_scores(features)
     table = by_category(rows, judge, overlap)
-    result = {"command": command_line("python benchmarks/frank_errors.py", argv),
+    result = {"command": command_line("python benchmarks/studies/frank_errors.py", argv),
               "features": portable_path(args.features), "n": len(rows), "categories": table}
     lines = ["# FRANK: the judge and word overlap per error category (AUROC, %)", "",
              f"Command: `{result['command']}`. Signals: `{result['features']}` (no judge call here). "

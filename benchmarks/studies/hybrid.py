@@ -1,7 +1,7 @@
 """Judge + word overlap: does a blend of the two beat each of them alone?
 
     python benchmarks/judge_eval.py --dump-scores benchmarks/results/judge_scores.json
-    python -m benchmarks.hybrid benchmarks/results/judge_scores.json
+    python -m benchmarks.studies.hybrid benchmarks/results/judge_scores.json
 
 The word-overlap floor beats the small judge on long documents (WiCE articles, SummEval), while
 the judge wins on short pairs. A claim's blended score is
@@ -24,9 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.files import command_line, write_results
+from benchmarks.lib.files import command_line, write_results
 from benchmarks.judge_eval import REPO_ROOT, THRESHOLD_DEV
-from benchmarks.metrics import auroc, balanced_accuracy, macro_best_threshold
+from benchmarks.lib.metrics import auroc, balanced_accuracy, macro_best_threshold
 
 ALPHAS = tuple(round(a, 2) for a in np.linspace(0.0, 1.0, 21))
 
@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/hybrid.json")
     args = p.parse_args(argv)
     result = study(json.loads(args.scores.read_text(encoding="utf-8")))
-    report = markdown(result, command_line("python -m benchmarks.hybrid", argv))
+    report = markdown(result, command_line("python -m benchmarks.studies.hybrid", argv))
     write_results(args.output, result, report)
     print(report)
     return 0

@@ -1,6 +1,6 @@
 """Where the judge's own time goes on CPU: tokenizing, padding, and the model by operator.
 
-    python benchmarks/judge_time.py [--rows 20] [--metrics context_recall] [--precision bf16]
+    python benchmarks/studies/judge_time.py [--rows 20] [--metrics context_recall] [--precision bf16]
 
 `compute_floor.py` measures the judge at about half of the machine's best matrix multiply.
 This benchmark takes the pairs a run really sends to the judge (`bulk_speed`'s rows, captured
@@ -23,12 +23,12 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from benchmarks.files import command_line, write_results  # noqa: E402
-from benchmarks.machine import describe_machine  # noqa: E402
+from benchmarks.lib.files import command_line, write_results  # noqa: E402
+from benchmarks.lib.machine import describe_machine  # noqa: E402
 
 GROUPS = (("linear layers", ("aten::addmm", "aten::mm", "aten::linear", "aten::matmul")),
           ("attention", ("scaled_dot_product", "aten::bmm", "aten::softmax", "aten::_softmax", "aten::baddbmm")),
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     peak = max(matmul_peak(args.precision, cfg.hidden_size, cfg.intermediate_size, seconds=args.peak_seconds).values())
     linear_flops = cfg.num_hidden_layers * (8 * cfg.hidden_size**2 + 4 * cfg.hidden_size * cfg.intermediate_size) * parts["tokens"]
     linear_s = parts["operator_s"].get("linear layers", 0.0)
-    result = {"machine": describe_machine(), "command": command_line("python benchmarks/judge_time.py", argv),
+    result = {"machine": describe_machine(), "command": command_line("python benchmarks/studies/judge_time.py", argv),
               "precision": args.precision, "torch_threads": torch.get_num_threads(), "batch_size": args.batch_size,
               "metrics": metrics, "rows": args.rows, "peak_tflop_per_s": peak, **parts,
               "linear_tflop_per_s": round(linear_flops / linear_s / 1e12, 4) if linear_s else None}

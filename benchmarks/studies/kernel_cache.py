@@ -9,7 +9,7 @@ so batch lengths vary as they do in a run. Pairs go to the judge 64 at a time (t
 in alternating order (A B A B), so a drift of the shared machine hits both. Per run: seconds,
 peak RSS (sampled after every call) and RSS at the end after the C heap's freed pages are
 handed back (`localeval.runner.heap.release_freed_memory`, as the runner does per chunk).
-Run: ``python benchmarks/kernel_cache.py [--calls 200] [--capacities 1024,16]``.
+Run: ``python benchmarks/studies/kernel_cache.py [--calls 200] [--capacities 1024,16]``.
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ import sys
 import time
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from benchmarks.files import command_line, write_results  # noqa: E402
-from benchmarks.machine import describe_machine  # noqa: E402
+from benchmarks.lib.files import command_line, write_results  # noqa: E402
+from benchmarks.lib.machine import describe_machine  # noqa: E402
 
 CALL_PAIRS = 64
 
@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
                for c in capacities}
     for c in capacities:
         summary[c]["time_vs_first"] = round(summary[c]["seconds"] / summary[base]["seconds"], 3)
-    result = {"machine": describe_machine(), "command": command_line("benchmarks/kernel_cache.py", argv),
+    result = {"machine": describe_machine(), "command": command_line("benchmarks/studies/kernel_cache.py", argv),
               "precision": args.precision, "calls": args.calls, "pairs_per_call": CALL_PAIRS,
               "summary": {str(c): v for c, v in summary.items()}, "runs": {str(c): v for c, v in runs.items()}}
     machine = result["machine"]

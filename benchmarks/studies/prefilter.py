@@ -2,7 +2,7 @@
 
     python benchmarks/judge_eval.py --sections meta_eval --sets wice,summac,begin --max-units 12 \\
         --no-speed --output benchmarks/results/prefilter/units-12.json
-    python -m benchmarks.prefilter all=benchmarks/results/prefilter/units-all.json \\
+    python -m benchmarks.studies.prefilter all=benchmarks/results/prefilter/units-all.json \\
         6=benchmarks/results/judge_eval.json 12=benchmarks/results/prefilter/units-12.json
 
 Each argument is ``LABEL=FILE``, a judge_eval result of the same judge (the script refuses
@@ -20,7 +20,7 @@ import json
 import sys
 from pathlib import Path
 
-from benchmarks.files import REPO_ROOT, command_line, write_results
+from benchmarks.lib.files import REPO_ROOT, command_line, write_results
 
 
 def _load(spec: str) -> tuple[str, dict]:
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/prefilter.json")
     args = p.parse_args(argv)
     result = compare([_load(spec) for spec in args.runs])
-    report = markdown(result, command_line("python -m benchmarks.prefilter", argv))
+    report = markdown(result, command_line("python -m benchmarks.studies.prefilter", argv))
     write_results(args.output, result, report)
     print(report)
     return 0

@@ -1,6 +1,6 @@
 """The context-relevance screen: how many sentences it decides without the judge, and agreement.
 
-    python -m benchmarks.relevance_screen [--cache /tmp/localeval-screen.sqlite]
+    python -m benchmarks.studies.relevance_screen [--cache /tmp/localeval-screen.sqlite]
 
 On the RAGBench validation rows the agreement harness uses for context relevance (its loader,
 its seeded samples and caps), every sentence is judged once (``ContextRelevance(screen=False)``).
@@ -34,9 +34,9 @@ from benchmarks.agreement import ragbench
 from benchmarks.agreement.run import CAPS
 from benchmarks.agreement.scoring import Harness, pearson, rmse
 from benchmarks.agreement.thresholds import cv_graded, share_at
-from benchmarks.files import REPO_ROOT, command_line, write_results
-from benchmarks.machine import describe_machine
-from benchmarks.metrics import paired_bootstrap_se
+from benchmarks.lib.files import REPO_ROOT, command_line, write_results
+from benchmarks.lib.machine import describe_machine
+from benchmarks.lib.metrics import paired_bootstrap_se
 
 __all__ = ["SETTINGS", "study"]
 
@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     result = study(args.data, args.cache, log=lambda m: print(m, file=sys.stderr, flush=True))
     machine = describe_machine()
     result["machine"] = machine
-    report = markdown(result, command_line("python -m benchmarks.relevance_screen", argv), machine)
+    report = markdown(result, command_line("python -m benchmarks.studies.relevance_screen", argv), machine)
     write_results(args.output, result, report)
     print(report)
     return 0

@@ -77,7 +77,7 @@ class ScoringState:
     """Tokens of the pairs scored (after truncation, without padding)."""
     tokens_squared: int = 0
     """Sum of each scored pair's token count squared: with ``tokens``, the model's work
-    (attention grows with the square of a pair's length; benchmarks/flops.py)."""
+    (attention grows with the square of a pair's length; benchmarks/lib/flops.py)."""
     on_batch: Callable[[int], None] | None = None
     """Told the pairs of each forward pass as it finishes (a run's progress display)."""
 
