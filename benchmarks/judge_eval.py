@@ -24,7 +24,7 @@ if str(REPO_ROOT) not in sys.path:  # run as a script: make `benchmarks` and `lo
 import numpy as np  # noqa: E402
 
 from benchmarks.lib import readers  # noqa: E402
-from benchmarks.lib.files import command_line, portable_path, write_results, write_thresholds  # noqa: E402
+from benchmarks.lib.files import command_line, portable_path, write_results  # noqa: E402
 from benchmarks.lib.machine import describe_machine, weights_sha256  # noqa: E402
 from benchmarks.lib.metrics import macro_best_threshold  # noqa: E402
 from benchmarks.lib.report import markdown_report  # noqa: E402
@@ -106,11 +106,6 @@ def choose_threshold(scored: dict[str, TaskScores], attr: str) -> tuple[float, f
     return t, ba, used
 
 
-def write_threshold(model_dir: Path, value: float) -> None:
-    """Set ``localeval.thresholds.entailment`` in config.json, leaving everything else as it is."""
-    write_thresholds(model_dir, {"entailment": value})
-
-
 def _load_tasks(args: argparse.Namespace, data: Path, model_dir: Path, notes: list[str]) -> tuple[list, list]:
     pair_tasks: list[readers.PairTask] = []
     attribution_tasks: list[readers.AttributionTask] = []
@@ -171,7 +166,9 @@ def _decide_thresholds(args: argparse.Namespace, judge, scored: dict[str, TaskSc
         t_model, t_ba, families = chosen
         t_model = round(t_model, 4)  # the value config.json will hold, used for every @t figure
         if args.write_threshold:
-            write_threshold(judge.path, t_model)
+            from localeval.training.export import store_thresholds
+
+            store_thresholds(judge.path, {"entailment": t_model})
             written = True
         elif abs(t_model - config_before) > 1e-4:
             notes.append(

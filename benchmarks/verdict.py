@@ -558,20 +558,13 @@ def main(argv: list[str] | None = None) -> dict:
     name = "verdict_coverage.json" if powers else "verdict.json"
     write_results(args.output or REPO_ROOT / "benchmarks/results" / name, result, report)
     if args.write and adopted and not args.limit:
-        config_path = judge.path / "config.json"
-        config = json.loads(config_path.read_text())
-        config.setdefault("localeval", {})["verdict"] = model.model_dump()
-        # The claim metrics now decide on P(supported): a threshold stored for one of them was
-        # chosen on raw P(entailment), so it gives way to the verdict's.
         from localeval.metrics.registry import METRICS
+        from localeval.training.export import store_verdict
 
-        stored = config["localeval"].setdefault("thresholds", {})
-        for cls in METRICS.values():
-            key = cls.threshold_key() if getattr(cls, "reads_verdict", False) else None
-            if key in stored:
-                stored[key] = model.threshold
-        config_path.write_text(json.dumps(config, indent=2) + "\n")
-        print(f"verdict model stored in {portable_path(config_path)}")
+        # The metrics that decide on the verdict: their stored thresholds give way to its own.
+        keys = [cls.threshold_key() for cls in METRICS.values() if getattr(cls, "reads_verdict", False)]
+        store_verdict(judge.path, model.model_dump(), model.threshold, keys)
+        print(f"verdict model stored in {portable_path(judge.path / 'config.json')}")
     return result
 
 

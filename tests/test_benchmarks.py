@@ -104,16 +104,6 @@ def test_stratified_sample_is_fixed_and_keeps_balance():
     assert len(chosen) == 20 and sum(rare[i] for i in chosen) == 5
 
 
-def test_write_threshold_changes_only_that_value(tmp_path):
-    from benchmarks.judge_eval import write_threshold
-
-    config = {"id2label": {"0": "entailment"}, "localeval": {"max_length": 192, "thresholds": {"entailment": 0.5, "relevance": 0.4}}}
-    (tmp_path / "config.json").write_text(json.dumps(config))
-    write_threshold(tmp_path, 0.73456)
-    config["localeval"]["thresholds"]["entailment"] = 0.7346
-    assert json.loads((tmp_path / "config.json").read_text()) == config
-
-
 class _Sentence:
     def __init__(self, text: str) -> None:
         self.text = text

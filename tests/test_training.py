@@ -255,9 +255,9 @@ def test_train_and_export_tiny(tmp_path: Path) -> None:
     card = (stage2 / "README.md").read_text()
     assert "--seed 3" in card and "--seed 4" in card and "Stage 2" in card
     # A benchmark storing a tuned threshold keeps the card in step with config.json.
-    from benchmarks.lib.files import write_thresholds
+    from localeval.training.export import store_thresholds
 
-    write_thresholds(stage2, {"faithfulness": 0.4242})
+    store_thresholds(stage2, {"faithfulness": 0.4242})
     assert "faithfulness 0.4242" in (stage2 / "README.md").read_text()
     with pytest.raises(SystemExit):
         main([*common, "--init", str(out), "--encoder", str(encoder), "--output", str(tmp_path / "x")])

@@ -45,7 +45,9 @@ def main(argv: list[str] | None = None) -> dict:
     from localeval.backends import get_judge
 
     from benchmarks.agreement.run import TUNED, run_agreement
-    from benchmarks.lib.files import finite, write_results, write_thresholds
+    from localeval.training.export import store_thresholds
+
+    from benchmarks.lib.files import finite, write_results
     from benchmarks.agreement.table import build_sections, markdown
     from benchmarks.lib.machine import describe_machine, weights_sha256
 
@@ -58,7 +60,7 @@ def main(argv: list[str] | None = None) -> dict:
     state = run_agreement(args.data_dir, limit=args.limit_per_set, judge=judge, decomposer=decomposer, log=log)
     chosen = {k: state["choice"][k]["threshold"] for k in TUNED}
     if args.write_thresholds:
-        write_thresholds(judge.path, chosen)
+        store_thresholds(judge.path, chosen)
         final = chosen
     else:
         final = {k: state["choice"][k]["stored_before"] for k in TUNED}

@@ -174,7 +174,9 @@ def main(argv: list[str] | None = None) -> dict:
     from localeval.metrics import TraceCompleteness, TraceUtilization
 
     from benchmarks.agreement.trace_table import markdown, replaced_proxies
-    from benchmarks.lib.files import finite, write_results, write_thresholds
+    from localeval.training.export import store_thresholds
+
+    from benchmarks.lib.files import finite, write_results
     from benchmarks.lib.machine import describe_machine, weights_sha256
 
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
@@ -219,7 +221,7 @@ def main(argv: list[str] | None = None) -> dict:
         "written": {"trace_utilization": figures["utilization_evidence"]["cv_threshold"]} if args.write_threshold else {},
     })
     if args.write_threshold:
-        write_thresholds(judge.path, report["written"])
+        store_thresholds(judge.path, report["written"])
     text = markdown(report)
     write_results(args.output, report, text)
     print(text)

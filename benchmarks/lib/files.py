@@ -1,5 +1,6 @@
-"""Writing what a benchmark measured: its JSON and markdown result files, and thresholds it
-chose into a judge's config.json. One place, so every benchmark's files look alike."""
+"""Writing what a benchmark measured: its JSON and markdown result files. One place, so every
+benchmark's files look alike. (Thresholds a benchmark chose go into a judge's config.json
+through `localeval.training.export.store_thresholds`.)"""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["command_line", "finite", "portable_path", "write_results", "write_thresholds"]
+__all__ = ["command_line", "finite", "portable_path", "write_results"]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,16 +59,3 @@ def write_results(output: Path, result: dict[str, Any], markdown: str) -> None:
     output.write_text(text + "\n", encoding="utf-8")
     output.with_suffix(".md").write_text(markdown, encoding="utf-8")
 
-
-def write_thresholds(model_dir: Path, values: dict[str, float]) -> None:
-    """Set keys of ``localeval.thresholds`` in the model's config.json, nothing else."""
-    path = model_dir / "config.json"
-    config = json.loads(path.read_text(encoding="utf-8"))
-    stored = config.setdefault("localeval", {}).setdefault("thresholds", {})
-    stored.update({k: round(float(v), 4) for k, v in values.items()})
-    # Same layout as the trainer's export (sorted keys, 2 spaces), so the diff is a few lines.
-    path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    # The model card names the thresholds in force: keep it in step.
-    from localeval.training.export import refresh_model_card
-
-    refresh_model_card(model_dir)

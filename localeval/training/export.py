@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import copy
 import json
+import math
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -239,6 +241,53 @@ def refresh_model_card(model_dir: Path) -> bool:
     report = json.loads(report_path.read_text(encoding="utf-8"))
     write_model_card(model_dir, report, block, model_dir.name)
     return True
+
+
+def _rewrite_block(model_dir: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    """Apply ``change`` to the ``localeval`` block of ``model_dir/config.json`` and write it back
+    in the trainer's layout (sorted keys, 2 spaces: a later diff is a few lines), then bring the
+    model card in step, since it names the thresholds in force."""
+    path = Path(model_dir) / "config.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"no config.json in {model_dir}: not a judge folder")
+    config = json.loads(path.read_text(encoding="utf-8"))
+    change(config.setdefault("localeval", {}))
+    path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    refresh_model_card(Path(model_dir))
+
+
+def _probability(key: str, value: float) -> float:
+    value = float(value)
+    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+        raise ValueError(f"threshold {key!r} must be a probability in [0, 1], got {value!r}")
+    return value
+
+
+def store_thresholds(model_dir: Path, values: Mapping[str, float]) -> dict[str, float]:
+    """Set these keys of ``localeval.thresholds`` in a judge's config.json, nothing else; what
+    the benchmarks that choose a threshold on development data (`benchmarks/judge_eval.py
+    --write-threshold`, `python -m benchmarks.agreement --write-thresholds`,
+    `benchmarks.agreement.trace --write-threshold`) call. Values are rounded to 4 places (what
+    the results report); the stored values are returned."""
+    stored = {k: round(_probability(k, v), 4) for k, v in values.items()}
+    _rewrite_block(model_dir, lambda block: block.setdefault("thresholds", {}).update(stored))
+    return stored
+
+
+def store_verdict(model_dir: Path, verdict: Mapping[str, Any], threshold: float, keys: Iterable[str]) -> None:
+    """Store a learned claim verdict (`localeval.backends.verdict`, chosen by
+    `benchmarks/verdict.py --write`) as ``localeval.verdict``. Metrics that read it then decide
+    on P(supported): a threshold stored under one of ``keys`` (theirs) was chosen on raw
+    P(entailment), so it gives way to the verdict's ``threshold`` (kept exact: it is the
+    verdict's own); keys not stored stay absent."""
+    t = _probability("verdict", threshold)
+
+    def change(block: dict[str, Any]) -> None:
+        block["verdict"] = dict(verdict)
+        stored = block.setdefault("thresholds", {})
+        stored.update({k: t for k in keys if k in stored})
+
+    _rewrite_block(model_dir, change)
 
 
 def write_json(path: Path, obj: Any) -> None:
