@@ -78,10 +78,23 @@ def test_workers_run_under_the_network_guard(local_ray):
     assert local_ray.get(guarded.remote())
 
 
-def test_ray_results_equal_the_local_engine_row_by_row(local_ray, judge_dir, tmp_path):
+def test_ray_equals_the_local_engine_reads_in_its_tasks_and_resumes_a_killed_local_run(
+        local_ray, judge_dir, tmp_path, monkeypatch):
+    """One input, three promises (one test: each Ray run starts its actors, the cost here):
+    the Ray engine gives the local engine's results row by row, the rows that cannot be scored
+    included; its read task, not the driver, parses the file (the driver's reader is broken
+    below); and it resumes a killed local run to the same file."""
     data = _input(tmp_path)
     common = dict(model=str(judge_dir), device="cpu", chunk_size=3, show_progress=False, thresholds={"entailment": 0.55})
-    local = evaluate(data, METRICS, **common)
+    full, part = tmp_path / "full.jsonl", tmp_path / "part.jsonl"
+    local = evaluate(data, METRICS, output=full, **common)
+
+    def broken(*_: object, **__: object):
+        raise AssertionError("the driver read the input's rows")
+
+    monkeypatch.setattr("localeval.runner.rows.json_lines", broken)
+    with pytest.raises(AssertionError):
+        evaluate(data, METRICS, **common)  # the local engine reads in the driver
     remote = evaluate(data, METRICS, engine="ray", **common)
     assert len(remote) == len(local) == 11
     # scores, reasons and evidence, in input order (actors judge on one thread each: to 1e-6)
@@ -89,6 +102,15 @@ def test_ray_results_equal_the_local_engine_row_by_row(local_ray, judge_dir, tmp
     assert remote.summary() == local.summary()
     reasons = [r.results["context_recall"].reason or "" for r in remote]
     assert sum(r.startswith(("invalid row", "invalid JSON")) for r in reasons) == 3  # kept, with why
+
+    lines = full.read_bytes().splitlines(keepends=True)
+    # Killed mid-line after 4 rows (3 a chunk: the resumed run starts mid-chunk), with the run
+    # record a killed local run leaves: the Ray engine must read it as its own.
+    part.write_bytes(b"".join(lines[:4]) + lines[4][:20])
+    record_path(part).write_bytes(record_path(full).read_bytes())
+    resumed = evaluate(data, METRICS, output=part, resume=True, engine="ray", **common)
+    assert part.read_bytes() == full.read_bytes()  # no row lost, none written twice
+    assert len(resumed) == 11 and resumed.summary().rows == 11
 
 
 def test_cli_engine_ray_writes_the_same_parquet(local_ray, judge_dir, tmp_path, capfd, monkeypatch):
@@ -124,20 +146,6 @@ def test_ray_engine_takes_names_not_objects(local_ray, judge_dir):
         evaluate([{"reference": "a."}], METRICS, engine="ray", decomposer=object(), show_progress=False)
 
 
-def test_ray_resumes_a_local_run_to_the_same_file(local_ray, judge_dir, tmp_path):
-    data = _input(tmp_path)
-    common = dict(model=str(judge_dir), device="cpu", chunk_size=3, show_progress=False)
-    full, part = tmp_path / "full.jsonl", tmp_path / "part.jsonl"
-    evaluate(data, METRICS, output=full, **common)
-    lines = full.read_bytes().splitlines(keepends=True)
-    part.write_bytes(b"".join(lines[:4]) + lines[4][:20])  # killed mid-line after 4 rows
-    # ... with the run record a killed local run leaves: the Ray engine must read it as its own.
-    record_path(part).write_bytes(record_path(full).read_bytes())
-    resumed = evaluate(data, METRICS, output=part, resume=True, engine="ray", **common)
-    assert part.read_bytes() == full.read_bytes()  # no row lost, none written twice
-    assert len(resumed) == 11 and resumed.summary().rows == 11
-
-
 def _csv_input(tmp_path) -> str:
     """A CSV file whose cells span lines, with a row over the budget and an unreadable cell."""
     rows = make_rows(7, seed=3)
@@ -167,29 +175,6 @@ def test_ray_reads_every_input_form_as_the_local_engine(local_ray, judge_dir, tm
     if kind == "csv":  # the unreadable record and the row over the budget keep their reasons
         reasons = [r.results["retrieval"].reason or "" for r in remote]
         assert any("invalid UTF-8" in r for r in reasons) and any("250" in r for r in reasons)
-
-
-def test_the_ray_driver_never_reads_the_rows(local_ray, judge_dir, tmp_path, monkeypatch):
-    """The read task, not the driver, parses the file: with the driver's reader broken the run
-    still gives the local engine's rows, resumed from a cut file as the local engine cuts it."""
-    data = _input(tmp_path)
-    common = dict(model=str(judge_dir), device="cpu", chunk_size=2, show_progress=False)
-    full, part = tmp_path / "full.jsonl", tmp_path / "part.jsonl"
-    local = evaluate(data, METRICS, output=full, **common)
-
-    def broken(*_: object, **__: object):
-        raise AssertionError("the driver read the input's rows")
-
-    monkeypatch.setattr("localeval.runner.rows.json_lines", broken)
-    with pytest.raises(AssertionError):
-        evaluate(data, METRICS, **common)  # the local engine reads in the driver
-    remote = evaluate(data, METRICS, engine="ray", **common)
-    assert same_up_to(remote.to_records(), local.to_records())
-    lines = full.read_bytes().splitlines(keepends=True)
-    part.write_bytes(b"".join(lines[:5]))  # an odd number: the resumed run starts mid-chunk
-    record_path(part).write_bytes(record_path(full).read_bytes())
-    evaluate(data, METRICS, output=part, resume=True, engine="ray", **common)
-    assert part.read_bytes() == full.read_bytes()
 
 
 def test_the_read_tasks_warnings_reach_the_caller(local_ray, tmp_path):
