@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["command_line", "finite", "portable_path", "write_results"]
+__all__ = ["command_line", "finite", "portable_path", "publish", "write_results"]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,3 +59,9 @@ def write_results(output: Path, result: dict[str, Any], markdown: str) -> None:
     output.write_text(text + "\n", encoding="utf-8")
     output.with_suffix(".md").write_text(markdown, encoding="utf-8")
 
+
+def publish(output: Path, result: dict[str, Any], markdown: str) -> None:
+    """What a benchmark run ends with: its result files written (`write_results`), and the
+    markdown report printed for the one who ran it."""
+    write_results(output, result, markdown)
+    print(markdown)

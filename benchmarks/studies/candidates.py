@@ -37,7 +37,7 @@ import numpy as np
 from benchmarks.agreement import attribution, frank, ragbench
 from benchmarks.agreement.scoring import Harness
 from benchmarks.agreement.thresholds import cv_binary
-from benchmarks.lib.files import REPO_ROOT, command_line, write_results
+from benchmarks.lib.files import REPO_ROOT, command_line, publish
 from benchmarks.lib.machine import describe_machine
 from benchmarks.lib.metrics import auroc
 
@@ -271,8 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     machine = describe_machine()
     result["machine"] = machine
     report = markdown(result, command_line("python -m benchmarks.studies.candidates", argv), machine)
-    write_results(args.output, result, report)
-    print(report)
+    publish(args.output, result, report)
     return 0
 
 

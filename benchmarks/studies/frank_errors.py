@@ -32,7 +32,7 @@ if str(REPO_ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
-from benchmarks.lib.files import command_line, portable_path, write_results  # noqa: E402
+from benchmarks.lib.files import command_line, portable_path, publish  # noqa: E402
 from benchmarks.lib.metrics import auroc, paired_bootstrap_se  # noqa: E402
 
 CATEGORIES = ("EntE", "RelE", "CircE", "OutE", "CorefE", "LinkE", "GramE", "Other")
@@ -94,8 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"| {r['category']} | {r['n_with_error']} | {r['judge_auroc']} | {r['overlap_auroc']} | "
                      f"{diff:+.1f} | {r['difference_se']} |")
     markdown = "\n".join(lines) + "\n"
-    write_results(args.output, result, markdown)
-    print(markdown)
+    publish(args.output, result, markdown)
     return 0
 
 

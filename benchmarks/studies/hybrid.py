@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.lib.files import command_line, write_results
+from benchmarks.lib.files import command_line, publish
 from benchmarks.judge_eval import REPO_ROOT, THRESHOLD_DEV
 from benchmarks.lib.metrics import auroc, balanced_accuracy, macro_best_threshold
 
@@ -184,8 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     result = study(json.loads(args.scores.read_text(encoding="utf-8")))
     report = markdown(result, command_line("python -m benchmarks.studies.hybrid", argv))
-    write_results(args.output, result, report)
-    print(report)
+    publish(args.output, result, report)
     return 0
 
 

@@ -27,7 +27,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from benchmarks.lib.files import command_line, write_results  # noqa: E402
+from benchmarks.lib.files import command_line, publish  # noqa: E402
 from benchmarks.lib.machine import describe_machine  # noqa: E402
 
 GROUPS = (("linear layers", ("aten::addmm", "aten::mm", "aten::linear", "aten::matmul")),
@@ -140,8 +140,7 @@ def main(argv: list[str] | None = None) -> int:
               "metrics": metrics, "rows": args.rows, "peak_tflop_per_s": peak, **parts,
               "linear_tflop_per_s": round(linear_flops / linear_s / 1e12, 4) if linear_s else None}
     markdown = render(result)
-    write_results(args.output, result, markdown)
-    print(markdown)
+    publish(args.output, result, markdown)
     return 0
 
 

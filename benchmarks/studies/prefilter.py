@@ -20,7 +20,7 @@ import json
 import sys
 from pathlib import Path
 
-from benchmarks.lib.files import REPO_ROOT, command_line, write_results
+from benchmarks.lib.files import REPO_ROOT, command_line, publish
 
 
 def _load(spec: str) -> tuple[str, dict]:
@@ -89,8 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     result = compare([_load(spec) for spec in args.runs])
     report = markdown(result, command_line("python -m benchmarks.studies.prefilter", argv))
-    write_results(args.output, result, report)
-    print(report)
+    publish(args.output, result, report)
     return 0
 
 

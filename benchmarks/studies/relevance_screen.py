@@ -34,7 +34,7 @@ from benchmarks.agreement import ragbench
 from benchmarks.agreement.run import CAPS
 from benchmarks.agreement.scoring import Harness, pearson, rmse
 from benchmarks.agreement.thresholds import cv_graded, share_at
-from benchmarks.lib.files import REPO_ROOT, command_line, write_results
+from benchmarks.lib.files import REPO_ROOT, command_line, publish
 from benchmarks.lib.machine import describe_machine
 from benchmarks.lib.metrics import paired_bootstrap_se
 
@@ -166,8 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     machine = describe_machine()
     result["machine"] = machine
     report = markdown(result, command_line("python -m benchmarks.studies.relevance_screen", argv), machine)
-    write_results(args.output, result, report)
-    print(report)
+    publish(args.output, result, report)
     return 0
 
 
