@@ -106,9 +106,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated metrics measured alone (default: each of bulk_speed's, then the three)")
     args = parser.parse_args(argv)
 
+    import os
+
     import torch
 
     from benchmarks.bulk_speed import METRICS, PROFILE_SEED, make_rows
+
+    # Other work on the machine changes both figures; the load average says how much there was
+    # (a ratio within one run still compares like with like only while the load holds steady).
+    load_before = [round(x, 2) for x in os.getloadavg()]
     from localeval.backends import get_judge
 
     judge = get_judge(args.model, device="cpu", precision=args.precision)
@@ -136,7 +142,9 @@ def main(argv: list[str] | None = None) -> int:
                 run["pairs_per_row"] * run["ceiling_rows_per_s_at_peak"] / TARGETS[name], 2)
 
     machine = describe_machine()
-    result = {"machine": machine, "command": command_line("python benchmarks/compute_floor.py", argv),
+    load = {"before": load_before, "after": [round(x, 2) for x in os.getloadavg()]}
+    result = {"machine": machine, "load_average_1_5_15_min": load,
+              "packed_linear_layers": getattr(judge, "packed_linears", 0), "command": command_line("python benchmarks/compute_floor.py", argv),
               "precision": args.precision, "torch_threads": torch.get_num_threads(), "batch_size": args.batch_size,
               "judge": {"layers": cfg.num_hidden_layers, "hidden": cfg.hidden_size, "intermediate": cfg.intermediate_size},
               "matmul_tflop_per_s": peaks, "peak_tflop_per_s": peak, "runs": runs}
@@ -152,8 +160,10 @@ def render(result: dict) -> str:
         "# Compute floor: how fast the judge lets bulk scoring be on this machine",
         "",
         f"Measured {m['date_utc']} on {m['cpu']} ({m['cpu_cores']} cores), torch {m['torch']}, "
-        f"{result['precision']}, {result['torch_threads']} torch threads, judge batch {result['batch_size']}. "
-        f"Command: `{result['command']}`.",
+        f"{result['precision']}, {result['torch_threads']} torch threads, judge batch {result['batch_size']}, "
+        f"{result.get('packed_linear_layers', 0)} linear layers on oneDNN's packed weights. "
+        f"Load average (1, 5, 15 min) before {result['load_average_1_5_15_min']['before']}, "
+        f"after {result['load_average_1_5_15_min']['after']}. Command: `{result['command']}`.",
         "",
         "## Peak: the best matrix multiply this machine does",
         "",
