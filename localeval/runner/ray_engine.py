@@ -339,9 +339,13 @@ def ray_chunks(
     if workers is not None and workers > 1:
         # No CPU reserved for the judge actor: its torch threads use the CPUs the text
         # actors leave idle while they wait for it, as the local judge process does.
-        judge = ray.remote(num_cpus=0, num_gpus=1 if gpus else 0)(_Judge).remote(
+        # On a GPU the text actors take a share of the judge's GPU: they load the judge there,
+        # never run it, so its identity (the verdict cache's key: device and dtype) is the
+        # judge actor's, and its token counts are the same.
+        pool = max(1, min(workers, chunks or workers))
+        judge = ray.remote(num_cpus=0, num_gpus=0.5 if gpus else 0)(_Judge).remote(
             list(metrics), options, None if gpus else cpus)
-        pool, per_actor = max(1, min(workers, chunks or workers)), {"num_cpus": 1}
+        per_actor = {"num_cpus": 1, **({"num_gpus": 0.5 / pool} if gpus else {})}
         constructor.update(threads=1, judge=judge)
     elif gpus:
         pool, per_actor = min(actors or gpus, chunks or gpus), {"num_gpus": 1}
