@@ -82,6 +82,70 @@ def matmul_peak(dtype_name: str, hidden: int, intermediate: int, seconds: float 
     return {name: round(_best_rate(a, b, repeats=5, seconds=seconds) / 1e12, 4) for name, (a, b) in shapes.items()}
 
 
+AB_LENGTHS = (48, 96, 160)
+"""Pair lengths (tokens) of the interleaved comparison's batches: short, typical, long pairs."""
+
+
+def packed_vs_plain(model: str | None, rounds: int, batch: int) -> dict:
+    """The bf16 judge's forward pass with its linear layers packed (`localeval.backends.kernels`)
+    and plain, and the judge's layer-shaped matrix product, timed in turns (A, B, peak, A, B,
+    peak...) on the same batches: on a machine other work loads, each round's three timings
+    meet the same load, so the ratios hold where a before/after pair of runs would not.
+    Median milliseconds per batch over ``rounds``, and the forward's FLOP rate against the
+    product's (the judge's share of the peak measured beside it)."""
+    import os
+    import statistics
+
+    import torch
+
+    from benchmarks.flops import encoder_flops
+    from localeval.backends import NLIJudge
+
+    packed = NLIJudge(model, device="cpu", precision="bf16")
+    before = os.environ.get("LOCALEVAL_PACKED_LINEAR")
+    os.environ["LOCALEVAL_PACKED_LINEAR"] = "0"
+    try:
+        plain = NLIJudge(model, device="cpu", precision="bf16")
+    finally:
+        if before is None:
+            os.environ.pop("LOCALEVAL_PACKED_LINEAR")
+        else:
+            os.environ["LOCALEVAL_PACKED_LINEAR"] = before
+    cfg = packed.model.config
+    gen = torch.Generator().manual_seed(0)
+    a = torch.randn(BATCH_TOKENS, cfg.hidden_size, generator=gen).to(torch.bfloat16)
+    b = torch.randn(cfg.hidden_size, cfg.intermediate_size, generator=gen).to(torch.bfloat16)
+    product_flops = 2.0 * a.shape[0] * a.shape[1] * b.shape[1]
+
+    def timed(fn) -> float:
+        start = time.perf_counter()
+        fn()
+        return time.perf_counter() - start
+
+    out = {"rounds": rounds, "batch": batch, "packed_linear_layers": packed.packed_linears, "lengths": {}}
+    with torch.inference_mode():
+        for length in sorted({min(n, cfg.max_position_embeddings) for n in AB_LENGTHS}):
+            ids = torch.randint(cfg.vocab_size // 2, cfg.vocab_size, (batch, length), generator=gen)
+            features = {"input_ids": ids, "attention_mask": torch.ones_like(ids), "token_type_ids": torch.zeros_like(ids)}
+            same = torch.equal(packed.model(**features).logits, plain.model(**features).logits)  # also the warm-up
+            flops = encoder_flops([length] * batch, layers=cfg.num_hidden_layers, hidden=cfg.hidden_size,
+                                  intermediate=cfg.intermediate_size)
+            times: dict[str, list[float]] = {"packed": [], "plain": [], "product": []}
+            for _ in range(rounds):
+                times["packed"].append(timed(lambda: packed.model(**features)))
+                times["plain"].append(timed(lambda: plain.model(**features)))
+                times["product"].append(timed(lambda: torch.matmul(a, b)))
+            med = {k: statistics.median(v) for k, v in times.items()}
+            peak = product_flops / med["product"]
+            out["lengths"][length] = {
+                "packed_ms": round(1000 * med["packed"], 2), "plain_ms": round(1000 * med["plain"], 2),
+                "speedup": round(med["plain"] / med["packed"], 3), "same_logits": same,
+                "product_tflop_per_s": round(peak / 1e12, 4),
+                "packed_share_of_product": round(flops / med["packed"] / peak, 3),
+                "plain_share_of_product": round(flops / med["plain"] / peak, 3)}
+    return out
+
+
 def work_per_row(rows: list[dict], metrics: list[str], judge, batch: int) -> dict[str, float]:
     """One run of ``metrics`` over ``rows`` in a fresh session: FLOPs, pairs and seconds per row."""
     from benchmarks.bulk_speed import measured
@@ -104,11 +168,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/compute_floor.json")
     parser.add_argument("--metrics", default=None,
                         help="comma-separated metrics measured alone (default: each of bulk_speed's, then the three)")
+    parser.add_argument("--ab-rounds", type=int, default=0,
+                        help="also time the bf16 judge with packed and plain linear layers in turns, this many rounds")
     args = parser.parse_args(argv)
+
+    import os
 
     import torch
 
     from benchmarks.bulk_speed import METRICS, PROFILE_SEED, make_rows
+
+    # Other work on the machine changes both figures; the load average says how much there was
+    # (a ratio within one run still compares like with like only while the load holds steady).
+    load_before = [round(x, 2) for x in os.getloadavg()]
     from localeval.backends import get_judge
 
     judge = get_judge(args.model, device="cpu", precision=args.precision)
@@ -135,11 +207,14 @@ def main(argv: list[str] | None = None) -> int:
             run["pairs_per_row_target_allows_at_peak"] = round(
                 run["pairs_per_row"] * run["ceiling_rows_per_s_at_peak"] / TARGETS[name], 2)
 
+    ab = packed_vs_plain(args.model, args.ab_rounds, args.batch_size) if args.ab_rounds and args.precision == "bf16" else None
     machine = describe_machine()
-    result = {"machine": machine, "command": command_line("python benchmarks/compute_floor.py", argv),
+    load = {"before": load_before, "after": [round(x, 2) for x in os.getloadavg()]}
+    result = {"machine": machine, "load_average_1_5_15_min": load,
+              "packed_linear_layers": getattr(judge, "packed_linears", 0), "command": command_line("python benchmarks/compute_floor.py", argv),
               "precision": args.precision, "torch_threads": torch.get_num_threads(), "batch_size": args.batch_size,
               "judge": {"layers": cfg.num_hidden_layers, "hidden": cfg.hidden_size, "intermediate": cfg.intermediate_size},
-              "matmul_tflop_per_s": peaks, "peak_tflop_per_s": peak, "runs": runs}
+              "matmul_tflop_per_s": peaks, "peak_tflop_per_s": peak, "runs": runs, "packed_vs_plain": ab}
     markdown = render(result)
     write_results(args.output, result, markdown)
     print(markdown)
@@ -152,8 +227,10 @@ def render(result: dict) -> str:
         "# Compute floor: how fast the judge lets bulk scoring be on this machine",
         "",
         f"Measured {m['date_utc']} on {m['cpu']} ({m['cpu_cores']} cores), torch {m['torch']}, "
-        f"{result['precision']}, {result['torch_threads']} torch threads, judge batch {result['batch_size']}. "
-        f"Command: `{result['command']}`.",
+        f"{result['precision']}, {result['torch_threads']} torch threads, judge batch {result['batch_size']}, "
+        f"{result.get('packed_linear_layers', 0)} linear layers on oneDNN's packed weights. "
+        f"Load average (1, 5, 15 min) before {result['load_average_1_5_15_min']['before']}, "
+        f"after {result['load_average_1_5_15_min']['after']}. Command: `{result['command']}`.",
         "",
         "## Peak: the best matrix multiply this machine does",
         "",
@@ -181,6 +258,19 @@ def render(result: dict) -> str:
                      f"{r['ceiling_rows_per_s_at_peak']} | "
                      f"{r['ceiling_rows_per_s_judge_only']} | {r.get('target_rows_per_s', '—')} | "
                      f"{r.get('pairs_per_row_target_allows_at_peak', '—')} |")
+    if result.get("packed_vs_plain"):
+        ab = result["packed_vs_plain"]
+        lines += ["", "## bf16 linear layers packed and plain, timed in turns", "",
+                  f"Batches of {ab['batch']} pairs of one length; each round times the packed judge, the plain "
+                  f"judge and the feed-forward-shaped product ({BATCH_TOKENS}x384 @ 384x1536) one after the other, "
+                  f"so all three meet the same load; medians of {ab['rounds']} rounds. Share of the product = the "
+                  "forward's FLOP rate (real tokens) / the product's.", "",
+                  "| tokens per pair | packed ms | plain ms | speed-up | same logits | product TFLOP/s | "
+                  "packed / product | plain / product |", "|---|---|---|---|---|---|---|---|"]
+        for length, r in ab["lengths"].items():
+            lines.append(f"| {length} | {r['packed_ms']} | {r['plain_ms']} | {r['speedup']} | "
+                         f"{'yes' if r['same_logits'] else 'no'} | {r['product_tflop_per_s']} | "
+                         f"{r['packed_share_of_product']} | {r['plain_share_of_product']} |")
     lines += ["", "A target above its ceiling at peak cannot be met by any work outside the judge: it needs "
               "fewer or shorter pairs per row (measured in benchmarks/results/candidates.md: fewer units lose "
               "agreement beyond one standard error) or a smaller judge.", ""]

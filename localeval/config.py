@@ -27,6 +27,8 @@ chunk_size = 512
 metrics = ["context_recall", "faithfulness"]
 engine = "ray"                        # or "local"
 ray_address = "auto"                  # an existing Ray cluster (omit: a local one)
+workers = 2                           # text side in 2 processes, the judge in one (same scores)
+profile = true                        # print ms per row by stage after the run
 
 [thresholds]                          # override the judge's stored thresholds
 entailment = 0.7
@@ -97,6 +99,11 @@ class LocalevalConfig(_RunOptionKeys):
     engine: Literal["local", "ray"] = "local"
     ray_address: str | None = Field(default=None, description="Ray cluster to join, e.g. auto (default: start a local one)")
     ray_actors: int | None = Field(default=None, ge=1, description="scoring actors (default: one per GPU, else one per CPU)")
+    workers: int | None = Field(
+        default=None, ge=1,
+        description="processes (Ray: actors) for the text side while one judges every worker's pairs; the same scores (default: the cores minus the judge's: 1 on a CPU judge; Ray: its actor pool)",
+    )
+    profile: bool = Field(default=False, description="print the time per row of each stage after a run (local engine)")
     decomposer: str = Field(default="rule", description="claims and sub-questions: rule, or a local instruction model (folder or .gguf file)")
     max_row_chars: int = Field(
         default=1_000_000, ge=0,

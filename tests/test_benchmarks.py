@@ -298,6 +298,12 @@ def test_compute_floor_plumbing(tmp_path, one_torch_thread):
     assert recall["ceiling_rows_per_s_at_peak"] == pytest.approx(
         result["peak_tflop_per_s"] * 1e3 / recall["gflop_per_row"], rel=0.01, abs=0.06)
     assert "ceiling at peak" in out.with_suffix(".md").read_text()
+    from localeval.backends.precision import cpu_has_native_bf16
+
+    if cpu_has_native_bf16():  # packed and plain bf16 linear layers timed in turns: same logits
+        ab = compute_floor.packed_vs_plain(str(tiny), rounds=1, batch=2)
+        assert ab["packed_linear_layers"] > 0 and set(ab["lengths"]) == {48, 96, 128}  # the tiny judge's 128 positions
+        assert all(r["same_logits"] and r["packed_ms"] > 0 for r in ab["lengths"].values())
 
 
 def test_frank_errors_by_category():

@@ -59,6 +59,33 @@ def test_pyproject_table_and_precedence_of_localeval_toml(tmp_path):
     assert load_config(cwd=tmp_path).config.engine == "local"
 
 
+def test_workers_and_profile_are_keys_the_flags_beat(tmp_path, monkeypatch):
+    import localeval.runner as runner_package
+
+    (tmp_path / "localeval.toml").write_text("workers = 2\nprofile = true\n")
+    c = load_config(cwd=tmp_path).config
+    assert (c.workers, c.profile) == (2, True)
+    assert load_config(cwd=tmp_path, overrides={"workers": 1, "profile": False}).config.profile is False
+    seen: dict = {}
+
+    def score_dataset(data, metrics, output, column_map=None, *, options, workers=1, **_):
+        seen["workers"] = workers
+        raise ValueError("captured")
+
+    monkeypatch.setattr(runner_package, "resolve_metrics", lambda metrics, *args, **kwargs: [])
+    monkeypatch.setattr(runner_package, "score_dataset", score_dataset)
+    monkeypatch.chdir(tmp_path)
+    data = tmp_path / "in.jsonl"
+    data.write_text("{}\n")
+    for args, expected in (([], 2), (["--workers", "1"], 1)):
+        done = cli.invoke(app, ["score", str(data), *args])
+        assert done.exit_code == 2 and "captured" in done.output, done.output
+        assert seen.pop("workers") == expected
+    with pytest.raises(ConfigError, match="workers"):
+        (tmp_path / "localeval.toml").write_text("workers = 0\n")
+        load_config(cwd=tmp_path)
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

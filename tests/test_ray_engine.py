@@ -188,3 +188,19 @@ def test_the_read_tasks_warnings_reach_the_caller(local_ray, tmp_path):
     assert any("'retrieval'" in m and "input.retrieval" in m for m in messages)
     assert any("'user_input' and 'question'" in m for m in messages)
     assert len(result) == 3 and result.to_records()[0]["input.retrieval"] == "an input column"
+
+
+def test_ray_workers_split_and_pair_budget_equal_one_process(local_ray, judge_dir, tmp_path):
+    """``workers=2``: two text actors and one judge actor give one process's results; and the
+    Ray file reader's rows meet the pair budget as the local reader's do (estimated pairs per
+    row here: 9 to 18 for context recall, so a budget of 10 holds some rows back)."""
+    data = _input(tmp_path)
+    metrics = ["context_recall", "context_relevance"]
+    common = dict(model=str(judge_dir), device="cpu", chunk_size=3, show_progress=False, max_row_pairs=10)
+    local = evaluate(data, metrics, **common)
+    split = evaluate(data, metrics, engine="ray", workers=2, **common)
+    assert len(split) == len(local) == 11
+    assert same_up_to(split.to_records(), local.to_records())
+    over = [r.line for r in split if (r.results["context_recall"].reason or "").startswith("over budget")]
+    assert over and over == [r.line for r in local if (r.results["context_recall"].reason or "").startswith("over budget")]
+    assert any(r.results["context_recall"].score is not None for r in split)

@@ -196,6 +196,10 @@ class NLIJudge:
         self._counter = _plain_counter(self.tokenizer)
         self.model = loaded.model.to(self.device)
         self.model.eval()
+        from localeval.backends.kernels import pack_bf16_linears
+
+        # bf16 on the CPU: linear layers on oneDNN's packed weights, same bits (kernels.py says why).
+        self.packed_linears: int = pack_bf16_linears(self.model) if dtype == torch.bfloat16 and self.device.type == "cpu" else 0
 
         extra = self.config.get("localeval", {})
         self.max_length: int = int(max_length or extra.get("max_length") or self.format.default_max_length(self.tokenizer))

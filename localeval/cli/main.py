@@ -129,7 +129,7 @@ def score(
     resamples: int = typer.Option(1000, "--resamples", min=1, help="Bootstrap resamples of each mean's 95% interval (seeded: the same scores give the same interval)."),
     calibration: Optional[Path] = typer.Option(None, "--calibration", exists=True, dir_okay=False, help="Thresholds chosen on your labels by `localeval calibrate` (a --threshold beats them); named in the run's metadata."),
     workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Processes for the text side (splitting, parsing, windows) while this one judges each worker's pairs; the same scores as one process (default: the cores minus the judge's: 1 on a CPU judge)."),
-    profile: bool = typer.Option(False, "--profile", help="Print the time per row of each stage (read, split, parse, plan, judge, metric, write) after the run."),
+    profile: Optional[bool] = typer.Option(None, "--profile/--no-profile", help="Print the time per row of each stage (read, split, parse, plan, judge, metric, write) after the run (default: off)."),
 ) -> None:
     """Score every row of INPUT_PATH. Each output row keeps its input fields plus _line and,
     per metric, the score, the reason for a missing score, and the details that explain it.
@@ -166,6 +166,7 @@ def score(
             "max_row_chars": max_row_chars, "max_contexts": max_contexts, "max_row_pairs": max_row_pairs,
             # Gates may live in the configuration file too (CI keeps them beside the metrics).
             "fail_under": _parse_fail_under_flags(fail_under) or None, "max_unscored": max_unscored,
+            "workers": workers, "profile": profile,  # run-level: the file may set them too
         }
         if verbose:
             from localeval.quiet import set_verbose
@@ -200,6 +201,7 @@ def score(
         else:
             built = settings.metrics
         # --profile: the run in a session of our own, whose stage timers are read after it.
+        profile, workers = settings.profile, settings.workers
         profiled = _profiled_session(options) if profile and settings.engine == "local" else None
         started = time.perf_counter()
         with bootstrap_settings(resamples), stop_on_signals():
@@ -208,7 +210,7 @@ def score(
                                     ray_address=settings.ray_address, ray_actors=settings.ray_actors,
                                     max_row_chars=settings.max_row_chars or None, max_contexts=settings.max_contexts or None,
                                     max_row_pairs=settings.max_row_pairs or None,
-                                    session=profiled, workers=workers if settings.engine == "local" else 1)
+                                    session=profiled, workers=workers if settings.engine == "local" else (workers or 1))
         if profiled is not None:
             profiled.close()
             _print_profile(profiled, time.perf_counter() - started, summary.rows)

@@ -196,7 +196,7 @@ def _chunks(
 
         items = [m.strip() for m in metrics.split(",") if m.strip()] if isinstance(metrics, str) else list(metrics)
         yield ray_chunks(rows, items, options, skip=skip, progress=progress, address=ray_address, actors=ray_actors,
-                         total=total)
+                         total=total, workers=workers)
         return
     with nullcontext(session) if session is not None else JudgeSession(options) as used:
         count = _workers(workers, named, options)

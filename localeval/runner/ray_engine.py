@@ -144,13 +144,20 @@ def _chunk_source(spec: FileInput, chunk_size: int, skip: frozenset[int]):
 
 
 class _Scorer:
-    """A Ray Data actor: metrics and judge built once, then one chunk per call."""
+    """A Ray Data actor: metrics and judge built once, then one chunk per call.
 
-    def __init__(self, metrics: list[str], options: RunOptions, threads: int | None) -> None:
+    With a ``judge`` actor (``workers`` > 1), the actor does the text side only: every pair
+    its session does not hold is judged by that one actor, request by request
+    (`localeval.runner.workers.judge_request`), as the local ``--workers`` do. With
+    ``max_row_pairs``, a row whose metrics would ask the judge for more pairs is unscored with
+    the reason, as the local reader does (the read task has no metrics to estimate with)."""
+
+    def __init__(self, metrics: list[str], options: RunOptions, threads: int | None, judge: Any = None,
+                 max_row_pairs: int | None = None) -> None:
         import torch
 
         from localeval.backends.session import JudgeSession
-        from localeval.runner.run import resolve_metrics
+        from localeval.runner.run import judges_of, resolve_metrics
 
         if threads:
             torch.set_num_threads(threads)
@@ -158,6 +165,17 @@ class _Scorer:
         # The actor's session, for its lifetime: a verdict memo in front of the shared SQLite
         # file when given (WAL mode lets several processes use it).
         self.session = JudgeSession(options)
+        self.budget = None if max_row_pairs is None else RowBudget(max_row_chars=None, max_contexts=None,
+                                                                   max_row_pairs=max_row_pairs)
+        if judge is not None:
+            import ray
+
+            index = {id(j): i for i, j in enumerate(judges_of(self.named))}
+
+            def remote(j: Any, pairs: list, task: str, batch_size: int) -> Any:
+                return ray.get(judge.score.remote(index[id(j)], pairs, task, batch_size))
+
+            self.session.remote = remote
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
         import numpy as np
@@ -167,11 +185,38 @@ class _Scorer:
         scored = np.empty(len(batch["chunk"]), dtype=object)
         for i, chunk in enumerate(batch["chunk"]):
             rows = _load_chunk(chunk)
+            if self.budget is not None:
+                rows = list(within_budget(rows, self.budget, self.named))
             if rows:
                 self.session.clear_memory()  # as the local engine does: each chunk on its own
             scored[i] = pickle.dumps(score_chunk(rows, self.named, self.session) if rows else [],
                                      protocol=pickle.HIGHEST_PROTOCOL)
         return {**{k: batch[k] for k in ("position", "rows", "skipped", "last", "warnings")}, "scored": scored}
+
+
+class _Judge:
+    """The one judging actor of a run with ``workers`` > 1: loads the judges once and answers
+    each text actor's request alone (a Ray actor runs one call at a time), in the batches one
+    process would make, so scores equal one process's bit for bit."""
+
+    def __init__(self, metrics: list[str], options: RunOptions, threads: int | None) -> None:
+        import torch
+
+        from localeval.backends.session import JudgeSession
+        from localeval.runner.run import judges_of, resolve_metrics
+
+        if threads:
+            torch.set_num_threads(threads)
+        self.judges = judges_of(resolve_metrics(metrics, options))
+        from localeval.backends.cache import JudgementCache
+
+        # Memory only: the text actors read and write the verdict cache; this actor only judges.
+        self.session = JudgeSession(options, cache=JudgementCache(None))
+
+    def score(self, judge_index: int, pairs: list, task: str, batch_size: int) -> Any:
+        from localeval.runner.workers import judge_request
+
+        return judge_request(self.session, self.judges[judge_index], pairs, task, batch_size)
 
 
 def _load_chunk(chunk: Any) -> list[Row]:
@@ -233,13 +278,16 @@ def ray_chunks(
     address: str | None = None,
     actors: int | None = None,
     total: int | None = None,
+    workers: int | None = None,
 ) -> Iterator[list[ScoredRow]]:
     """Scored chunks in input order, as `localeval.runner.run.run_chunks` yields them; each
     actor builds its metrics and its `JudgeSession` from ``options``.
 
     ``rows`` are either rows read in the driver or a `FileInput` that Ray Data reads itself;
     ``skip`` holds the line numbers a resumed run already has; ``total`` (rows in the input,
-    when known) only bounds the actor pool."""
+    when known) only bounds the actor pool. ``workers`` > 1 splits the work as the local
+    ``--workers`` do: that many text actors (one CPU each) and one judge actor (the GPU, or
+    the CPUs' torch threads) that judges every text actor's pairs."""
     model, cache, decomposer, device = options.model, options.cache, options.decomposer, options.device
     chunk_size = options.chunk_size
     if any(not isinstance(m, str) for m in metrics):
@@ -281,18 +329,35 @@ def ray_chunks(
     chunks = -(-total // chunk_size) if total else None  # an upper bound on the work, for the pool size
     resources = ray.cluster_resources()
     gpus = int(resources.get("GPU", 0)) if device != "cpu" else 0
-    if gpus:
-        pool, per_actor, threads = min(actors or gpus, chunks or gpus), {"num_gpus": 1}, None
-        if device is not None and device.startswith("cuda"):
-            options = options.model_copy(update={"device": "cuda"})  # each actor sees only its own GPU, as cuda:0
+    if gpus and device is not None and device.startswith("cuda"):
+        options = options.model_copy(update={"device": "cuda"})  # each actor sees only its own GPU, as cuda:0
+    cpus = max(1, int(resources.get("CPU", 1)))
+    # Rows read by the read task have not met the pair budget (it needs the metrics): the
+    # scorers apply it; rows given in memory met it in the driver.
+    pair_budget = rows.budget.max_row_pairs if isinstance(rows, FileInput) else None
+    constructor = {"metrics": list(metrics), "options": options, "max_row_pairs": pair_budget}
+    if workers is not None and workers > 1:
+        # No CPU reserved for the judge actor: its torch threads use the CPUs the text
+        # actors leave idle while they wait for it, as the local judge process does.
+        # On a GPU the text actors take a share of the judge's GPU: they load the judge there,
+        # never run it, so its identity (the verdict cache's key: device and dtype) is the
+        # judge actor's, and its token counts are the same.
+        pool = max(1, min(workers, chunks or workers))
+        judge = ray.remote(num_cpus=0, num_gpus=0.5 if gpus else 0)(_Judge).remote(
+            list(metrics), options, None if gpus else cpus)
+        per_actor = {"num_cpus": 1, **({"num_gpus": 0.5 / pool} if gpus else {})}
+        constructor.update(threads=1, judge=judge)
+    elif gpus:
+        pool, per_actor = min(actors or gpus, chunks or gpus), {"num_gpus": 1}
+        constructor.update(threads=None)
     else:
-        cpus = max(1, int(resources.get("CPU", 1)))
         pool = max(1, min(actors or cpus, chunks or cpus))
         threads = max(1, cpus // pool)  # fewer actors than CPUs: each gets more torch threads
         per_actor = {"num_cpus": threads}
+        constructor.update(threads=threads)
     scored_chunks = dataset.map_batches(
         _Scorer,
-        fn_constructor_kwargs={"metrics": list(metrics), "options": options, "threads": threads},
+        fn_constructor_kwargs=constructor,
         batch_size=1,
         # Ray Data restarts a dead actor and retries its chunk (max_restarts=-1 by default).
         compute=ray.data.ActorPoolStrategy(size=pool),

@@ -46,7 +46,7 @@ from localeval.runner.progress import Progress
 from localeval.runner.rows import Row
 from localeval.runner.run import ScoredRow, iter_chunks, judges_of, progress_of_judge, run_chunks, score_chunk
 
-__all__ = ["default_workers", "worker_chunks"]
+__all__ = ["default_workers", "judge_request", "worker_chunks"]
 
 _IN_FLIGHT_PER_WORKER = 2
 """Chunks a worker may have out (scoring or finished, waiting for an earlier chunk)."""
@@ -101,6 +101,25 @@ def worker_chunks(
             yield from pool.run(iter_chunks(rows, chunk_size), skip or set(), progress)
     finally:
         pool.close()
+
+
+def judge_request(session: JudgeSession, judge: Any, flat: list, task: Any, batch_size: int) -> np.ndarray:
+    """One worker's request, judged alone in the judge process (``flat``: the pairs its cache
+    lacks, possibly repeated): probabilities in request order, the judge's counters kept in
+    ``session``. The local workers and the Ray engine's judge actor both answer with this."""
+    from localeval.backends.nli import distinct_pairs
+
+    distinct, index = distinct_pairs(flat)
+    state = session.state(judge)
+    counters = session.counters
+    before = (state.batches, state.tokens, state.tokens_squared)
+    with session.timings.stage("judge"):
+        probs = judge.score_distinct(distinct, task, batch_size=batch_size, state=state)
+    counters.batches += state.batches - before[0]
+    counters.tokens_judged += state.tokens - before[1]
+    counters.tokens_judged_squared += state.tokens_squared - before[2]
+    counters.pairs_judged += len(distinct)
+    return probs[index]
 
 
 class _Pool:
@@ -207,20 +226,7 @@ class _Pool:
             self.answers[worker].put(("ok", probs))
 
     def _score(self, judge_index: int, flat: list, task: Any, batch_size: int) -> np.ndarray:
-        from localeval.backends.nli import distinct_pairs
-
-        judge = self.judges[judge_index]
-        distinct, index = distinct_pairs(flat)
-        state = self.session.state(judge)
-        counters = self.session.counters
-        before = (state.batches, state.tokens, state.tokens_squared)
-        with self.session.timings.stage("judge"):
-            probs = judge.score_distinct(distinct, task, batch_size=batch_size, state=state)
-        counters.batches += state.batches - before[0]
-        counters.tokens_judged += state.tokens - before[1]
-        counters.tokens_judged_squared += state.tokens_squared - before[2]
-        counters.pairs_judged += len(distinct)
-        return probs[index]
+        return judge_request(self.session, self.judges[judge_index], flat, task, batch_size)
 
     def _add(self, counters: dict[str, int], seconds: dict[str, float]) -> None:
         for name in _WORKER_COUNTERS:
