@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from benchmarks.bulk_speed import METRICS, PROFILE_SEED, make_rows
-    from localeval.backends import get_judge
+    from localeval.judge import get_judge
 
     judge = get_judge(args.model, device="cpu", precision=args.precision)
     cfg = judge.model.config

@@ -3,7 +3,7 @@
 The command line, the configuration file, `localeval.evaluate` and the Ray engine all build
 this object once, at their boundary (where the CLI's and the config file's encodings are
 parsed), and pass it down unchanged: `localeval.runner.run.resolve_metrics` builds the metrics
-from it and `localeval.backends.session.JudgeSession` keeps it for the run. It is frozen (no
+from it and `localeval.judge.session.JudgeSession` keeps it for the run. It is frozen (no
 layer can change what another one sees) and picklable (a Ray actor receives it as it is).
 
 Only options that change how rows are scored live here; where rows come from and go to
@@ -31,17 +31,17 @@ __all__ = [
 ]
 
 DEFAULT_MAX_UNITS = 6
-"""Units of the contexts each claim is judged against by default (`localeval.backends.attribution`)."""
+"""Units of the contexts each claim is judged against by default (`localeval.evidence.attribution`)."""
 # The attribution options' names and defaults live here, not beside their code, so the CLI and
 # the config file check a value without importing the judge's modules (torch).
 Candidates = Literal["overlap", "bm25", "embedding", "hybrid"]
-"""The candidate selectors of `localeval.backends.candidates` (``SELECTORS``; a test keeps both equal)."""
+"""The candidate selectors of `localeval.evidence.candidates` (``SELECTORS``; a test keeps both equal)."""
 CANDIDATE_SELECTORS: tuple[str, ...] = get_args(Candidates)
 DEFAULT_SELECTOR: Candidates = "overlap"
 """How a claim's ``max_units`` units are chosen unless told otherwise (benchmarks/results/candidates.md)."""
 Locate = Literal["words", "judge"]
 DEFAULT_LOCATE: Locate = "words"
-"""How a claim's evidence is narrowed to one sentence by default (`localeval.backends.attribution.attribute`)."""
+"""How a claim's evidence is narrowed to one sentence by default (`localeval.evidence.attribution.attribute`)."""
 DEFAULT_CHUNK_SIZE = 256
 """Rows scored together by default (`localeval.runner.run`)."""
 
@@ -80,7 +80,7 @@ class RunOptions(BaseModel):
     model: Any = Field(default=None, description="judge name, local model folder or loaded NLIJudge; None: the shipped judge")
     relevance_model: Any = Field(default=None, description="separate relevance judge (a reranker folder, FORMAT:PATH or loaded judge); None: the judge's own relevance head")
     device: str | None = Field(default=None, description="cpu, cuda, cuda:1 ...; None: CUDA when present")
-    precision: str | None = Field(default=None, description="auto, fp32, bf16, fp16 (localeval.backends.precision)")
+    precision: str | None = Field(default=None, description="auto, fp32, bf16, fp16 (localeval.judge.dtypes)")
     batch_size: int | None = Field(default=None, ge=1, description="pairs per forward pass; None: 32 on CPU, 128 on CUDA")
     thresholds: Mapping[str, float] = Field(default_factory=dict, description="user thresholds; a key here beats a stored one")
     max_units: int | None = Field(default=DEFAULT_MAX_UNITS, ge=1, description="units per claim; None: every unit")

@@ -11,7 +11,7 @@ import sqlite3
 
 import pytest
 
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 from localeval.options import RunOptions
 from localeval.runner.output import dumps, record
 from localeval.runner import stored as stored_module
@@ -122,7 +122,7 @@ def test_damaged_stored_analyses_are_made_again(tiny_judge, tmp_path):
 def test_analyses_are_read_with_two_queries_per_chunk(tiny_judge, tmp_path, monkeypatch):
     cache = tmp_path / "verdicts.sqlite"
     _scored(ROWS * 4, tiny_judge, cache, chunk_size=3)
-    from localeval.backends.cache import JudgementCache
+    from localeval.judge.cache import JudgementCache
 
     calls = []
     original = JudgementCache.read_analyses

@@ -215,7 +215,7 @@ def test_hybrid_blend_is_chosen_on_dev_and_applied_per_claim(tmp_path):
 
 def test_precision_benchmark_plumbing(tmp_path, tiny_nli_dir, shared_data):
     from benchmarks import precision
-    from localeval.backends.precision import cpu_has_native_bf16
+    from localeval.judge.dtypes import cpu_has_native_bf16
 
     out = tmp_path / "precision.json"
     argv = ["--model", str(tiny_nli_dir), "--pairs", "8", "--repeats", "1", "--batch-size", "4",

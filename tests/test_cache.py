@@ -10,9 +10,9 @@ import pytest
 import torch
 
 from localeval import evaluate
-from localeval.backends import NLIJudge
-from localeval.backends.cache import JudgementCache, model_identity
-from localeval.backends.session import JudgeSession
+from localeval.judge import NLIJudge
+from localeval.judge.cache import JudgementCache, model_identity
+from localeval.judge.session import JudgeSession
 from localeval.metrics import ContextRecall, PrecisionRecall
 
 from bulk_helpers import THREE_LABELS, make_rows, sharp_tiny_model

@@ -152,7 +152,7 @@ def test_attribution_and_screen_options_from_file_and_flags(tmp_path):
     flagged = load_config(cwd=tmp_path, overrides={"candidates": "hybrid", "screen": True}).config.run_options()
     assert (flagged.candidates, flagged.locate, flagged.screen) == ("hybrid", "judge", True)
     # Every selector the candidates module has is a value the options accept, and no other.
-    from localeval.backends.candidates import SELECTORS
+    from localeval.evidence.candidates import SELECTORS
 
     assert set(CANDIDATE_SELECTORS) == set(SELECTORS)
     for name in CANDIDATE_SELECTORS:

@@ -29,7 +29,7 @@ ROWS = make_rows(18, seed=5)
 
 @pytest.fixture(scope="module")
 def judge5(tmp_path_factory):
-    from localeval.backends import NLIJudge
+    from localeval.judge import NLIJudge
 
     extra = {"tasks": {"nli": [0, 1, 2], "relevance": [3, 4]}, "max_length": 64}
     return NLIJudge(sharp_tiny_model(tmp_path_factory.mktemp("det5"), FIVE_LABELS, extra), device="cpu")

@@ -1,4 +1,4 @@
-"""No code outside `localeval/backends/` reads or writes a judge's private attributes: a judge
+"""No code outside `localeval/judge/` reads or writes a judge's private attributes: a judge
 is a pure predictor, and run state lives in the run's `JudgeSession` (public counters, memos,
 cache). Checked on the source, so it stays true."""
 
@@ -40,11 +40,11 @@ def private_judge_access(path: Path) -> list[str]:
     return found
 
 
-def test_no_private_judge_attribute_outside_backends():
-    files = [p for p in (ROOT / "localeval").rglob("*.py") if "backends" not in p.relative_to(ROOT).parts]
+def test_no_private_judge_attribute_outside_the_judge_package():
+    files = [p for p in (ROOT / "localeval").rglob("*.py") if "judge" not in p.relative_to(ROOT).parts]
     files += list((ROOT / "benchmarks").rglob("*.py"))
     offending = [hit for path in files for hit in private_judge_access(path)]
-    assert not offending, "private judge attributes used outside localeval/backends:\n" + "\n".join(offending)
+    assert not offending, "private judge attributes used outside localeval/judge:\n" + "\n".join(offending)
 
 
 def test_the_check_finds_what_it_looks_for(tmp_path):

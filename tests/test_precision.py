@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from localeval.backends import NLIJudge
-from localeval.backends.precision import cpu_has_native_bf16, resolve_dtype
+from localeval.judge import NLIJudge
+from localeval.judge.dtypes import cpu_has_native_bf16, resolve_dtype
 
 CPU = torch.device("cpu")
 PAIRS = [("a man sleeps in the park .", "a man sleeps ."), ("the dog runs .", "the cat eats .")] * 8

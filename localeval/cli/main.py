@@ -139,7 +139,7 @@ def score(
     input error."""
     from rich.console import Console
 
-    from localeval.backends import JudgeNotFoundError
+    from localeval.judge import JudgeNotFoundError
     from localeval.cli.signals import Stopped, resume_hint, stop_on_signals
     from localeval.runner import resolve_metrics, score_dataset
     from localeval.runner.guard import check_run_paths, run_paths
@@ -265,7 +265,7 @@ def _drop_unread_file_thresholds(settings, flagged: set[str]):
 
 
 def _profiled_session(options):
-    from localeval.backends.session import JudgeSession
+    from localeval.judge.session import JudgeSession
 
     return JudgeSession(options)
 
@@ -400,7 +400,7 @@ def calibrate_command(
     per metric (binary: 5 of each class). Exit codes: 0, 2 a usage or input error."""
     from rich.console import Console
 
-    from localeval.backends import JudgeNotFoundError
+    from localeval.judge import JudgeNotFoundError
     from localeval.calibrate import calibrate, print_report, write_calibration
 
     if objective not in (None, "ba", "rmse", "pearson"):
@@ -464,11 +464,11 @@ def _thresholds_in_force(effective) -> list[dict]:
     stored thresholds are read from its config.json (no weights are loaded)."""
     import json
 
-    from localeval.backends import JudgeNotFoundError
-    from localeval.backends.registry import resolve_model, stored_thresholds
+    from localeval.judge import JudgeNotFoundError
+    from localeval.judge.registry import resolve_model, stored_thresholds
     from localeval.metrics.thresholds import thresholds_in_force
 
-    from localeval.backends.verdict import verdict_from_config
+    from localeval.evidence.verdict import verdict_from_config
 
     config = effective.config
     try:
@@ -495,7 +495,7 @@ def _thresholds_in_force(effective) -> list[dict]:
 @app.command()
 def models() -> None:
     """List the judges localeval can load, and where they are."""
-    from localeval.backends import list_models
+    from localeval.judge import list_models
 
     found = list_models()
     if not found:
@@ -515,8 +515,8 @@ def judges(
     AlignScore, cross-encoder rerankers), what a folder must contain for each, and how each
     writes its input and reads its score. With FOLDER: the format that reads it, or what was
     found there and what was expected (exit 2)."""
-    from localeval.backends.formats import UnknownJudgeFormat, describe_formats, detect_format, split_format
-    from localeval.backends.registry import JudgeNotFoundError, resolve_model
+    from localeval.judge.formats import UnknownJudgeFormat, describe_formats, detect_format, split_format
+    from localeval.judge.registry import JudgeNotFoundError, resolve_model
 
     if folder is not None:
         named, path = split_format(str(folder))

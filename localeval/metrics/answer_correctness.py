@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import os
 
-from localeval.backends.embeddings import Embedder
+from localeval.judge.embeddings import Embedder
 from localeval.metrics.base import MetricResult
 from localeval.metrics.factual_correctness import AnswerClaimsMetric, FactualCorrectness, FactualCorrectnessResult
 from localeval.metrics.semantic_similarity import SemanticSimilarity, SemanticSimilarityResult
 from localeval.schema import Sample
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 __all__ = ["AnswerCorrectness", "AnswerCorrectnessResult", "DEFAULT_WEIGHTS"]
 

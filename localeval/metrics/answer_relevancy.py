@@ -46,7 +46,7 @@ from localeval.schema import Sample
 from localeval.text import Span, make_windows
 from localeval.text.answers import is_non_answer, non_english_note
 from localeval.text.leads import instruction_lead
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 __all__ = ["AnswerRelevancy", "AnswerRelevancyResult", "Statement"]
 

@@ -4,7 +4,7 @@ A metric is a small object with one job (torchmetrics / scikit-learn style): it 
 its options, turns judgements into a score, and explains the score. Judging itself belongs to
 the backends. `score_many` is the primitive, so a dataset run batches judge calls across rows;
 `score` and `ascore` are one-row conveniences on top of it. Verdicts are asked through the
-run's `localeval.backends.session.JudgeSession` (cache, memos, counters), which the runner
+run's `localeval.judge.session.JudgeSession` (cache, memos, counters), which the runner
 passes to `score_many`; without one, `score_many` makes a short-lived session.
 """
 
@@ -24,7 +24,7 @@ from pydantic import AliasChoices, BaseModel
 from localeval.schema import Sample
 
 if TYPE_CHECKING:
-    from localeval.backends.session import JudgeSession
+    from localeval.judge.session import JudgeSession
 
 __all__ = ["CHUNK_INDEX", "Metric", "MetricResult", "OpaqueSetting", "plain_setting"]
 
@@ -125,7 +125,7 @@ class Metric(ABC):
                 valid.append(i)
         if valid:
             # Imported here: metrics that ask no judge keep `import localeval` free of torch.
-            from localeval.backends.session import session_scope
+            from localeval.judge.session import session_scope
 
             with session_scope(session) as run:
                 # A metric written before sessions (``_score_valid(samples, *, show_progress_bar)``)

@@ -24,7 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from localeval.backends.attribution import attribute
+from localeval.evidence.attribution import attribute
 from localeval.metrics.base import CHUNK_INDEX, MetricResult
 from localeval.metrics.claim_support import JudgedMetric, RelevanceThresholdArgument
 from localeval.metrics.context_relevance import context_sentences, judge_sentences, question_budget
@@ -32,7 +32,7 @@ from localeval.schema import Sample
 from localeval.metrics.decomposed import rule_claims
 from localeval.text import Span
 from localeval.text.hygiene import non_claim_reason
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 __all__ = ["ChunkEvaluation", "ChunkRecall", "ChunkRecallEvaluation", "ChunkRecallResult", "missing_information"]
 

@@ -26,13 +26,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from localeval.backends.attribution import Evidence, attribute
-from localeval.backends.relevance import chunk_relevance
+from localeval.evidence.attribution import Evidence, attribute
+from localeval.evidence.relevance import chunk_relevance
 from localeval.metrics.base import CHUNK_INDEX, MetricResult
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.metrics.decomposed import check_decomposer, claim_units
 from localeval.schema import Sample
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 __all__ = ["ChunkVerdict", "ContextPrecision", "ContextPrecisionResult", "average_precision"]
 

@@ -76,7 +76,7 @@ from localeval.text.entities import (
     strip_articles,
 )
 from localeval.text.spans import Span
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 if TYPE_CHECKING:
     from spacy.language import Language

@@ -4,7 +4,7 @@ the response states.
 RAGAS ``FactualCorrectness`` and RAGChecker's overall precision / recall / F1 (Ru et al., 2024),
 with the local judge in place of the LLM. Both texts are split into claims as for context
 recall (`localeval.text.split_claims`, or the metric's ``decomposer``) and judged with the
-same attribution as every claim metric (`localeval.backends.attribution`), the other text
+same attribution as every claim metric (`localeval.evidence.attribution`), the other text
 taking the place of the retrieved contexts:
 
     precision = response claims the reference entails / response claims
@@ -44,7 +44,7 @@ from localeval.metrics.precision_recall import f1
 from localeval.schema import Sample
 from localeval.text import Span
 from localeval.text.answers import is_non_answer, non_english_note
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 __all__ = ["AnswerClaims", "AnswerClaimsMetric", "CheckedClaim", "FactualCorrectness", "FactualCorrectnessResult", "Mode"]
 

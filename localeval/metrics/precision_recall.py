@@ -19,7 +19,7 @@ from localeval.metrics.context_precision import ContextPrecision, ContextPrecisi
 from localeval.metrics.context_recall import ContextRecall, ContextRecallResult
 from localeval.metrics.decomposed import DecompositionRecord, check_decomposer
 from localeval.schema import Sample
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 __all__ = ["PrecisionRecall", "PrecisionRecallResult"]
 

@@ -46,7 +46,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel
 
-from localeval.backends.attribution import Evidence
+from localeval.evidence.attribution import Evidence
 from localeval.metrics.base import MetricResult
 from localeval.metrics.claim_support import ClaimAttribution
 from localeval.metrics.decomposed import DecompositionRecord
@@ -58,7 +58,7 @@ from localeval.metrics.factual_correctness import (
     FactualCorrectnessResult,
 )
 from localeval.schema import Sample
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 __all__ = ["RAGChecker", "RAGCheckerClaim", "RAGCheckerResult", "Figure"]
 

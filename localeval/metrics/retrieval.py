@@ -40,7 +40,7 @@ from collections.abc import Iterable, Sequence
 
 from localeval.metrics.base import Metric, MetricResult
 from localeval.schema import Sample
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 __all__ = ["DEFAULT_KS", "RetrievalMetrics", "RetrievalResult", "dcg", "ndcg_at_k"]
 

@@ -10,7 +10,7 @@ localeval makes both judgements with its local judge, on its own sentences of th
 (`localeval.text.split_sentences`, the sentences every judged metric reads):
 
 * utilized: the response is split into claims (the rules faithfulness uses) and each claim
-  is attributed to the contexts (`localeval.backends.attribution.attribute`, the very
+  is attributed to the contexts (`localeval.evidence.attribution.attribute`, the very
   judgements faithfulness makes, so a run that scores both asks the judge nothing twice). A
   sentence is utilized when it is the evidence of a claim supported with P(entailment) >= the
   threshold (``used="evidence"``, the default), or, with ``used="entailing"``, when it lies
@@ -62,8 +62,8 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel
 
-from localeval.backends.attribution import Support, attribute
-from localeval.backends.session import JudgeSession
+from localeval.evidence.attribution import Support, attribute
+from localeval.judge.session import JudgeSession
 from localeval.metrics.base import MetricResult
 from localeval.metrics.claim_support import ClaimAttribution, JudgedMetric, RelevanceThresholdArgument, SkippedClaim
 from localeval.metrics.context_relevance import ContextRelevance, ContextRelevanceResult

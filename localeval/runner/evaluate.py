@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, overload
 
-from localeval.backends.cache import JudgementCache
-from localeval.backends.session import JudgeSession
+from localeval.judge.cache import JudgementCache
+from localeval.judge.session import JudgeSession
 from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.thresholds import did_you_mean
 from localeval.options import DEFAULT_LOCATE, DEFAULT_SELECTOR, Candidates, Locate, RunOptions, parse_max_units
@@ -489,7 +489,7 @@ def evaluate(
         column_map: target field -> column name, dotted path into a dict column, or
             ``callable(row)`` (see `localeval.runner.columns`).
         model, device: the judge for metrics given by name (default: the shipped judge, on
-            CUDA when present); any folder `localeval.backends.formats` reads (NLI, MiniCheck,
+            CUDA when present); any folder `localeval.judge.formats` reads (NLI, MiniCheck,
             HHEM-2.1-open, AlignScore), or ``"FORMAT:PATH"``.
         relevance_model: a separate relevance judge (a cross-encoder reranker folder...) for
             the metrics that judge relevance; ``None``: the judge's own relevance head.
@@ -512,20 +512,20 @@ def evaluate(
             a `Decomposer` object (see `localeval.llm`).
         precision: the judge's number format: ``"auto"`` (fp32 on CPU, fp16 on CUDA),
             ``"fp32"``, ``"bf16"`` (2-3x faster on CPUs with native bfloat16; probabilities
-            within ~0.02 of fp32) or ``"fp16"`` (CUDA). See `localeval.backends.precision`.
+            within ~0.02 of fp32) or ``"fp16"`` (CUDA). See `localeval.judge.dtypes`.
         max_units: for metrics given by name that attribute claims: judge each claim against
             at most this many units of the contexts (those sharing most of its words);
             ``None``: every unit; ``"default"``: the metrics' default (6).
         candidates: how those units are chosen: ``"overlap"`` (most of the claim's words),
             ``"bm25"``, ``"embedding"`` (MiniLM cosine) or ``"hybrid"`` (an overlap shortlist
-            re-ranked by cosine); see `localeval.backends.candidates`.
+            re-ranked by cosine); see `localeval.evidence.candidates`.
         locate: how a claim's evidence is narrowed to one sentence: ``"words"`` (no judge
             call) or ``"judge"`` (each sentence judged).
         screen: context relevance decides sentences sharing no content word with the
             question without the judge; ``False`` judges every sentence.
         contrasts: for metrics given by name that attribute claims: a unit that states another
             number or unit, the opposite direction or state, or negates what the claim affirms
-            cannot support it (`localeval.text.contrasts`); ``False``: the judge alone.
+            cannot support it (`localeval.text.contrast_rules`); ``False``: the judge alone.
         exhaustive: for metrics given by name that attribute claims: judge every chosen unit
             of a claim even after its closest unit accepts it, so each claim reports its
             highest probability (verdicts are the same; more judge pairs).
@@ -538,7 +538,7 @@ def evaluate(
             judge pairs one metric would ask for, estimated before scoring); a row over one is
             unscored with the reason (never truncated); ``None`` or 0: no limit (see
             `localeval.runner.budget`).
-        session: a `localeval.backends.session.JudgeSession` to score in (local engine only),
+        session: a `localeval.judge.session.JudgeSession` to score in (local engine only),
             for a caller that reads what the run did: its public ``counters`` (pairs asked,
             read from the cache, judged; forward passes; tokens) and ``timings`` (seconds per
             stage) are the run's, and stay readable after it. Its verdict cache (memory and

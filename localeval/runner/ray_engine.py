@@ -149,7 +149,7 @@ class _Scorer:
     def __init__(self, metrics: list[str], options: RunOptions, threads: int | None) -> None:
         import torch
 
-        from localeval.backends.session import JudgeSession
+        from localeval.judge.session import JudgeSession
         from localeval.runner.run import resolve_metrics
 
         if threads:

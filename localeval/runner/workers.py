@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 from localeval.metrics.base import Metric
 from localeval.runner.heap import release_freed_memory
 from localeval.runner.progress import Progress
@@ -207,7 +207,7 @@ class _Pool:
             self.answers[worker].put(("ok", probs))
 
     def _score(self, judge_index: int, flat: list, task: Any, batch_size: int) -> np.ndarray:
-        from localeval.backends.nli import distinct_pairs
+        from localeval.judge.nli import distinct_pairs
 
         judge = self.judges[judge_index]
         distinct, index = distinct_pairs(flat)
@@ -263,7 +263,7 @@ def _worker_main(worker: int, metrics: list[tuple[str, Metric]], options: Any, c
             raise RuntimeError(f"the judge process failed:\n{payload}")
         return payload
 
-    from localeval.backends.cache import JudgementCache
+    from localeval.judge.cache import JudgementCache
 
     # The cache file is opened anew: a SQLite connection must not cross a fork (nor may the
     # options' cache object, hence a memory-only one given explicitly without a file).

@@ -119,7 +119,7 @@ def write_model_card(
         status = f"Trained on GPU. {runs}"
     commands = "\n".join(st["command"] for st in stages)
     contrast_note = (
-        "\nContrast pairs (`localeval/training/contrast.py`) are minimal edits of sentences of the same "
+        "\nContrast pairs (`localeval/training/contrast_pairs.py`) are minimal edits of sentences of the same "
         "QA paragraphs: an entity of another sentence merged in, agent and patient swapped across a "
         "voice change, an attribute moved to the other item, a list member negated, a quantifier or "
         "direction flipped, a confusable number word (not entailed / contradiction), each beside "
