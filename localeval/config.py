@@ -47,6 +47,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
 
+from localeval.catalog import check_threshold_keys
 from localeval.options import RunOptions, parse_max_units
 
 if sys.version_info >= (3, 11):
@@ -134,11 +135,8 @@ class LocalevalConfig(_RunOptionKeys):
     @field_validator("thresholds")
     @classmethod
     def _probabilities(cls, value: dict[str, float]) -> dict[str, float]:
-        if value:  # a typo ("entail") must fail here, before any model loads
-            from localeval.metrics.registry import known_threshold_keys
-            from localeval.metrics.thresholds import check_threshold_keys
-
-            check_threshold_keys(value, known_threshold_keys())
+        if value:  # a typo ("entail") must fail here, before any model loads (the catalog is data only)
+            check_threshold_keys(value)
         return value
 
     def run_options(self) -> RunOptions:

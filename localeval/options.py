@@ -18,6 +18,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from localeval.catalog import check_threshold_keys
+
 __all__ = [
     "CANDIDATE_SELECTORS",
     "DEFAULT_CHUNK_SIZE",
@@ -26,6 +28,7 @@ __all__ = [
     "DEFAULT_SELECTOR",
     "Candidates",
     "Locate",
+    "RULE_NAMES",
     "RunOptions",
     "parse_max_units",
 ]
@@ -42,6 +45,9 @@ DEFAULT_SELECTOR: Candidates = "overlap"
 Locate = Literal["words", "judge"]
 DEFAULT_LOCATE: Locate = "words"
 """How a claim's evidence is narrowed to one sentence by default (`localeval.evidence.attribution.attribute`)."""
+RULE_NAMES = frozenset({"rule", "rules", "rule-based", "rule_based", "default"})
+"""Decomposer names that mean the default rules (``None``); kept here so checking the option
+loads no model code (`localeval.llm` re-exports it)."""
 DEFAULT_CHUNK_SIZE = 256
 """Rows scored together by default (`localeval.runner.run`)."""
 
@@ -104,18 +110,13 @@ class RunOptions(BaseModel):
     @classmethod
     def _checked_thresholds(cls, value: Any) -> dict[str, float]:
         table = {str(k): float(v) for k, v in dict(value or {}).items()}
-        if table:  # a typo ("entail") fails here, before any model loads
-            from localeval.metrics.registry import known_threshold_keys
-            from localeval.metrics.thresholds import check_threshold_keys
-
-            check_threshold_keys(table, known_threshold_keys())
+        if table:  # a typo ("entail") fails here, before any model loads (the catalog is data only)
+            check_threshold_keys(table)
         return table
 
     @field_validator("decomposer")
     @classmethod
     def _rule_is_none(cls, value: Any) -> Any:
-        from localeval.llm import RULE_NAMES
-
         return None if isinstance(value, str) and value.strip().lower() in RULE_NAMES else value
 
     def judge_batch_size(self, device_type: str) -> int:

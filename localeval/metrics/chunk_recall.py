@@ -25,7 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from localeval.evidence.attribution import attribute
-from localeval.metrics.base import CHUNK_INDEX, MetricResult
+from localeval.metrics.base import CHUNK_INDEX, MetricResult, register_metric
 from localeval.metrics.claim_support import JudgedMetric, RelevanceThresholdArgument
 from localeval.metrics.context_relevance import context_sentences, judge_sentences, question_budget
 from localeval.schema import Sample
@@ -75,6 +75,7 @@ class ChunkRecallResult(MetricResult):
         return missing_information(self.evaluated_chunks)
 
 
+@register_metric("chunk_recall.v1")
 class ChunkRecall(RelevanceThresholdArgument, JudgedMetric):
     """Share of relevant chunks whose information the answer reflects.
 
@@ -90,7 +91,6 @@ class ChunkRecall(RelevanceThresholdArgument, JudgedMetric):
     required_columns = ("user_input", "response", "retrieved_contexts")
     result_type = ChunkRecallResult
     # No evidence sentence is located (a reflected sentence is its own evidence): no ``locate``.
-    options_used = ("max_units", "exhaustive", "candidates", "contrasts")
 
     def __init__(
         self,

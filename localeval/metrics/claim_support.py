@@ -21,6 +21,7 @@ from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.decomposed import ClaimUnit, DecompositionRecord, check_decomposer, claim_units
 from localeval.metrics.pieced import ClaimPart, piece_together
 from localeval.metrics.thresholds import ThresholdChoice, choose_threshold, with_verdict
+from localeval.catalog import SCORING_OPTIONS
 from localeval.options import RunOptions
 from localeval.schema import Sample
 from localeval.judge.session import JudgeSession
@@ -29,9 +30,6 @@ __all__ = ["METRIC_KEYWORDS", "SCORING_OPTIONS", "ClaimAttribution", "ClaimSuppo
            "SkippedClaim"]
 
 
-SCORING_OPTIONS: tuple[str, ...] = ("max_units", "exhaustive", "candidates", "locate", "contrasts", "screen")
-"""The `RunOptions` fields that change how a judged metric scores, each read by the metrics
-that declare it (`JudgedMetric.options_used`)."""
 METRIC_KEYWORDS = frozenset({"batch_size", "thresholds", *SCORING_OPTIONS})
 """The `RunOptions` fields a judged metric also takes as keywords."""
 
@@ -368,7 +366,6 @@ class ClaimSupportMetric(JudgedMetric):
     """Share of the claims of ``claims_from`` that the retrieved contexts entail."""
 
     reads_verdict = True
-    options_used = ("max_units", "exhaustive", "candidates", "locate", "contrasts")
 
     claims_from: ClassVar[str]
     result_type: ClassVar[type[ClaimSupportResult]]

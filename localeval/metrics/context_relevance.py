@@ -53,7 +53,7 @@ from pydantic import BaseModel
 from localeval.evidence.candidates import relevance_screen
 from localeval.judge.nli import NLIJudge
 from localeval.evidence.relevance import chunk_relevance, sentence_relevance
-from localeval.metrics.base import MetricResult
+from localeval.metrics.base import MetricResult, register_metric
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.schema import Sample
 from localeval.text import Span, make_windows, split_sentences
@@ -216,6 +216,7 @@ class ContextRelevanceResult(MetricResult):
 # --------------------------------------------------------------------------- metric
 
 
+@register_metric("context_relevance.v1")
 class ContextRelevance(JudgedMetric):
     """Share of the retrieved text that is relevant to the question (see module docstring).
 
@@ -234,7 +235,6 @@ class ContextRelevance(JudgedMetric):
     result_type = ContextRelevanceResult
     threshold_kind: ClassVar[str] = "relevance"
 
-    options_used = ("screen",)
 
     def __init__(self, model=None, *, level: Level = "sentence", **options) -> None:
         if level not in ("sentence", "chunk"):

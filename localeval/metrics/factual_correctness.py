@@ -36,7 +36,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from localeval.metrics.base import MetricResult
+from localeval.metrics.base import MetricResult, register_metric
 from localeval.metrics.claim_support import ClaimAttribution, JudgedMetric
 from localeval.metrics.decomposed import ClaimUnit, DecompositionRecord, check_decomposer, claim_units
 from localeval.metrics.pieced import ClaimPart, piece_together
@@ -137,7 +137,6 @@ class AnswerClaimsMetric(JudgedMetric):
 
     reads_verdict = True
 
-    options_used = ("max_units", "exhaustive", "candidates", "locate", "contrasts")
 
     def __init__(self, model=None, *, split_coordination: bool = True, decomposer=None, pieced: bool = True,
                  **options) -> None:
@@ -161,6 +160,7 @@ class AnswerClaimsMetric(JudgedMetric):
         return out
 
 
+@register_metric("factual_correctness.v1")
 class FactualCorrectness(AnswerClaimsMetric):
     """Claims of the response checked against the reference and back (see module docstring).
 

@@ -37,7 +37,7 @@ from pydantic import BaseModel
 
 from localeval.evidence.attribution import Evidence
 from localeval.evidence.relevance import chunk_relevance
-from localeval.metrics.base import MetricResult
+from localeval.metrics.base import MetricResult, register_metric
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.metrics.context_relevance import (
     ContextSentence,
@@ -84,6 +84,7 @@ class QuestionRecallResult(MetricResult):
         return [q.text for q in self.sub_questions if not q.answerable]
 
 
+@register_metric("question_recall.v1")
 class QuestionRecall(JudgedMetric):
     """Share of the question's sub-questions that the retrieved contexts answer.
 

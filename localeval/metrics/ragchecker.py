@@ -47,7 +47,7 @@ from typing import Literal, get_args
 from pydantic import BaseModel
 
 from localeval.evidence.attribution import Evidence
-from localeval.metrics.base import MetricResult
+from localeval.metrics.base import MetricResult, register_metric
 from localeval.metrics.claim_support import ClaimAttribution
 from localeval.metrics.decomposed import DecompositionRecord
 from localeval.metrics.factual_correctness import (
@@ -122,6 +122,7 @@ def _share(count: int, total: int) -> float | None:
     return count / total if total else None
 
 
+@register_metric("ragchecker.v1")
 class RAGChecker(AnswerClaimsMetric):
     """RAGChecker's overall, retriever and generator figures (see module docstring).
 

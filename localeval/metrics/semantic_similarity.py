@@ -26,7 +26,7 @@ import os
 from typing import Any
 
 from localeval.judge.embeddings import Embedder, get_embedder
-from localeval.metrics.base import Metric, MetricResult, plain_setting
+from localeval.metrics.base import Metric, MetricResult, plain_setting, register_metric
 from localeval.schema import Sample
 from localeval.text.answers import declines, non_english_note
 from localeval.judge.session import JudgeSession
@@ -43,6 +43,7 @@ class SemanticSimilarityResult(MetricResult):
     model: str | None = None
 
 
+@register_metric("semantic_similarity.v1")
 class SemanticSimilarity(Metric):
     """Cosine similarity of response and reference embeddings (see module docstring).
 

@@ -64,7 +64,7 @@ from pydantic import BaseModel
 
 from localeval.evidence.attribution import Support, attribute
 from localeval.judge.session import JudgeSession
-from localeval.metrics.base import MetricResult
+from localeval.metrics.base import MetricResult, register_metric
 from localeval.metrics.claim_support import ClaimAttribution, JudgedMetric, RelevanceThresholdArgument, SkippedClaim
 from localeval.metrics.context_relevance import ContextRelevance, ContextRelevanceResult
 from localeval.metrics.decomposed import claim_units
@@ -158,6 +158,7 @@ def _utilized(contexts: Sequence[str], supports: Sequence[Support], threshold: f
     ]
 
 
+@register_metric("trace_utilization.v1")
 class TraceUtilization(JudgedMetric):
     """Share of the context sentences the response used (RAGBench ``utilization_score``).
 
@@ -175,7 +176,6 @@ class TraceUtilization(JudgedMetric):
     borrowed_key: ClassVar[str] = "faithfulness"
     """The key read after the metric's own: faithfulness makes the same decision."""
 
-    options_used = ("max_units", "exhaustive", "candidates", "locate", "contrasts")
 
     def __init__(self, model=None, *, used: Used = "evidence", split_coordination: bool = True,
                  decomposer=None, **options) -> None:
@@ -262,6 +262,7 @@ class TraceUtilization(JudgedMetric):
         return list(self.utilization(samples, self.resolved_threshold(), session, show_progress_bar))
 
 
+@register_metric("trace_completeness.v1")
 class TraceCompleteness(RelevanceThresholdArgument, TraceUtilization):
     """Share of the relevant context sentences the response used (RAGBench ``completeness_score``).
 
@@ -275,7 +276,6 @@ class TraceCompleteness(RelevanceThresholdArgument, TraceUtilization):
     result_type = TraceCompletenessResult
     threshold_kinds = ("entailment", "relevance")
 
-    options_used = (*TraceUtilization.options_used, "screen")
 
     def __init__(self, model=None, *, relevance_threshold: float | None = None, decomposer=None, **options) -> None:
         super().__init__(model, decomposer=decomposer, **options)
