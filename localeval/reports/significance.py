@@ -18,7 +18,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from localeval.reports.data import RunData, fetch_rows, iter_records
-from localeval.runner.human import LabelError, human_column, read_label
+from localeval.runner import LabelError, human_column, read_label
 from localeval.stats.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, paired_difference
 from localeval.stats.ppi import ppi_mean
 
