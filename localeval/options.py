@@ -13,24 +13,28 @@ Only options that change how rows are scored live here; where rows come from and
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from localeval.catalog import check_threshold_keys
 
 __all__ = [
     "CANDIDATE_SELECTORS",
+    "DEFAULT_BLOCK_SIZE",
     "DEFAULT_CHUNK_SIZE",
     "DEFAULT_LOCATE",
     "DEFAULT_MAX_UNITS",
     "DEFAULT_SELECTOR",
     "Candidates",
     "Locate",
+    "RENAMED_OPTIONS",
     "RULE_NAMES",
     "RunOptions",
     "parse_max_units",
+    "renamed_options",
 ]
 
 DEFAULT_MAX_UNITS = 6
@@ -48,8 +52,29 @@ DEFAULT_LOCATE: Locate = "words"
 RULE_NAMES = frozenset({"rule", "rules", "rule-based", "rule_based", "default"})
 """Decomposer names that mean the default rules (``None``); kept here so checking the option
 loads no model code (`localeval.llm` re-exports it)."""
-DEFAULT_CHUNK_SIZE = 256
-"""Rows scored together by default (`localeval.runner.run`)."""
+DEFAULT_BLOCK_SIZE = 256
+"""Rows scored together (a *block*) by default (`localeval.runner.run`)."""
+DEFAULT_CHUNK_SIZE = DEFAULT_BLOCK_SIZE  # the name before the rename (README, "Changelog")
+
+RENAMED_OPTIONS: dict[str, str] = {"chunk_size": "block_size", "precision": "dtype"}
+"""Options renamed so one word means one thing (a *chunk* is a retrieved text to RAG users, and
+*precision* a metric): old name -> new name. The old names are still accepted where users wrote
+them (RunOptions, evaluate(), the config file, the CLI), with a warning."""
+
+
+def renamed_options(values: Mapping[str, Any], *, where: str, category: type[Warning] = DeprecationWarning,
+                    stacklevel: int = 3) -> dict[str, Any]:
+    """``values`` with each old option name (`RENAMED_OPTIONS`) replaced by its new one, and a
+    warning per old name; both names given is an error (which one was meant?)."""
+    out = dict(values)
+    for old, new in RENAMED_OPTIONS.items():
+        if old not in out:
+            continue
+        if new in out:
+            raise ValueError(f"{where}: {old!r} and {new!r} are the same option (renamed); give {new!r} only")
+        warnings.warn(f"{where}: {old!r} is deprecated, use {new!r}", category, stacklevel=stacklevel)
+        out[new] = out.pop(old)
+    return out
 
 
 def parse_max_units(value: int | str | None, *, zero_means_all: bool = True) -> int | None:
@@ -75,7 +100,7 @@ def parse_max_units(value: int | str | None, *, zero_means_all: bool = True) -> 
 class RunOptions(BaseModel):
     """How a run scores: the judge, its number format and batches, thresholds, the claim
     attribution budget and how it is spent (candidates, locate), the context relevance
-    screen, the decomposer, the chunking and the verdict cache.
+    screen, the decomposer, the block size and the verdict cache.
 
     ``model`` and ``decomposer`` are names or paths (what a Ray actor can load on its own);
     the local engine also takes a loaded `NLIJudge` or decomposer object there.
@@ -86,7 +111,7 @@ class RunOptions(BaseModel):
     model: Any = Field(default=None, description="judge name, local model folder or loaded NLIJudge; None: the shipped judge")
     relevance_model: Any = Field(default=None, description="separate relevance judge (a reranker folder, FORMAT:PATH or loaded judge); None: the judge's own relevance head")
     device: str | None = Field(default=None, description="cpu, cuda, cuda:1 ...; None: CUDA when present")
-    precision: str | None = Field(default=None, description="auto, fp32, bf16, fp16 (localeval.judge.dtypes)")
+    dtype: str | None = Field(default=None, description="the judge's number format: auto, fp32, bf16, fp16 (localeval.judge.dtypes)")
     batch_size: int | None = Field(default=None, ge=1, description="pairs per forward pass; None: 32 on CPU, 128 on CUDA")
     thresholds: Mapping[str, float] = Field(default_factory=dict, description="user thresholds; a key here beats a stored one")
     max_units: int | None = Field(default=DEFAULT_MAX_UNITS, ge=1, description="units per claim; None: every unit")
@@ -97,8 +122,23 @@ class RunOptions(BaseModel):
     contrasts: bool = Field(default=True, description="contrast rules overrule the judge on a unit that states the opposite of a claim")
     score_declined: bool = Field(default=False, description="score answers that decline to answer (default: unscored with the reason)")
     decomposer: Any = Field(default=None, description="None/'rule', an instruction model path, or a decomposer object")
-    chunk_size: int = Field(default=DEFAULT_CHUNK_SIZE, ge=1, description="rows scored together")
+    block_size: int = Field(default=DEFAULT_BLOCK_SIZE, ge=1, description="rows scored together (a block)")
     cache: Any = Field(default=None, description="SQLite file of verdicts (a path, or a JudgementCache locally)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_names(cls, value: Any) -> Any:
+        return renamed_options(value, where="RunOptions", stacklevel=6) if isinstance(value, Mapping) else value
+
+    @property
+    def chunk_size(self) -> int:
+        """Deprecated name of `block_size`."""
+        return self.block_size
+
+    @property
+    def precision(self) -> str | None:
+        """Deprecated name of `dtype`."""
+        return self.dtype
 
     @field_validator("model", "relevance_model", "cache", "decomposer")
     @classmethod
@@ -134,7 +174,8 @@ class RunOptions(BaseModel):
             "locate": self.locate,
             "screen": self.screen,
             "contrasts": self.contrasts,
-            "precision": self.precision,
+            # Spelled as before the rename: stored results and run records of earlier runs are keyed on it.
+            "precision": self.dtype,
             # Only when given: the records (and stored-results keys) of runs without one stay as they were.
             **({} if self.relevance_model is None else {"relevance_model": self.relevance_model
                 if isinstance(self.relevance_model, str) else getattr(self.relevance_model, "name", "loaded judge")}),

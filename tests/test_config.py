@@ -50,12 +50,12 @@ def test_decomposer_key_is_a_path_relative_to_the_file_or_rule(tmp_path):
 
 
 def test_pyproject_table_and_precedence_of_localeval_toml(tmp_path):
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.localeval]\nchunk_size = 32\nengine = "ray"\n')
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.localeval]\nblock_size = 32\nengine = "ray"\n')
     effective = load_config(cwd=tmp_path)
-    assert effective.config.chunk_size == 32 and effective.config.engine == "ray"
+    assert effective.config.block_size == 32 and effective.config.engine == "ray"
     assert dict((k, s) for k, _, s in effective.rows())["engine"] == "pyproject.toml [tool.localeval]"
-    (tmp_path / "localeval.toml").write_text("chunk_size = 16\n")
-    assert load_config(cwd=tmp_path).config.chunk_size == 16  # localeval.toml wins; files do not mix
+    (tmp_path / "localeval.toml").write_text("block_size = 16\n")
+    assert load_config(cwd=tmp_path).config.block_size == 16  # localeval.toml wins; files do not mix
     assert load_config(cwd=tmp_path).config.engine == "local"
 
 
@@ -67,7 +67,7 @@ def test_pyproject_table_and_precedence_of_localeval_toml(tmp_path):
         ('engine = "spark"\n', "engine"),
         ("[thresholds]\nentailment = 1.5\n", "must be in [0, 1]"),
         ("metrics = []\n", "at least one metric"),
-        ("chunk_size = \n", "not valid TOML"),
+        ("block_size = \n", "not valid TOML"),
     ],
 )
 def test_bad_files_are_clear_errors(tmp_path, text, message):
@@ -90,7 +90,7 @@ def test_config_command_prints_values_and_sources(tmp_path, monkeypatch):
     assert "cpu" in line and line.rstrip().endswith("# localeval.toml")
     data = json.loads(cli.invoke(app, ["config", "--json"]).output)
     assert data["settings"]["thresholds"] == {"value": {"relevance": 0.4}, "source": "localeval.toml"}
-    assert data["settings"]["chunk_size"] == {"value": 256, "source": "default"}
+    assert data["settings"]["block_size"] == {"value": 256, "source": "default"}
 
 
 def _scores(path) -> list:

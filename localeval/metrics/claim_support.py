@@ -260,7 +260,7 @@ class JudgedMetric(Metric):
     def judge(self) -> NLIJudge:
         """The judge, loaded on first use (and shared with other metrics)."""
         if self._judge is None:
-            self._judge = get_judge(self._model, device=self._device, precision=self._options.precision)
+            self._judge = get_judge(self._model, device=self._device, precision=self._options.dtype)
         return self._judge
 
     @classmethod

@@ -241,7 +241,7 @@ def ray_chunks(
     ``skip`` holds the line numbers a resumed run already has; ``total`` (rows in the input,
     when known) only bounds the actor pool."""
     model, cache, decomposer, device = options.model, options.cache, options.decomposer, options.device
-    chunk_size = options.chunk_size
+    chunk_size = options.block_size
     if any(not isinstance(m, str) for m in metrics):
         raise TypeError('engine "ray" takes metric names: each actor builds its own metrics and loads its judge once')
     if model is not None and not isinstance(model, (str, os.PathLike)):

@@ -113,7 +113,7 @@ def resolve_metrics(
             if issubclass(cls, JudgedMetric):
                 # The run's options, whole: each metric reads those it uses (`options_used`).
                 if load_judge:
-                    judge = judge or get_judge(options.model, device=options.device, precision=options.precision,
+                    judge = judge or get_judge(options.model, device=options.device, precision=options.dtype,
                                                relevance_model=options.relevance_model)
                     kwargs.update(model=judge, options=options.model_copy(
                         update={"batch_size": options.judge_batch_size(judge.device.type)}))
