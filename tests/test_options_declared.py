@@ -107,7 +107,8 @@ def test_score_dataset_refuses_keywords_beside_options(monkeypatch):
                                       exhaustive=True)
 
 
-def test_cli_score_passes_every_field(monkeypatch, tmp_path):
+def _cli_capture(monkeypatch, tmp_path) -> tuple[dict[str, Any], Any]:
+    """(what the CLI's `score` passes to the runner, an input file), with no judge loaded."""
     seen: dict[str, Any] = {}
 
     def score_dataset(data, metrics, output, column_map=None, *, options, **_):
@@ -119,6 +120,11 @@ def test_cli_score_passes_every_field(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)  # no configuration file here
     data = tmp_path / "in.jsonl"
     data.write_text("{}\n")
+    return seen, data
+
+
+def test_cli_score_passes_every_field(monkeypatch, tmp_path):
+    seen, data = _cli_capture(monkeypatch, tmp_path)
     args = [arg for name in VALUES for arg in VALUES[name][0]]
     done = CliRunner().invoke(app, ["score", str(data), *args])
     assert done.exit_code == 2 and "captured" in done.output, done.output
@@ -163,17 +169,7 @@ def test_old_names_still_work_in_the_config_file_and_the_cli(monkeypatch, tmp_pa
         load_config(cwd=tmp_path)
     (tmp_path / "localeval.toml").unlink()
 
-    seen: dict[str, Any] = {}
-
-    def score_dataset(data, metrics, output, column_map=None, *, options, **_):
-        seen["options"] = options
-        raise Captured("captured")
-
-    monkeypatch.setattr(runner_package, "resolve_metrics", lambda metrics, *args, **kwargs: [])
-    monkeypatch.setattr(runner_package, "score_dataset", score_dataset)
-    monkeypatch.chdir(tmp_path)
-    data = tmp_path / "in.jsonl"
-    data.write_text("{}\n")
+    seen, data = _cli_capture(monkeypatch, tmp_path)
     args = [arg for flags, _ in OLD_SPELLINGS.values() for arg in flags]
     done = CliRunner().invoke(app, ["score", str(data), *args])
     assert "warning: --chunk-size is deprecated, use --block-size" in done.output, done.output
