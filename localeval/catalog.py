@@ -65,6 +65,7 @@ _NOISE = ("noise_sensitivity_relevant", "noise_sensitivity_irrelevant", "halluci
 METRIC_SPECS: tuple[MetricSpec, ...] = (
     MetricSpec("context_recall.v1", "localeval.metrics.context_recall", _CLAIMS, (("entailment", "context_recall"),)),
     MetricSpec("faithfulness.v1", "localeval.metrics.faithfulness", _CLAIMS, (("entailment", "faithfulness"),)),
+    # No evidence sentence is located (a reflected sentence is its own evidence): no ``locate``.
     MetricSpec("chunk_recall.v1", "localeval.metrics.chunk_recall", ("max_units", "exhaustive", "candidates", "contrasts"),
                (("entailment", "chunk_recall"), ("relevance", "chunk_recall_relevance"))),
     MetricSpec("context_precision.v1", "localeval.metrics.context_precision", _CLAIMS,

@@ -90,7 +90,6 @@ class ChunkRecall(RelevanceThresholdArgument, JudgedMetric):
     threshold_kinds = ("entailment", "relevance")
     required_columns = ("user_input", "response", "retrieved_contexts")
     result_type = ChunkRecallResult
-    # No evidence sentence is located (a reflected sentence is its own evidence): no ``locate``.
 
     def __init__(
         self,
