@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 # Names that hold a judge in localeval's code and benchmarks.
 JUDGE_NAMES = {"judge", "tiny_judge", "default_judge", "fp32", "bf16", "fallback", "scorer"}
@@ -215,3 +217,22 @@ def test_the_contract_catches_an_upward_import_and_a_cycle():
     private = {**clean, "localeval.reports.data": [("localeval.runner.summary", 2, True)]}
     assert contract_breaches(private, layers, {}, PUBLIC_ONLY) == [
         "localeval.reports.data:2 imports localeval.runner.summary: use the public localeval.runner"]
+
+
+def test_the_old_backends_package_still_imports_with_a_deprecation_warning():
+    import importlib
+    import sys
+
+    import localeval.evidence.attribution
+    import localeval.judge.dtypes
+    import localeval.judge.session
+
+    sys.modules.pop("localeval.backends", None)  # imported again: its warning is what a user sees
+    with pytest.warns(DeprecationWarning, match="localeval.backends is deprecated"):
+        backends = importlib.import_module("localeval.backends")
+    from localeval.backends.session import JudgeSession  # the README's earlier example
+
+    assert JudgeSession is localeval.judge.session.JudgeSession
+    assert sys.modules["localeval.backends.attribution"] is localeval.evidence.attribution
+    assert sys.modules["localeval.backends.precision"] is localeval.judge.dtypes
+    assert backends.NLIJudge is localeval.judge.NLIJudge
