@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from localeval.training import contrast, data as data_mod, sources
+from localeval.training import contrast_pairs as contrast, data as data_mod, sources
 from localeval.training.examples import NLI2, NLI3
 
 ENT, CON = 0, 2
