@@ -11,7 +11,7 @@ from localeval import evaluate
 from localeval.evidence.attribution import CONTRAST_WEIGHT, attribute
 from localeval.metrics import ContextRecall, Faithfulness
 from localeval.schema import Sample
-from localeval.text import contrasts as contrasts_module
+from localeval.text import contrast_rules as contrasts_module
 from localeval.text.contrast_rules import contrast
 from localeval.text.numbers import numbers_in
 
