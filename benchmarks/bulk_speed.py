@@ -112,7 +112,7 @@ def measured(rows: list[dict], metrics: list[str], judge, batch: int, cache: Pat
     file included, is timed with the run, as in a plain ``evaluate`` call), the text side in
     ``workers`` processes."""
     from localeval import evaluate
-    from localeval.backends.session import JudgeSession
+    from localeval.judge.session import JudgeSession
     from localeval.options import RunOptions
 
     start = time.perf_counter()
@@ -163,7 +163,7 @@ def profile_run(rows: list[dict], judge, batch: int, cache: Path | None = None, 
     import json
 
     from benchmarks.lib.flops import encoder_flops_from_sums
-    from localeval.backends.session import JudgeSession
+    from localeval.judge.session import JudgeSession
     from localeval.options import RunOptions
     from localeval.runner.evaluate import score_dataset
     from localeval.runner.profile import stage_profile
@@ -194,7 +194,7 @@ def profile_run(rows: list[dict], judge, batch: int, cache: Path | None = None, 
 
 
 def _profile_table(profiles: list[dict]) -> str:
-    from localeval.backends.session import STAGES
+    from localeval.judge.session import STAGES
 
     head = ["run", *STAGES, "other", "non-judge", "judge pairs/row", "pairs asked/row"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -212,7 +212,7 @@ import json, sys, time
 sys.path.insert(0, {root!r})
 from benchmarks.bulk_speed import METRICS, make_rows
 from localeval import evaluate
-from localeval.backends import get_judge
+from localeval.judge import get_judge
 judge = get_judge({model!r}, device={device!r}, precision={precision!r})
 rows = make_rows({n})
 start = time.perf_counter()
@@ -266,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only-workers", action="store_true", help="run the --workers comparison (and --profile) only")
     args = parser.parse_args(argv)
 
-    from localeval.backends import get_judge
+    from localeval.judge import get_judge
     from localeval.metrics import get_metric
 
     if args.only_workers:
@@ -418,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
 def _only_workers(args: argparse.Namespace, argv: list[str]) -> int:
     """``--only-workers``: the worker comparison (and, with ``--profile``, a profile per worker
     count) on the first size, nothing else: what a short session on a shared machine can run."""
-    from localeval.backends import get_judge
+    from localeval.judge import get_judge
 
     judge = get_judge(args.model, device=args.device, precision=args.precision)
     batch = args.batch_size or (128 if judge.device.type == "cuda" else 32)

@@ -87,7 +87,7 @@ AB_LENGTHS = (48, 96, 160)
 
 
 def packed_vs_plain(model: str | None, rounds: int, batch: int) -> dict:
-    """The bf16 judge's forward pass with its linear layers packed (`localeval.backends.kernels`)
+    """The bf16 judge's forward pass with its linear layers packed (`localeval.judge.kernels`)
     and plain, and the judge's layer-shaped matrix product, timed in turns (A, B, peak, A, B,
     peak...) on the same batches: on a machine other work loads, each round's three timings
     meet the same load, so the ratios hold where a before/after pair of runs would not.
@@ -99,7 +99,7 @@ def packed_vs_plain(model: str | None, rounds: int, batch: int) -> dict:
     import torch
 
     from benchmarks.flops import encoder_flops
-    from localeval.backends import NLIJudge
+    from localeval.judge import NLIJudge
 
     packed = NLIJudge(model, device="cpu", precision="bf16")
     before = os.environ.get("LOCALEVAL_PACKED_LINEAR")
@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     # Other work on the machine changes both figures; the load average says how much there was
     # (a ratio within one run still compares like with like only while the load holds steady).
     load_before = [round(x, 2) for x in os.getloadavg()]
-    from localeval.backends import get_judge
+    from localeval.judge import get_judge
 
     judge = get_judge(args.model, device="cpu", precision=args.precision)
     cfg = judge.model.config

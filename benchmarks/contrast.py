@@ -8,7 +8,7 @@ or only a reformatted currency, unit, percent or date; plain paraphrases and pla
 claims are the controls.
 
 Each claim is scored exactly as context recall scores a reference claim: through
-`localeval.backends.attribution.attribute` with the premise as the only retrieved context and
+`localeval.evidence.attribution.attribute` with the premise as the only retrieved context and
 the metric's unit options, and it counts as supported when its probability reaches the judge's
 threshold for context recall (``thresholds.context_recall`` in the judge's config.json, else
 its generic entailment threshold), the value `ContextRecall.resolved_threshold` gives. Every
@@ -124,8 +124,8 @@ def _summary(rows: list[dict]) -> dict:
 def score(items: list[ContrastItem], model: str | None, device: str | None, batch_size: int,
           contrasts: bool = True) -> dict:
     """Judge every item as context recall would; per-item rows plus the threshold used."""
-    from localeval.backends import get_judge
-    from localeval.backends.attribution import attribute
+    from localeval.judge import get_judge
+    from localeval.evidence.attribution import attribute
     from localeval.metrics import ContextRecall
 
     judge = get_judge(model, device=device)
@@ -175,8 +175,8 @@ def markdown(result: dict, items: dict[str, ContrastItem]) -> str:
         "",
         f"Judge `{result['model']['name']}` (weights sha256 `{result['model']['weights_sha256'][:12]}`), "
         f"verdict = P(entailment) >= {t['value']:.4f} (`{t['key']}`), premise as the only context, "
-        "scored through `localeval.backends.attribution.attribute` as context recall scores claims, "
-        + ("with the contrast rules (`localeval.text.contrasts`) on. " if result.get("contrasts", True)
+        "scored through `localeval.evidence.attribution.attribute` as context recall scores claims, "
+        + ("with the contrast rules (`localeval.text.contrast_rules`) on. " if result.get("contrasts", True)
            else "the judge alone (contrast rules off). ") +
         f"Data: `{result['data']['path']}` ({result['data']['n']} pairs, hand-written; sha256 "
         f"`{result['data']['sha256'][:12]}`).",
@@ -217,7 +217,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--device", default=None, help="cpu, cuda, ... (default: CUDA when available)")
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--no-contrasts", dest="contrasts", action="store_false",
-                   help="the judge alone: no contrast rule overrules it (localeval.text.contrasts)")
+                   help="the judge alone: no contrast rule overrules it (localeval.text.contrast_rules)")
     args = p.parse_args(argv)
     if args.limit is not None and args.limit < 1:
         p.error("--limit must be >= 1")

@@ -4,7 +4,7 @@
 
 1. **Contrast set** (`benchmarks/contrast/contrast_test.jsonl`, hand-written): every claim
    judged as context recall judges it (`benchmarks.contrast.score`), with the rules
-   (`localeval.text.contrasts`) and without; accuracy per category with its binomial SE, and
+   (`localeval.text.contrast_rules`) and without; accuracy per category with its binomial SE, and
    the items whose verdict the rules changed (right and wrong).
 2. **Development families** (WiCE dev, SummaC validation, BEGIN dev, FRANK validation,
    RAGBench adherence; the samples of `benchmarks/verdict.py` and the agreement harness):
@@ -43,7 +43,7 @@ from benchmarks.lib.metrics import auroc, paired_bootstrap_se  # noqa: E402
 def judge_units(judge, items: dict[str, list[dict]]) -> dict[str, list[dict]]:
     """Per item: its claims, each with every judged unit's text and raw P(entailment)."""
     from benchmarks.lib.overlap import overlap_score
-    from localeval.backends.attribution import attribute
+    from localeval.evidence.attribution import attribute
     from localeval.metrics.decomposed import claim_units
     from localeval.text import split_sentences
 
@@ -75,8 +75,8 @@ def replay(items: dict[str, list[dict]], rules: bool,
     """The verdict study's item format (``claims[].signals.p_best``, ``overlap``), each claim's
     probability the best over its units with (or without) the rules applied (``rule_set``:
     those rules only; default all)."""
-    from localeval.backends.attribution import CONTRAST_WEIGHT
-    from localeval.text.contrasts import CONTRAST_RULES, contrast
+    from localeval.evidence.attribution import CONTRAST_WEIGHT
+    from localeval.text.contrast_rules import CONTRAST_RULES, contrast
     from localeval.text.memo import TextMemo, remembering
 
     fired: Counter = Counter()
@@ -179,7 +179,7 @@ def markdown(result: dict) -> str:
         f"Judge `{result['model']}` (weights sha256 `{result['weights_sha256'][:12]}`). "
         f"Machine: {result['machine']['cpu']}, {result['machine']['date_utc']}. Command: `{result['command']}`.",
         "",
-        "A unit a rule fires on (`localeval.text.contrasts`: another number, another unit of the same "
+        "A unit a rule fires on (`localeval.text.contrast_rules`: another number, another unit of the same "
         f"kind, a bound from the other side, the opposite direction or state, a negated or excepted "
         f"item, an act given to another named agent or its arguments swapped, a subject taken from another sentence) has its P(entailment) multiplied by {result['weight']}; the claim keeps the best unit.",
         "",
@@ -223,8 +223,8 @@ def markdown(result: dict) -> str:
 
 def main(argv: list[str] | None = None) -> dict:
     from benchmarks.verdict import load_items
-    from localeval.backends import NLIJudge
-    from localeval.backends.attribution import CONTRAST_WEIGHT
+    from localeval.judge import NLIJudge
+    from localeval.evidence.attribution import CONTRAST_WEIGHT
     from localeval.metrics import Faithfulness
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

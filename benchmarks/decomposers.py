@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 def _run(args: argparse.Namespace) -> dict:
-    from localeval.backends import get_judge
+    from localeval.judge import get_judge
     from localeval.llm import LLMDecomposer
 
     task = read_wice_oracle(args.data_dir, args.limit)

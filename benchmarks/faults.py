@@ -582,7 +582,7 @@ def _inputs_and_signals(b: Bench, good: list[dict]) -> list[Callable[[], Outcome
         return o
 
     def every_position() -> Outcome:
-        from localeval.backends.session import JudgeSession
+        from localeval.judge.session import JudgeSession
         from localeval.metrics import ChunkRecall
         from localeval.schema import Sample
 
@@ -701,7 +701,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/faults.json")
     args = parser.parse_args(argv)
 
-    from localeval.backends import get_judge
+    from localeval.judge import get_judge
 
     judge = get_judge(None)  # the one `localeval score` loads (shared in this process)
     outcomes: list[Outcome] = []

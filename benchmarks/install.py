@@ -26,7 +26,7 @@ from benchmarks.lib.machine import describe_machine
 ROOT = Path(__file__).resolve().parents[1]
 RESULT = ROOT / "benchmarks" / "results" / "install.md"
 PROBE = ("from localeval import Sample; from localeval.metrics import ContextRecall; "
-         "from localeval.backends.registry import resolve_model; import localeval; "
+         "from localeval.judge.registry import resolve_model; import localeval; "
          "print(localeval.__file__); print(resolve_model(None)); "
          "print(ContextRecall().score(Sample(reference='Paris is in France.', "
          "retrieved_contexts=['Paris is the capital of France.'])).score)")

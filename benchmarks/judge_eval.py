@@ -61,7 +61,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--sets", default=None, help="comma-separated set names (or name prefixes) to score, e.g. anli,wice")
     p.add_argument(
         "--granularity", default="both", choices=["both", "window", "sentence"],
-        help="units the attribution sets are judged on (localeval.backends.attribution)",
+        help="units the attribution sets are judged on (localeval.evidence.attribution)",
     )
     p.add_argument("--unit-sentences", type=int, default=None,
                    help="sentences per short unit (default: the attribution default)")
@@ -72,7 +72,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--max-units", type=int, default=None,
                    help="attribution sets: judge each claim against at most N units, chosen by word overlap "
-                   "(localeval.backends.attribution max_units); 0: every unit; default: the metrics' default")
+                   "(localeval.evidence.attribution max_units); 0: every unit; default: the metrics' default")
     p.add_argument("--no-speed", action="store_true", help="skip the throughput measurement")
     p.add_argument(
         "--write-threshold", action="store_true",
@@ -134,7 +134,7 @@ def _load_tasks(args: argparse.Namespace, data: Path, model_dir: Path, notes: li
 def _speed(args: argparse.Namespace, judge, data: Path, load_seconds: float) -> dict:
     import torch
 
-    from localeval.backends.nli import NLIJudge
+    from localeval.judge.nli import NLIJudge
 
     speed: dict = {"load_seconds": round(load_seconds, 2)}
     if args.no_speed:
@@ -208,7 +208,7 @@ def dump_scores(path: Path, scored: dict[str, TaskScores], judge_name: str) -> N
 
 
 def run(args: argparse.Namespace, argv: list[str]) -> dict:
-    from localeval.backends.nli import NLIJudge
+    from localeval.judge.nli import NLIJudge
 
     wall = time.perf_counter()
     data = (args.data_dir or default_data_dir()).resolve()

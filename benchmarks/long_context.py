@@ -22,7 +22,7 @@ results go to ``benchmarks/results/long_context.{json,md}``.
 ``--relevance`` measures context relevance (sentence level) on realistic passages instead:
 RAGBench validation rows (real retrieved documents, from ``$LOCALEVAL_DATA_DIR/meta-eval``)
 whose contexts hold about 600 judge tokens together (``--tokens``, +-100), every row scored
-with the screen (`localeval.backends.candidates.relevance_screen`, the default) and without it
+with the screen (`localeval.evidence.candidates.relevance_screen`, the default) and without it
 (``screen=False``: every sentence judged). Seconds per row are wall time of `evaluate` on those
 rows, batched (all rows in one call) and one row per call, the best of ``--repeats`` runs
 alternating the two settings (the machine may be shared: the best run is the least disturbed),
@@ -86,8 +86,8 @@ def _current_rss_mb() -> float:
 
 def measure(words: int, model: str | None, device: str) -> dict:
     """Score one row of ``words`` context words in this process; return the figures."""
-    from localeval.backends import get_judge
-    from localeval.backends.session import JudgeSession
+    from localeval.judge import get_judge
+    from localeval.judge.session import JudgeSession
     from localeval.metrics import ContextRecall
 
     judge = get_judge(model, device=device)
@@ -136,7 +136,7 @@ def relevance_rows(data: Path, tokens: int, n: int, count_tokens) -> list[dict]:
 
 def measure_relevance(data: Path, tokens: int, n: int, repeats: int, model: str | None, device: str) -> dict:
     from localeval import evaluate
-    from localeval.backends import get_judge
+    from localeval.judge import get_judge
     from localeval.metrics import ContextRelevance
 
     judge = get_judge(model, device=device)

@@ -57,7 +57,7 @@ def child(rows: int, metrics: list[str], chunk_size: int, precision: str | None,
     """One run in this (fresh) process: the RSS curve against rows written."""
     from benchmarks.bulk_speed import make_rows
     from localeval.runner.evaluate import score_dataset
-    from localeval.backends import get_judge
+    from localeval.judge import get_judge
 
     with tempfile.TemporaryDirectory() as tmp:
         source, output = Path(tmp) / "rows.jsonl", Path(tmp) / "scored.jsonl"

@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     from benchmarks.agreement.frank import load_frank
     from benchmarks.agreement.scoring import Harness
     from benchmarks.lib.metrics import auroc, auroc_statistic, paired_bootstrap_se
-    from localeval.backends import get_judge
+    from localeval.judge import get_judge
     from localeval.metrics import ContextRecall, Faithfulness
 
     judge = get_judge(None)

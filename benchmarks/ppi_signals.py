@@ -50,7 +50,7 @@ def load_attributionbench(path: Path, limit: int | None = None) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from localeval.backends import NLIJudge
+    from localeval.judge import NLIJudge
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", type=Path, default=DATA)

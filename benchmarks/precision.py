@@ -59,8 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/precision.json")
     args = p.parse_args(argv)
 
-    from localeval.backends import NLIJudge
-    from localeval.backends.precision import cpu_has_native_bf16
+    from localeval.judge import NLIJudge
+    from localeval.judge.dtypes import cpu_has_native_bf16
 
     if not cpu_has_native_bf16():
         print("this CPU has no native bf16 (AVX512-BF16 / AMX): nothing to compare", file=sys.stderr)

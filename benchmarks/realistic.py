@@ -54,7 +54,7 @@ def share(hits: list[bool]) -> dict:
 
 def score_rows(rows: list[dict], pieced: bool, judge) -> tuple[dict[str, list], dict[str, dict]]:
     """Per metric: its results on every row, and its speed (rows/s, judge pairs per row)."""
-    from localeval.backends.session import JudgeSession
+    from localeval.judge.session import JudgeSession
     from localeval.metrics import get_metric
     from localeval.options import RunOptions
 
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/realistic.json")
     args = parser.parse_args(argv)
 
-    from localeval.backends import get_judge
+    from localeval.judge import get_judge
 
     rows = load_rows(args.data)
     judge = get_judge(None)

@@ -6,7 +6,7 @@
    article), SummaC validation (four subsets pooled), BEGIN dev, FRANK validation, RAGBench
    validation adherence -- is split into claims as `Faithfulness` splits a response, and
    every claim is judged by `attribute` exactly as the metric judges it (its 6 closest units,
-   every unit judged), keeping each claim's signals (`localeval.backends.verdict.SIGNALS`).
+   every unit judged), keeping each claim's signals (`localeval.evidence.verdict.SIGNALS`).
    Same samples as the agreement harness (`benchmarks.agreement.run.CAPS`, seeded). The
    signals are saved (``--features``) so that fitting again costs no judge call.
 2. **Study.** An item is supported when its weakest claim is (min over claims, as the
@@ -91,7 +91,7 @@ def load_items(data: Path, limit: int | None, everything: Sequence[str] = ()) ->
 
 def compute_signals(judge, items: dict[str, list[dict]]) -> dict[str, list[dict]]:
     """Each item gets ``claims``: per claim its signals and its word-overlap score."""
-    from localeval.backends.attribution import attribute
+    from localeval.evidence.attribution import attribute
     from localeval.metrics.decomposed import claim_units
 
     for family, rows in items.items():
@@ -132,7 +132,7 @@ def _item_scores(rows: list[dict], score) -> np.ndarray:
 def _fit(rows: list[dict], signals: list[str], vetoes: Sequence[str] = ()):
     from sklearn.linear_model import LogisticRegression
 
-    from localeval.backends.verdict import VerdictModel
+    from localeval.evidence.verdict import VerdictModel
 
     train = [(r, w) for r in rows if (w := _weakest(r)) is not None]
     x = np.asarray([[w["signals"][s] for s in signals] for _, w in train])
@@ -163,7 +163,7 @@ def coverage_fitter(powers: Sequence[float]) -> Fitter:
     """`CoverageVerdict` (``p_best * coverage_all ** power``): the power among ``powers`` with
     the best unweighted mean balanced accuracy over the training families (each at the
     threshold that maximises it), so a held-out family never takes part in choosing it."""
-    from localeval.backends.verdict import CoverageVerdict
+    from localeval.evidence.verdict import CoverageVerdict
 
     def fit(train: dict[str, list[dict]]):
         best = None
@@ -321,7 +321,7 @@ def contrast_set_check(judge, model) -> dict:
     where every unsupported claim repeats the premise's words."""
     from benchmarks.contrast import DATA
     from benchmarks.contrast import load_items as load_contrast
-    from localeval.backends.attribution import attribute
+    from localeval.evidence.attribution import attribute
     from localeval.metrics import ContextRecall
 
     items = load_contrast(DATA)
@@ -369,7 +369,7 @@ def final_model(items: dict[str, list[dict]], signals: list[str] | None = None, 
 # ------------------------------------------------------------------ report
 
 def markdown(result: dict) -> str:
-    from localeval.backends.verdict import SIGNALS
+    from localeval.evidence.verdict import SIGNALS
 
     lines = [
         "# Learned claim verdict vs the judge alone vs word overlap (leave one family out)",
@@ -483,8 +483,8 @@ def markdown(result: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    from localeval.backends import NLIJudge
-    from localeval.backends.verdict import SIGNALS
+    from localeval.judge import NLIJudge
+    from localeval.evidence.verdict import SIGNALS
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", default=None, help="judge name or folder (default: the shipped judge)")

@@ -214,7 +214,7 @@ def calibrate(data: Any, metrics: Sequence[str], column_map: Mapping[str, Any] |
     """Calibrate each of ``metrics`` on the rows of ``data`` labelled for it (see the module).
     Raises ValueError when a metric has fewer than `MIN_LABELS` usable labels (binary: fewer
     than `MIN_PER_CLASS` of a class) or makes no thresholded judge decision."""
-    from localeval.backends.session import JudgeSession
+    from localeval.judge.session import JudgeSession
     from localeval.runner.run import resolve_metrics
 
     names = [n for n, _ in resolve_metrics(list(metrics), load_judge=False)]

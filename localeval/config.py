@@ -12,7 +12,7 @@ relative to that file.
 model = "localeval-judge-minilm-l6"   # judge name or model folder (or FORMAT:PATH: localeval judges)
 # relevance_model = "models/bge-reranker-base"   # a separate relevance judge (cross-encoder reranker)
 device = "cuda"
-precision = "auto"                    # auto, fp32, bf16 (fast on CPUs with native bf16), fp16
+dtype = "auto"                        # auto, fp32, bf16 (fast on CPUs with native bf16), fp16
 candidates = "overlap"                # how a claim's units are chosen: overlap, bm25, embedding, hybrid
 locate = "words"                      # evidence sentence found by words, or "judge"
 screen = true                         # context relevance: no shared word, no judge call
@@ -23,7 +23,7 @@ no_progress = true                    # or progress = false (any --no-X flag wor
 fail_under = { faithfulness = 0.7 }   # CI gates: exit 1 under a mean (or ["faithfulness=0.7"])
 max_unscored = 5                      # ... or when over 5 % of rows go unscored for a metric
 batch_size = 128
-chunk_size = 512
+block_size = 512
 metrics = ["context_recall", "faithfulness"]
 engine = "ray"                        # or "local"
 ray_address = "auto"                  # an existing Ray cluster (omit: a local one)
@@ -49,7 +49,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
 
-from localeval.options import RunOptions, parse_max_units
+from localeval.catalog import check_threshold_keys
+from localeval.options import RunOptions, parse_max_units, renamed_options
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -69,7 +70,7 @@ class ConfigError(ValueError):
 # The run options the file spells as `RunOptions` does are taken from it (annotation, default,
 # bounds, description): the option list is written once, in `localeval.options`. The file
 # overrides below only the keys it encodes differently (``max_units = 0``: every unit,
-# ``decomposer = "rule"``, ``precision = "auto"``, paths as text).
+# ``decomposer = "rule"``, ``dtype = "auto"``, paths as text).
 _RunOptionKeys = create_model(  # type: ignore[call-overload]
     "_RunOptionKeys",
     __config__=ConfigDict(extra="forbid", frozen=True),
@@ -85,7 +86,7 @@ class LocalevalConfig(_RunOptionKeys):
 
     metrics: list[str] = Field(default_factory=lambda: ["context_recall"])
     model: str | None = Field(default=None, description="judge name or local model folder (default: the shipped judge)")
-    precision: Literal["auto", "fp32", "bf16", "fp16"] = Field(
+    dtype: Literal["auto", "fp32", "bf16", "fp16"] = Field(
         default="auto", description="judge number format: auto (fp32 on CPU, fp16 on CUDA), fp32, bf16, fp16"
     )
     max_units: int | None = Field(
@@ -141,11 +142,8 @@ class LocalevalConfig(_RunOptionKeys):
     @field_validator("thresholds")
     @classmethod
     def _probabilities(cls, value: dict[str, float]) -> dict[str, float]:
-        if value:  # a typo ("entail") must fail here, before any model loads
-            from localeval.metrics.registry import known_threshold_keys
-            from localeval.metrics.thresholds import check_threshold_keys
-
-            check_threshold_keys(value, known_threshold_keys())
+        if value:  # a typo ("entail") must fail here, before any model loads (the catalog is data only)
+            check_threshold_keys(value)
         return value
 
     def run_options(self) -> RunOptions:
@@ -222,6 +220,10 @@ def _file_values(path: Path, is_pyproject: bool) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: [tool.localeval] must be a table")
     data = {key.replace("-", "_"): value for key, value in data.items()}
+    try:  # a key's old name (chunk_size, precision) still works, with a warning the CLI prints
+        data = renamed_options(data, where=str(path), category=FutureWarning)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     # Flags written as keys: ``no_progress = true`` is ``progress = false`` (--no-progress).
     for key in [k for k in data if k.startswith("no_") and k[3:] in LocalevalConfig.model_fields]:
         value = data.pop(key)

@@ -3,7 +3,7 @@
 The command line, the configuration file, `localeval.evaluate` and the Ray engine all build
 this object once, at their boundary (where the CLI's and the config file's encodings are
 parsed), and pass it down unchanged: `localeval.runner.run.resolve_metrics` builds the metrics
-from it and `localeval.backends.session.JudgeSession` keeps it for the run. It is frozen (no
+from it and `localeval.judge.session.JudgeSession` keeps it for the run. It is frozen (no
 layer can change what another one sees) and picklable (a Ray actor receives it as it is).
 
 Only options that change how rows are scored live here; where rows come from and go to
@@ -13,37 +13,68 @@ Only options that change how rows are scored live here; where rows come from and
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from localeval.catalog import check_threshold_keys
 
 __all__ = [
     "CANDIDATE_SELECTORS",
+    "DEFAULT_BLOCK_SIZE",
     "DEFAULT_CHUNK_SIZE",
     "DEFAULT_LOCATE",
     "DEFAULT_MAX_UNITS",
     "DEFAULT_SELECTOR",
     "Candidates",
     "Locate",
+    "RENAMED_OPTIONS",
+    "RULE_NAMES",
     "RunOptions",
     "parse_max_units",
+    "renamed_options",
 ]
 
 DEFAULT_MAX_UNITS = 6
-"""Units of the contexts each claim is judged against by default (`localeval.backends.attribution`)."""
+"""Units of the contexts each claim is judged against by default (`localeval.evidence.attribution`)."""
 # The attribution options' names and defaults live here, not beside their code, so the CLI and
 # the config file check a value without importing the judge's modules (torch).
 Candidates = Literal["overlap", "bm25", "embedding", "hybrid"]
-"""The candidate selectors of `localeval.backends.candidates` (``SELECTORS``; a test keeps both equal)."""
+"""The candidate selectors of `localeval.evidence.candidates` (``SELECTORS``; a test keeps both equal)."""
 CANDIDATE_SELECTORS: tuple[str, ...] = get_args(Candidates)
 DEFAULT_SELECTOR: Candidates = "overlap"
 """How a claim's ``max_units`` units are chosen unless told otherwise (benchmarks/results/candidates.md)."""
 Locate = Literal["words", "judge"]
 DEFAULT_LOCATE: Locate = "words"
-"""How a claim's evidence is narrowed to one sentence by default (`localeval.backends.attribution.attribute`)."""
-DEFAULT_CHUNK_SIZE = 256
-"""Rows scored together by default (`localeval.runner.run`)."""
+"""How a claim's evidence is narrowed to one sentence by default (`localeval.evidence.attribution.attribute`)."""
+RULE_NAMES = frozenset({"rule", "rules", "rule-based", "rule_based", "default"})
+"""Decomposer names that mean the default rules (``None``); kept here so checking the option
+loads no model code (`localeval.llm` re-exports it)."""
+DEFAULT_BLOCK_SIZE = 256
+"""Rows scored together (a *block*) by default (`localeval.runner.run`)."""
+DEFAULT_CHUNK_SIZE = DEFAULT_BLOCK_SIZE  # the name before the rename (README, "Changelog")
+
+RENAMED_OPTIONS: dict[str, str] = {"chunk_size": "block_size", "precision": "dtype"}
+"""Options renamed so one word means one thing (a *chunk* is a retrieved text to RAG users, and
+*precision* a metric): old name -> new name. The old names are still accepted where users wrote
+them (RunOptions, evaluate(), the config file, the CLI), with a warning."""
+
+
+def renamed_options(values: Mapping[str, Any], *, where: str, category: type[Warning] = DeprecationWarning,
+                    stacklevel: int = 3) -> dict[str, Any]:
+    """``values`` with each old option name (`RENAMED_OPTIONS`) replaced by its new one, and a
+    warning per old name; both names given is an error (which one was meant?)."""
+    out = dict(values)
+    for old, new in RENAMED_OPTIONS.items():
+        if old not in out:
+            continue
+        if new in out:
+            raise ValueError(f"{where}: {old!r} and {new!r} are the same option (renamed); give {new!r} only")
+        warnings.warn(f"{where}: {old!r} is deprecated, use {new!r}", category, stacklevel=stacklevel)
+        out[new] = out.pop(old)
+    return out
 
 
 def parse_max_units(value: int | str | None, *, zero_means_all: bool = True) -> int | None:
@@ -69,7 +100,7 @@ def parse_max_units(value: int | str | None, *, zero_means_all: bool = True) -> 
 class RunOptions(BaseModel):
     """How a run scores: the judge, its number format and batches, thresholds, the claim
     attribution budget and how it is spent (candidates, locate), the context relevance
-    screen, the decomposer, the chunking and the verdict cache.
+    screen, the decomposer, the block size and the verdict cache.
 
     ``model`` and ``decomposer`` are names or paths (what a Ray actor can load on its own);
     the local engine also takes a loaded `NLIJudge` or decomposer object there.
@@ -80,7 +111,7 @@ class RunOptions(BaseModel):
     model: Any = Field(default=None, description="judge name, local model folder or loaded NLIJudge; None: the shipped judge")
     relevance_model: Any = Field(default=None, description="separate relevance judge (a reranker folder, FORMAT:PATH or loaded judge); None: the judge's own relevance head")
     device: str | None = Field(default=None, description="cpu, cuda, cuda:1 ...; None: CUDA when present")
-    precision: str | None = Field(default=None, description="auto, fp32, bf16, fp16 (localeval.backends.precision)")
+    dtype: str | None = Field(default=None, description="the judge's number format: auto, fp32, bf16, fp16 (localeval.judge.dtypes)")
     batch_size: int | None = Field(default=None, ge=1, description="pairs per forward pass; None: 32 on CPU, 128 on CUDA")
     thresholds: Mapping[str, float] = Field(default_factory=dict, description="user thresholds; a key here beats a stored one")
     max_units: int | None = Field(default=DEFAULT_MAX_UNITS, ge=1, description="units per claim; None: every unit")
@@ -91,8 +122,23 @@ class RunOptions(BaseModel):
     contrasts: bool = Field(default=True, description="contrast rules overrule the judge on a unit that states the opposite of a claim")
     score_declined: bool = Field(default=False, description="score answers that decline to answer (default: unscored with the reason)")
     decomposer: Any = Field(default=None, description="None/'rule', an instruction model path, or a decomposer object")
-    chunk_size: int = Field(default=DEFAULT_CHUNK_SIZE, ge=1, description="rows scored together")
+    block_size: int = Field(default=DEFAULT_BLOCK_SIZE, ge=1, description="rows scored together (a block)")
     cache: Any = Field(default=None, description="SQLite file of verdicts (a path, or a JudgementCache locally)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_names(cls, value: Any) -> Any:
+        return renamed_options(value, where="RunOptions", stacklevel=6) if isinstance(value, Mapping) else value
+
+    @property
+    def chunk_size(self) -> int:
+        """Deprecated name of `block_size`."""
+        return self.block_size
+
+    @property
+    def precision(self) -> str | None:
+        """Deprecated name of `dtype`."""
+        return self.dtype
 
     @field_validator("model", "relevance_model", "cache", "decomposer")
     @classmethod
@@ -104,18 +150,13 @@ class RunOptions(BaseModel):
     @classmethod
     def _checked_thresholds(cls, value: Any) -> dict[str, float]:
         table = {str(k): float(v) for k, v in dict(value or {}).items()}
-        if table:  # a typo ("entail") fails here, before any model loads
-            from localeval.metrics.registry import known_threshold_keys
-            from localeval.metrics.thresholds import check_threshold_keys
-
-            check_threshold_keys(table, known_threshold_keys())
+        if table:  # a typo ("entail") fails here, before any model loads (the catalog is data only)
+            check_threshold_keys(table)
         return table
 
     @field_validator("decomposer")
     @classmethod
     def _rule_is_none(cls, value: Any) -> Any:
-        from localeval.llm import RULE_NAMES
-
         return None if isinstance(value, str) and value.strip().lower() in RULE_NAMES else value
 
     def judge_batch_size(self, device_type: str) -> int:
@@ -133,7 +174,8 @@ class RunOptions(BaseModel):
             "locate": self.locate,
             "screen": self.screen,
             "contrasts": self.contrasts,
-            "precision": self.precision,
+            # Spelled as before the rename: stored results and run records of earlier runs are keyed on it.
+            "precision": self.dtype,
             # Only when given: the records (and stored-results keys) of runs without one stay as they were.
             **({} if self.relevance_model is None else {"relevance_model": self.relevance_model
                 if isinstance(self.relevance_model, str) else getattr(self.relevance_model, "name", "loaded judge")}),

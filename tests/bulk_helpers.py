@@ -93,7 +93,7 @@ def same_up_to(a, b, tol: float = 1e-6) -> bool:
 def spy_on_sessions(monkeypatch) -> list[list[tuple[str, str]]]:
     """The pairs of every judge call made through any `JudgeSession` (the one path metrics
     take to a judge), one list per call, as asked (before identical pairs are merged)."""
-    from localeval.backends.session import JudgeSession
+    from localeval.judge.session import JudgeSession
 
     calls: list[list[tuple[str, str]]] = []
     original = JudgeSession.predict

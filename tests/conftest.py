@@ -168,7 +168,7 @@ def tiny_nli_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_judge(tiny_nli_dir):
-    from localeval.backends import NLIJudge
+    from localeval.judge import NLIJudge
 
     return NLIJudge(tiny_nli_dir, device="cpu")
 
@@ -176,7 +176,7 @@ def tiny_judge(tiny_nli_dir):
 @pytest.fixture(scope="session")
 def default_judge():
     """The shipped default judge: the real model every judgement test must use."""
-    from localeval.backends import get_judge
+    from localeval.judge import get_judge
 
     return get_judge(None)
 

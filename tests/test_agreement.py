@@ -219,7 +219,7 @@ def test_pairwise_counts_ties_as_half():
 
 
 def test_metrics_use_their_own_threshold_then_the_generic_one(tiny_nli_dir):
-    from localeval.backends import NLIJudge
+    from localeval.judge import NLIJudge
     from localeval.metrics import ChunkRecall, ContextRecall, ContextRelevance, Faithfulness
 
     judge = NLIJudge(tiny_nli_dir, device="cpu")
@@ -257,7 +257,7 @@ def test_decomposer_comparison_puts_each_run_in_its_own_column():
 
 
 def test_a_decomposer_reaches_every_metric_that_splits_text(tiny_nli_dir):
-    from localeval.backends import get_judge
+    from localeval.judge import get_judge
     from localeval.text.questions import RuleBasedDecomposer
 
     from benchmarks.agreement.scoring import build_metrics

@@ -11,7 +11,7 @@ import sqlite3
 
 import pytest
 
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 from localeval.options import RunOptions
 from localeval.runner.output import dumps, record
 from localeval.runner import stored as stored_module
@@ -50,14 +50,14 @@ ROWS = [
 ]
 
 
-def _scored(rows, judge, cache=None, chunk_size=256):
+def _scored(rows, judge, cache=None, block_size=256):
     """(records as JSON lines, session) of one run with its own session, as a new process."""
-    options = RunOptions(model=judge, cache=cache, chunk_size=chunk_size)
+    options = RunOptions(model=judge, cache=cache, block_size=block_size)
     named = resolve_metrics(METRICS, options)
     source = (make_row(i, i + 1, dict(r)) for i, r in enumerate(rows))
     with JudgeSession(options) as session:
         lines = [dumps(record(row, results)) for chunk in run_chunks(source, named, session=session,
-                                                                     chunk_size=chunk_size) for row, results in chunk]
+                                                                     chunk_size=block_size) for row, results in chunk]
     return lines, session
 
 
@@ -121,8 +121,8 @@ def test_damaged_stored_analyses_are_made_again(tiny_judge, tmp_path):
 
 def test_analyses_are_read_with_two_queries_per_chunk(tiny_judge, tmp_path, monkeypatch):
     cache = tmp_path / "verdicts.sqlite"
-    _scored(ROWS * 4, tiny_judge, cache, chunk_size=3)
-    from localeval.backends.cache import JudgementCache
+    _scored(ROWS * 4, tiny_judge, cache, block_size=3)
+    from localeval.judge.cache import JudgementCache
 
     calls = []
     original = JudgementCache.read_analyses
@@ -133,7 +133,7 @@ def test_analyses_are_read_with_two_queries_per_chunk(tiny_judge, tmp_path, monk
     monkeypatch.setattr(JudgeSession, "contrasts",
                         lambda self, triples, rules=None: batches.append(len(triples))
                         or original_contrasts(self, triples, rules))
-    _scored(ROWS * 4, tiny_judge, cache, chunk_size=3)
+    _scored(ROWS * 4, tiny_judge, cache, block_size=3)
     # 8 rows in chunks of 3: per chunk one query for the rows' texts, one for their sentences,
     # and at most one per batch of contrast reasons (never one per pair).
     assert batches and sum(batches) > len(batches)

@@ -8,9 +8,9 @@ import warnings
 import numpy as np
 import pytest
 
-from localeval.backends import JudgeNotFoundError, NLIJudge, resolve_model
-from localeval.backends.labels import read_label_layout
-from localeval.backends.session import JudgeSession
+from localeval.judge import JudgeNotFoundError, NLIJudge, resolve_model
+from localeval.judge.labels import read_label_layout
+from localeval.judge.session import JudgeSession
 
 from conftest import build_tiny_model
 
@@ -66,7 +66,7 @@ def test_batching_and_order_do_not_change_scores(tiny_judge):
 def test_pairs_are_encoded_in_bounded_slices(tiny_judge, monkeypatch):
     """A call with many pairs (a long context) is tokenized a slice at a time, so memory does
     not grow with the call, and the verdicts are those of one slice."""
-    import localeval.backends.nli as nli
+    import localeval.judge.nli as nli
 
     words = "the cat sat on the mat and the dog was in paris with the red sun".split()
     pairs = [(" ".join(words[: 3 + i]), " ".join(words[i : i + 3])) for i in range(12)]
@@ -242,7 +242,7 @@ def test_unknown_judge_name_is_a_clear_error():
 
 
 def test_registry_lists_models_from_env(tmp_path, monkeypatch, tiny_nli_dir):
-    from localeval.backends import list_models
+    from localeval.judge import list_models
 
     build_tiny_model(tmp_path / "my-judge", {0: "entailment", 1: "not_entailment"})
     monkeypatch.setenv("LOCALEVAL_MODELS_DIR", str(tmp_path))
@@ -262,7 +262,7 @@ def test_claim_longer_than_the_input_is_truncated_not_a_crash(tiny_judge):
 
 
 def test_max_units_judges_only_the_closest_units(tiny_judge):
-    from localeval.backends.attribution import attribute
+    from localeval.evidence.attribution import attribute
 
     context = (
         "The observatory opened in Vienna in 1880. The harbour froze during the winter. "
@@ -288,7 +288,7 @@ def test_max_units_judges_only_the_closest_units(tiny_judge):
 
 
 def test_max_units_reaches_metrics_built_by_name(tiny_judge):
-    from localeval.backends.attribution import DEFAULT_MAX_UNITS
+    from localeval.evidence.attribution import DEFAULT_MAX_UNITS
     from localeval.runner.run import resolve_metrics
 
     def units(**kw):

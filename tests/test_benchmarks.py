@@ -205,7 +205,7 @@ def test_hybrid_blend_is_chosen_on_dev_and_applied_per_claim(tmp_path):
 
 def test_precision_benchmark_plumbing(tmp_path, tiny_nli_dir, shared_data):
     from benchmarks import precision
-    from localeval.backends.precision import cpu_has_native_bf16
+    from localeval.judge.dtypes import cpu_has_native_bf16
 
     out = tmp_path / "precision.json"
     argv = ["--model", str(tiny_nli_dir), "--pairs", "8", "--repeats", "1", "--batch-size", "4",
@@ -298,7 +298,7 @@ def test_compute_floor_plumbing(tmp_path, one_torch_thread):
     assert recall["ceiling_rows_per_s_at_peak"] == pytest.approx(
         result["peak_tflop_per_s"] * 1e3 / recall["gflop_per_row"], rel=0.01, abs=0.06)
     assert "ceiling at peak" in out.with_suffix(".md").read_text()
-    from localeval.backends.precision import cpu_has_native_bf16
+    from localeval.judge.dtypes import cpu_has_native_bf16
 
     if cpu_has_native_bf16():  # packed and plain bf16 linear layers timed in turns: same logits
         ab = compute_floor.packed_vs_plain(str(tiny), rounds=1, batch=2)

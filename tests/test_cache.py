@@ -10,9 +10,9 @@ import pytest
 import torch
 
 from localeval import evaluate
-from localeval.backends import NLIJudge
-from localeval.backends.cache import JudgementCache, model_identity
-from localeval.backends.session import JudgeSession
+from localeval.judge import NLIJudge
+from localeval.judge.cache import JudgementCache, model_identity
+from localeval.judge.session import JudgeSession
 from localeval.metrics import ContextRecall, PrecisionRecall
 
 from bulk_helpers import THREE_LABELS, make_rows, sharp_tiny_model
@@ -98,9 +98,9 @@ def test_second_evaluate_run_makes_no_model_call(model_dir, tmp_path, monkeypatc
     judge = NLIJudge(model_dir, device="cpu")
     rows = make_rows(10)
     path = tmp_path / "verdicts.sqlite"
-    first = evaluate(rows, [ContextRecall(judge)], cache=path, chunk_size=4, show_progress=False)
+    first = evaluate(rows, [ContextRecall(judge)], cache=path, block_size=4, show_progress=False)
     calls = _count_model_calls(judge, monkeypatch)
-    second = evaluate(rows, [ContextRecall(judge)], cache=path, chunk_size=4, show_progress=False)
+    second = evaluate(rows, [ContextRecall(judge)], cache=path, block_size=4, show_progress=False)
     assert calls == []
     assert second.scores("context_recall") == first.scores("context_recall")
     assert [r.results["context_recall"].model_dump() for r in second] == [r.results["context_recall"].model_dump() for r in first]

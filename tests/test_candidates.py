@@ -1,10 +1,10 @@
-"""Candidate selection (localeval.backends.candidates): real text, the real embedding model."""
+"""Candidate selection (localeval.evidence.candidates): real text, the real embedding model."""
 
 from __future__ import annotations
 
 import pytest
 
-from localeval.backends.candidates import (
+from localeval.evidence.candidates import (
     SELECTORS,
     Selector,
     bm25_scores,
@@ -93,7 +93,7 @@ def test_selectors_are_named_and_configurable():
 
 
 def test_attribute_judges_the_selected_units(tiny_judge):
-    from localeval.backends.attribution import attribute
+    from localeval.evidence.attribution import attribute
 
     context = " ".join(UNITS)
     claim = "Engineers repaired the bridge over the Danube."
@@ -143,8 +143,8 @@ def test_relevance_screen_screens_only_sentences_without_the_questions_words():
     "Alpha beta gamma. " * 3 + "word " * 400 + "end.",  # an over-long sentence, read in pieces
 ], ids=["blank-line", "split-thousands", "list-markers", "contractions-money", "over-long"])
 def test_a_units_words_from_its_sentences_equal_reading_it_whole(text):
-    from localeval.backends.attribution import _build_units
-    from localeval.backends.candidates import _words, words_of_run
+    from localeval.evidence.attribution import _build_units
+    from localeval.evidence.candidates import _words, words_of_run
     from localeval.text import split_sentences
 
     spans = [(s.start, s.end) for s in split_sentences(text)]

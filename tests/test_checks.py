@@ -1,4 +1,4 @@
-"""The contradiction checks (`localeval.text.checks`, read through `localeval.text.contrasts`)
+"""The contradiction checks (`localeval.text.checks`, read through `localeval.text.contrast_rules`)
 and the relevance leads (`localeval.text.leads`): each fires on the failure it is for and stays
 quiet on a true restatement of the same passage. Real spaCy parses, no judge (cheap)."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from localeval.backends.candidates import relevance_screen
-from localeval.text.contrasts import CONTRAST_RULES, contrast
+from localeval.evidence.candidates import relevance_screen
+from localeval.text.contrast_rules import CONTRAST_RULES, contrast
 from localeval.text.leads import instruction_lead, list_leads, task_of
 
 CASES = [

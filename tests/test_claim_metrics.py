@@ -12,7 +12,7 @@ from localeval.compat.rag_evals import ContextRecall as RagEvalsContextRecall
 from localeval.metrics import ChunkRecall, ContextPrecision, ContextRecall, Faithfulness, PrecisionRecall, get_metric
 from localeval.metrics.context_precision import average_precision
 from localeval.metrics.precision_recall import f1
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 from conftest import build_tiny_model
 from seed_texts import AKS_CONTEXTS, AKS_REFERENCE, AKS_STEPS
@@ -22,7 +22,7 @@ FIVE_LABELS = {0: "entailment", 1: "neutral", 2: "contradiction", 3: "relevant",
 
 @pytest.fixture(scope="module")
 def tiny_two_head(tmp_path_factory):
-    from localeval.backends import NLIJudge
+    from localeval.judge import NLIJudge
 
     path = build_tiny_model(
         tmp_path_factory.mktemp("two-head"),
@@ -215,7 +215,7 @@ def test_early_acceptance_keeps_every_verdict_and_judges_fewer_pairs(default_jud
 
 
 def test_early_acceptance_rejects_a_threshold_outside_0_1(tiny_judge):
-    from localeval.backends.attribution import attribute
+    from localeval.evidence.attribution import attribute
 
     with pytest.raises(ValueError, match="accept_at"):
         attribute(tiny_judge, [(["a claim"], ["a context."])], accept_at=1.5)

@@ -50,12 +50,12 @@ def test_decomposer_key_is_a_path_relative_to_the_file_or_rule(tmp_path):
 
 
 def test_pyproject_table_and_precedence_of_localeval_toml(tmp_path):
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.localeval]\nchunk_size = 32\nengine = "ray"\n')
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.localeval]\nblock_size = 32\nengine = "ray"\n')
     effective = load_config(cwd=tmp_path)
-    assert effective.config.chunk_size == 32 and effective.config.engine == "ray"
+    assert effective.config.block_size == 32 and effective.config.engine == "ray"
     assert dict((k, s) for k, _, s in effective.rows())["engine"] == "pyproject.toml [tool.localeval]"
-    (tmp_path / "localeval.toml").write_text("chunk_size = 16\n")
-    assert load_config(cwd=tmp_path).config.chunk_size == 16  # localeval.toml wins; files do not mix
+    (tmp_path / "localeval.toml").write_text("block_size = 16\n")
+    assert load_config(cwd=tmp_path).config.block_size == 16  # localeval.toml wins; files do not mix
     assert load_config(cwd=tmp_path).config.engine == "local"
 
 
@@ -94,7 +94,7 @@ def test_workers_and_profile_are_keys_the_flags_beat(tmp_path, monkeypatch):
         ('engine = "spark"\n', "engine"),
         ("[thresholds]\nentailment = 1.5\n", "must be in [0, 1]"),
         ("metrics = []\n", "at least one metric"),
-        ("chunk_size = \n", "not valid TOML"),
+        ("block_size = \n", "not valid TOML"),
     ],
 )
 def test_bad_files_are_clear_errors(tmp_path, text, message):
@@ -117,7 +117,7 @@ def test_config_command_prints_values_and_sources(tmp_path, monkeypatch):
     assert "cpu" in line and line.rstrip().endswith("# localeval.toml")
     data = json.loads(cli.invoke(app, ["config", "--json"]).output)
     assert data["settings"]["thresholds"] == {"value": {"relevance": 0.4}, "source": "localeval.toml"}
-    assert data["settings"]["chunk_size"] == {"value": 256, "source": "default"}
+    assert data["settings"]["block_size"] == {"value": 256, "source": "default"}
 
 
 def _scores(path) -> list:
@@ -179,7 +179,7 @@ def test_attribution_and_screen_options_from_file_and_flags(tmp_path):
     flagged = load_config(cwd=tmp_path, overrides={"candidates": "hybrid", "screen": True}).config.run_options()
     assert (flagged.candidates, flagged.locate, flagged.screen) == ("hybrid", "judge", True)
     # Every selector the candidates module has is a value the options accept, and no other.
-    from localeval.backends.candidates import SELECTORS
+    from localeval.evidence.candidates import SELECTORS
 
     assert set(CANDIDATE_SELECTORS) == set(SELECTORS)
     for name in CANDIDATE_SELECTORS:

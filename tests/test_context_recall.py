@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from localeval import Sample
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 from localeval.metrics import ContextRecall
 
 from bulk_helpers import spy_on_sessions
@@ -109,7 +109,7 @@ async def _gather(metric, samples):
 
 @pytest.mark.parametrize("max_units", [None, "default"])
 def test_long_context_is_windowed_not_truncated(tiny_judge, monkeypatch, max_units):
-    from localeval.backends.attribution import DEFAULT_MAX_UNITS
+    from localeval.evidence.attribution import DEFAULT_MAX_UNITS
 
     filler = "The dog was in the city and the sun was hot. " * 2000  # ~20k words
     context = filler + "The cat sat on the mat."

@@ -10,7 +10,7 @@ from bulk_helpers import spy_on_sessions
 from conftest import build_tiny_model
 
 from localeval import Sample
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 from localeval.metrics import ContextRelevance, get_metric
 
 FIVE_LABELS = {0: "entailment", 1: "neutral", 2: "contradiction", 3: "relevant", 4: "not_relevant"}
@@ -18,7 +18,7 @@ FIVE_LABELS = {0: "entailment", 1: "neutral", 2: "contradiction", 3: "relevant",
 
 @pytest.fixture(scope="module")
 def tiny_relevance_judge(tmp_path_factory):
-    from localeval.backends import NLIJudge
+    from localeval.judge import NLIJudge
 
     directory = build_tiny_model(
         tmp_path_factory.mktemp("tiny-relevance"),

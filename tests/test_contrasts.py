@@ -8,11 +8,11 @@ import json
 import pytest
 
 from localeval import evaluate
-from localeval.backends.attribution import CONTRAST_WEIGHT, attribute
+from localeval.evidence.attribution import CONTRAST_WEIGHT, attribute
 from localeval.metrics import ContextRecall, Faithfulness
 from localeval.schema import Sample
-from localeval.text import contrasts as contrasts_module
-from localeval.text.contrasts import contrast
+from localeval.text import contrast_rules as contrasts_module
+from localeval.text.contrast_rules import contrast
 from localeval.text.numbers import numbers_in
 
 _NOVEL = "The novel 'Winter Harbour' was written by Clara Voss in 1962. It was later adapted for the stage by Martin Hale."

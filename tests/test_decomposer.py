@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from localeval.backends.cache import JudgementCache
+from localeval.judge.cache import JudgementCache
 from localeval.llm import LLMDecomposer, resolve_decomposer
 from localeval.llm.validate import content_words, parse_items
 from localeval.metrics import ContextRecall, Faithfulness, PrecisionRecall, QuestionRecall

@@ -29,16 +29,16 @@ ROWS = make_rows(18, seed=5)
 
 @pytest.fixture(scope="module")
 def judge5(tmp_path_factory):
-    from localeval.backends import NLIJudge
+    from localeval.judge import NLIJudge
 
     extra = {"tasks": {"nli": [0, 1, 2], "relevance": [3, 4]}, "max_length": 64}
     return NLIJudge(sharp_tiny_model(tmp_path_factory.mktemp("det5"), FIVE_LABELS, extra), device="cpu")
 
 
-def _scores(rows, metrics, *, batch_size: int, chunk_size: int) -> dict[str, dict[str, float | None]]:
+def _scores(rows, metrics, *, batch_size: int, block_size: int) -> dict[str, dict[str, float | None]]:
     """Scores keyed by row id, then metric: independent of the order rows were given in."""
     metrics = [m.with_options(batch_size=batch_size) if isinstance(m, JudgedMetric) else m for m in metrics]
-    result = evaluate(rows, metrics, chunk_size=chunk_size, show_progress=False)
+    result = evaluate(rows, metrics, block_size=block_size, show_progress=False)
     return {row.data["id"]: {name: res.score for name, res in row.results.items()} for row in result}
 
 
@@ -62,20 +62,20 @@ def every_metric(judge5):
 
 @pytest.fixture(scope="module")
 def reference_scores(every_metric):
-    return _scores(ROWS, every_metric, batch_size=32, chunk_size=256)
+    return _scores(ROWS, every_metric, batch_size=32, block_size=256)
 
 
 @pytest.mark.parametrize(
-    "batch_size, chunk_size, order",
+    "batch_size, block_size, order",
     [(32, 256, "same"), (1, 1, "reversed"), (7, 5, "shuffled"), (128, 3, "shuffled")],
 )
-def test_same_scores_whatever_batch_chunk_and_row_order(every_metric, reference_scores, batch_size, chunk_size, order):
+def test_same_scores_whatever_batch_chunk_and_row_order(every_metric, reference_scores, batch_size, block_size, order):
     rows = list(ROWS)
     if order == "reversed":
         rows.reverse()
     elif order == "shuffled":
         random.Random(batch_size).shuffle(rows)
-    got = _scores(rows, every_metric, batch_size=batch_size, chunk_size=chunk_size)
+    got = _scores(rows, every_metric, batch_size=batch_size, block_size=block_size)
     _assert_same(got, reference_scores)
     if order == "same":  # scored twice in the same way: bit for bit
         assert got == reference_scores

@@ -22,14 +22,14 @@ pd = pytest.importorskip("pandas")
 
 @pytest.fixture(scope="module")
 def judge3(tmp_path_factory):
-    from localeval.backends import NLIJudge
+    from localeval.judge import NLIJudge
 
     return NLIJudge(sharp_tiny_model(tmp_path_factory.mktemp("sharp3"), THREE_LABELS, {"max_length": 64}), device="cpu")
 
 
 @pytest.fixture(scope="module")
 def judge5(tmp_path_factory):
-    from localeval.backends import NLIJudge
+    from localeval.judge import NLIJudge
 
     extra = {"tasks": {"nli": [0, 1, 2], "relevance": [3, 4]}, "max_length": 64}
     return NLIJudge(sharp_tiny_model(tmp_path_factory.mktemp("sharp5"), FIVE_LABELS, extra), device="cpu")
@@ -206,7 +206,7 @@ def test_column_map_errors(judge3):
 def test_session_counters_are_the_runs(judge3, tmp_path, monkeypatch):
     """A caller's session serves the run: its public counters are what the run asked the judge
     (counted here at the judge's model call), and a re-run on the filled cache file judges nothing."""
-    from localeval.backends.session import JudgeSession
+    from localeval.judge.session import JudgeSession
     from localeval.options import RunOptions
 
     sent: list[int] = []
@@ -251,7 +251,7 @@ def test_session_counters_are_the_runs(judge3, tmp_path, monkeypatch):
 
 
 def test_session_brings_the_runs_options(judge3, monkeypatch):
-    from localeval.backends.session import JudgeSession
+    from localeval.judge.session import JudgeSession
     from localeval.options import RunOptions
     evaluate_module = sys.modules["localeval.runner.evaluate"]
     from localeval.runner.evaluate import score_dataset

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from localeval.backends.cache import JudgementCache, _verdict_key, seal, unseal
+from localeval.judge.cache import JudgementCache, _verdict_key, seal, unseal
 from localeval.cli.main import app
 from localeval.runner import evaluate
 from localeval.runner.guard import OutputLock, record_path

@@ -133,7 +133,7 @@ junk = st.one_of(st.none(), st.integers(), st.text(max_size=5), st.lists(st.inte
 @pytest.fixture(scope="module")
 def judge5(tmp_path_factory):
     """A tiny judge with both heads (NLI and relevance)."""
-    from localeval.backends import NLIJudge
+    from localeval.judge import NLIJudge
 
     extra = {"tasks": {"nli": [0, 1, 2], "relevance": [3, 4]}, "max_length": 64}
     return NLIJudge(sharp_tiny_model(tmp_path_factory.mktemp("fuzz5"), FIVE_LABELS, extra), device="cpu")
@@ -238,7 +238,7 @@ def test_every_metric_scores_or_explains(name, row, every_metric, judge5):
         sample = Sample.model_validate(row)
     except ValidationError as exc:
         check_invalid(exc, row)
-        from localeval.backends.session import JudgeSession
+        from localeval.judge.session import JudgeSession
 
         with JudgeSession() as session, pytest.raises(ValidationError):
             metric.score_many([row], session=session)

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from localeval.backends.cache import CacheSchemaError, JudgementCache
+from localeval.judge.cache import CacheSchemaError, JudgementCache
 from localeval.cli.main import app
 from localeval.runner import evaluate
 from localeval.runner.guard import OutputLock, record_path
@@ -270,7 +270,7 @@ def test_duplicate_keys_and_columns_warn_utf16_is_refused_and_semicolons_get_a_h
 
 # ----------------------------------------------------------------------- 19. position in a long sentence
 def test_chunk_recall_verdict_does_not_depend_on_where_a_fact_sits_in_an_over_long_sentence(default_judge):
-    from localeval.backends.session import JudgeSession
+    from localeval.judge.session import JudgeSession
     from localeval.metrics import ChunkRecall
     from localeval.schema import Sample
 

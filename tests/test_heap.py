@@ -57,7 +57,7 @@ def _env_after_import(env: dict[str, str]) -> str:
     import subprocess
     import sys
 
-    code = ("import os, localeval.backends as b; "
+    code = ("import os, localeval.judge as b; "
             "print(os.environ.get(b.kernels.ONEDNN_CACHE_ENV, '<unset>'))")
     clean = {k: v for k, v in os.environ.items() if k != "ONEDNN_PRIMITIVE_CACHE_CAPACITY"}
     done = subprocess.run([sys.executable, "-c", code], env={**clean, **env}, capture_output=True, text=True,
@@ -66,7 +66,7 @@ def _env_after_import(env: dict[str, str]) -> str:
 
 
 def test_backends_bound_onednn_kernel_cache_and_keep_a_users_value():
-    from localeval.backends.kernels import ONEDNN_CACHE_CAPACITY
+    from localeval.judge.kernels import ONEDNN_CACHE_CAPACITY
 
     assert _env_after_import({}) == str(ONEDNN_CACHE_CAPACITY)
     assert _env_after_import({"ONEDNN_PRIMITIVE_CACHE_CAPACITY": "512"}) == "512"

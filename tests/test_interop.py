@@ -34,7 +34,7 @@ ODD = [
 
 @pytest.fixture(scope="module")
 def metric(tmp_path_factory, one_torch_thread):
-    from localeval.backends import NLIJudge
+    from localeval.judge import NLIJudge
 
     path = sharp_tiny_model(tmp_path_factory.mktemp("sharp3-interop"), THREE_LABELS, {"max_length": 64})
     return ContextRecall(NLIJudge(path, device="cpu"))

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from localeval.backends.nli import NLIJudge, ScoringState
-from localeval.backends.precision import cpu_has_native_bf16
+from localeval.judge.nli import NLIJudge, ScoringState
+from localeval.judge.dtypes import cpu_has_native_bf16
 
 WORDS = ("the bridge in Lisbon was repaired after a storm in 1931 and reopened to traffic "
          "while the museum nearby attracted thousands of visitors every summer").split()

@@ -1,4 +1,4 @@
-"""Judge formats (`localeval.backends.formats`): every checker architecture loads from a folder,
+"""Judge formats (`localeval.judge.formats`): every checker architecture loads from a folder,
 follows its authors' label convention and input rule, batches, caches and scores the seed
 examples end to end. Plumbing tests: each model is a tiny randomly initialised one built here
 (the scoring rules are re-derived by hand from the documented rule, not read back from the
@@ -17,11 +17,11 @@ from conftest import TINY_WORDS, build_tiny_model
 from seed_texts import AKS_CONTEXTS, AKS_REFERENCE, AKS_STEPS
 
 from localeval import evaluate
-from localeval.backends import NLIJudge, get_judge
-from localeval.backends.formats import HHEM_PROMPT, UnknownJudgeFormat, detect_format
-from localeval.backends.nli import JudgePair
-from localeval.backends.relevance import chunk_relevance
-from localeval.backends.session import JudgeSession
+from localeval.judge import NLIJudge, get_judge
+from localeval.judge.formats import HHEM_PROMPT, UnknownJudgeFormat, detect_format
+from localeval.judge.nli import JudgePair
+from localeval.evidence.relevance import chunk_relevance
+from localeval.judge.session import JudgeSession
 
 PAIRS = [
     ("Paris is the capital of France.", "Paris is in France."),

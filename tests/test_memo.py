@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from localeval.backends.session import JudgeSession, session_scope
+from localeval.judge.session import JudgeSession, session_scope
 from localeval.text.memo import TextMemo, memo_scope, remembered, remembering
 
 calls: list[str] = []

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 from localeval.metrics.claim_support import SCORING_OPTIONS, JudgedMetric
 from localeval.metrics.registry import METRICS
 from localeval.options import RunOptions

@@ -86,7 +86,7 @@ def test_the_wheel_carries_the_judge_a_lean_core_and_the_extras(tmp_path):
     python = venv / "bin" / "python"
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True,
                    timeout=300, capture_output=True)
-    probe = ("import localeval, localeval_models; from localeval.backends.registry import resolve_model;"
+    probe = ("import localeval, localeval_models; from localeval.judge.registry import resolve_model;"
              "print(localeval.__file__); print(resolve_model(None))")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LOCALEVAL_MODELS_DIR")}
     out = subprocess.run([str(python), "-c", probe], check=True, timeout=120, capture_output=True, text=True,

@@ -1,4 +1,4 @@
-"""bf16 linear layers on oneDNN's packed weights (localeval.backends.kernels): the shipped
+"""bf16 linear layers on oneDNN's packed weights (localeval.judge.kernels): the shipped
 judge's verdicts are those of the plain layers, and fp32 is left as it is."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from localeval.backends import NLIJudge
-from localeval.backends.precision import cpu_has_native_bf16
+from localeval.judge import NLIJudge
+from localeval.judge.dtypes import cpu_has_native_bf16
 
 PAIRS = [
     ("The Eiffel Tower is in Paris. It was finished in 1889 for the World's Fair.", "The tower was completed in 1889."),

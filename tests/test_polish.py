@@ -102,7 +102,7 @@ def test_cuda_on_a_machine_without_it_is_one_line_and_exit_2(tmp_path, tiny_nli_
 
 # ------------------------------------------------------------------ 7: quiet unless -v
 def test_loading_is_quiet_by_default_and_shown_with_verbose(tiny_nli_dir, capfd, monkeypatch):
-    from localeval.backends import NLIJudge
+    from localeval.judge import NLIJudge
 
     monkeypatch.delenv("LOCALEVAL_VERBOSE", raising=False)
     NLIJudge(tiny_nli_dir, device="cpu")

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from localeval.backends import NLIJudge
-from localeval.backends.precision import cpu_has_native_bf16, resolve_dtype
+from localeval.judge import NLIJudge
+from localeval.judge.dtypes import cpu_has_native_bf16, resolve_dtype
 
 CPU = torch.device("cpu")
 PAIRS = [("a man sleeps in the park .", "a man sleeps ."), ("the dog runs .", "the cat eats .")] * 8
@@ -64,21 +64,21 @@ def test_bf16_judge_is_cached_apart_and_close_to_fp32(tiny_nli_dir) -> None:
     assert np.abs(a - b).max() < 0.05
 
 
-def test_precision_is_a_config_key_and_a_cli_flag(tmp_path, tiny_nli_dir) -> None:
+def test_dtype_is_a_config_key_and_a_cli_flag(tmp_path, tiny_nli_dir) -> None:
     from typer.testing import CliRunner
 
     from localeval.cli.main import app
     from localeval.config import LocalevalConfig
 
-    assert LocalevalConfig().score_kwargs()["precision"] == "auto"
-    with pytest.raises(ValueError):
-        LocalevalConfig(precision="int8")
+    assert LocalevalConfig().score_kwargs()["dtype"] == "auto"
+    with pytest.raises(ValueError, match="dtype"):
+        LocalevalConfig(dtype="int8")
     data = tmp_path / "rows.jsonl"
     data.write_text(json.dumps({"reference": "a man sleeps .", "retrieved_contexts": ["a man sleeps in the park ."]}) + "\n")
-    result = CliRunner().invoke(app, ["score", str(data), "--model", str(tiny_nli_dir), "--precision", "fp16",
+    result = CliRunner().invoke(app, ["score", str(data), "--model", str(tiny_nli_dir), "--dtype", "fp16",
                                       "--device", "cpu", "--no-progress"])
     assert result.exit_code == 2 and "CUDA" in result.output
-    result = CliRunner().invoke(app, ["score", str(data), "--model", str(tiny_nli_dir), "--precision", "fp32",
+    result = CliRunner().invoke(app, ["score", str(data), "--model", str(tiny_nli_dir), "--dtype", "fp32",
                                       "--device", "cpu", "--no-progress", "-o", str(tmp_path / "out.jsonl")])
     assert result.exit_code == 0, result.output
     row = json.loads((tmp_path / "out.jsonl").read_text())

@@ -27,7 +27,7 @@ class Fixed:
 
 @pytest.fixture(scope="module")
 def tiny_relevance_judge(tmp_path_factory):
-    from localeval.backends import NLIJudge
+    from localeval.judge import NLIJudge
 
     directory = build_tiny_model(
         tmp_path_factory.mktemp("tiny-relevance"),

@@ -24,7 +24,7 @@ OLD_NAMES = {"rank", "id_chunk", "chunk_id"}
 
 @pytest.fixture(scope="module")
 def metrics(tmp_path_factory) -> dict[str, Metric]:
-    from localeval.backends import NLIJudge
+    from localeval.judge import NLIJudge
 
     extra = {"tasks": {"nli": [0, 1, 2], "relevance": [3, 4]}, "max_length": 64}
     judge = NLIJudge(sharp_tiny_model(tmp_path_factory.mktemp("types5"), FIVE_LABELS, extra), device="cpu")

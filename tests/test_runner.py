@@ -48,7 +48,7 @@ def test_chunks_are_cut_on_absolute_positions(tmp_path):
 
 
 def test_score_rows_keeps_its_old_interface(tmp_path, model_dir):
-    from localeval.backends import NLIJudge
+    from localeval.judge import NLIJudge
     from localeval.metrics import ContextRecall
 
     rows = list(read_jsonl(write_jsonl(tmp_path / "in.jsonl", make_rows(5))))
@@ -135,8 +135,8 @@ def test_cli_csv_column_map_cache_and_parquet_output(tmp_path, model_dir):
 def test_a_chunk_forgets_the_previous_chunks_derived_values(tmp_path, model_dir):
     """Units, claims and the like are remembered within a chunk only: a long run's memory
     must not grow with the rows it has scored."""
-    from localeval.backends import NLIJudge
-    from localeval.backends.session import JudgeSession
+    from localeval.judge import NLIJudge
+    from localeval.judge.session import JudgeSession
     from localeval.metrics import ContextRecall
     from localeval.runner.run import run_chunks
 

@@ -42,7 +42,7 @@ def test_summary_of_real_scores_carries_intervals_and_label_estimates(dozen, def
 
 
 def test_claim_details_give_the_scores_a_rescoring_gives(dozen, default_judge):
-    from localeval.backends.session import JudgeSession
+    from localeval.judge.session import JudgeSession
     from localeval.calibrate import _grid, _pieces_claims, _run
 
     with JudgeSession() as session:

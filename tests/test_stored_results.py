@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from localeval.backends.embeddings import Embedder
-from localeval.backends.session import JudgeSession
+from localeval.judge.embeddings import Embedder
+from localeval.judge.session import JudgeSession
 from localeval.metrics.semantic_similarity import SemanticSimilarity
 from localeval.options import RunOptions
 from localeval.runner import stored as stored_module

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from localeval import evaluate
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 from localeval.metrics import Faithfulness, TraceCompleteness, TraceUtilization, get_metric
 from localeval.metrics.registry import known_threshold_keys, threshold_uses
 from localeval.reports.explain import explain, renderer_for
@@ -143,7 +143,7 @@ def test_registry_cli_names_and_report(scored, tmp_path):
 
 
 def test_attribute_lists_the_units_a_claim_was_judged_against(default_judge):
-    from localeval.backends.attribution import attribute
+    from localeval.evidence.attribution import attribute
 
     (support,), = attribute(default_judge, [(["The Louvre is located in Paris."], [CONTEXT])], units=True)
     assert support.units and all(0.0 <= u.probability <= 1.0 for u in support.units)

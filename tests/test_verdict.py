@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from localeval.backends.attribution import attribute
-from localeval.backends.session import JudgeSession
-from localeval.backends.verdict import (
+from localeval.evidence.attribution import attribute
+from localeval.judge.session import JudgeSession
+from localeval.evidence.verdict import (
     SIGNALS,
     CoverageVerdict,
     JudgedUnit,
@@ -291,7 +291,7 @@ def judge_with_verdict(tmp_path_factory, default_judge):
     ``benchmarks/verdict.py --write`` stores an adopted one (faithfulness' key given way)."""
     import json
 
-    from localeval.backends import NLIJudge
+    from localeval.judge import NLIJudge
 
     folder = tmp_path_factory.mktemp("judge-with-verdict")
     for f in default_judge.path.iterdir():

@@ -39,7 +39,7 @@ def _scores(result) -> list[list[dict]]:
 
 def test_workers_give_one_process_scores_in_order_and_count_the_run(tiny_judge, one_torch_thread):
     from localeval import evaluate
-    from localeval.backends.session import JudgeSession
+    from localeval.judge.session import JudgeSession
     from localeval.options import RunOptions
 
     one = evaluate(ROWS, METRICS, model=tiny_judge, chunk_size=1, show_progress=False)
@@ -56,7 +56,7 @@ def test_workers_give_one_process_scores_in_order_and_count_the_run(tiny_judge, 
 
 def test_workers_share_the_cache_file_and_a_rerun_reads_it(tiny_judge, one_torch_thread, tmp_path):
     from localeval import evaluate
-    from localeval.backends.session import JudgeSession
+    from localeval.judge.session import JudgeSession
     from localeval.options import RunOptions
 
     cache = tmp_path / "verdicts.sqlite"
@@ -103,7 +103,7 @@ def test_score_profile_prints_each_stage_and_workers_write_the_same_file(tmp_pat
 
     from typer.testing import CliRunner
 
-    from localeval.backends.session import STAGES
+    from localeval.judge.session import STAGES
     from localeval.cli.main import app
 
     data = tmp_path / "in.jsonl"
@@ -127,7 +127,7 @@ def test_progress_moves_with_each_judged_batch_and_gives_an_eta(tiny_judge, one_
     """Rows move a chunk at a time; the plain display also moves with every forward pass."""
     import io
 
-    from localeval.backends.session import JudgeSession
+    from localeval.judge.session import JudgeSession
     from localeval.options import RunOptions
     from localeval.runner.progress import make_progress
     from localeval.runner.rows import make_row

@@ -42,7 +42,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> dict:
     args = parse_args(argv)
-    from localeval.backends import get_judge
+    from localeval.judge import get_judge
 
     from benchmarks.agreement.run import TUNED, run_agreement
     from localeval.training.export import store_thresholds

@@ -68,7 +68,7 @@ def run_agreement(
     log: Callable[[str], None] = print,
 ) -> dict:
     """Every figure of the agreement table (thresholds chosen, not written)."""
-    from localeval.backends import get_judge
+    from localeval.judge import get_judge
 
     judge = judge or get_judge(None)
     harness = Harness(judge, build_metrics(judge, decomposer))

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from localeval import evaluate
-from localeval.backends import NLIJudge
-from localeval.backends.cache import JudgementCache
+from localeval.judge import NLIJudge
+from localeval.judge.cache import JudgementCache
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.metrics import (
     ChunkRecall,

@@ -169,8 +169,8 @@ def main(argv: list[str] | None = None) -> dict:
     if args.write_threshold and args.limit_per_set is not None:
         p.error("--write-threshold needs a full run")
 
-    from localeval.backends import get_judge
-    from localeval.backends.cache import JudgementCache
+    from localeval.judge import get_judge
+    from localeval.judge.cache import JudgementCache
     from localeval.metrics import TraceCompleteness, TraceUtilization
 
     from benchmarks.agreement.trace_table import markdown, replaced_proxies

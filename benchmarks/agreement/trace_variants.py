@@ -104,7 +104,7 @@ VARIANTS: dict[str, tuple[Scorer, bool]] = {
 
 def sentence_table(rows, utilization, relevance, entailed: dict[tuple[int, int], float]) -> list[Row]:
     """Per row, per localeval sentence: what every variant reads."""
-    from localeval.backends.candidates import relevance_screen
+    from localeval.evidence.candidates import relevance_screen
 
     out = []
     for ri, (row, u, r) in enumerate(zip(rows, utilization, relevance)):
@@ -236,8 +236,8 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--cache", type=Path, default=None, help="SQLite verdict cache")
     args = p.parse_args(argv)
 
-    from localeval.backends import get_judge
-    from localeval.backends.cache import JudgementCache
+    from localeval.judge import get_judge
+    from localeval.judge.cache import JudgementCache
     from localeval.metrics import ContextRelevance, TraceUtilization
 
     from benchmarks.lib.files import finite, write_results

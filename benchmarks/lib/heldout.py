@@ -24,7 +24,7 @@ HELDOUT_CAP = 400
 def _rebuild(data: Path, with_contrast: bool = False) -> list:
     """Every held-out Example, as `python -m localeval.training` builds them (the contrast
     pairs only for a judge trained with them: parsing their paragraphs takes a minute)."""
-    from localeval.training import contrast, sources, synthetic
+    from localeval.training import contrast_pairs as contrast, sources, synthetic
     from localeval.training import data as tdata
 
     # Generated sources are left to the steps below: with them, load_dataset would also build

@@ -7,7 +7,7 @@ data directory). Two task shapes:
   entailment / neutral / contradiction; also scored as entailed-vs-not), ``binary`` (gold 1 =
   supported) or ``relevance`` (gold 1 = the passage is relevant to the question).
 * `AttributionTask`: items of (claims, contexts, label), judged through
-  `localeval.backends.attribution.attribute` exactly as the metrics do: a claim's support is
+  `localeval.evidence.attribution.attribute` exactly as the metrics do: a claim's support is
   the best window of any context, and an item's score aggregates its claims (``min``: an
   answer is supported only if every sentence of it is).
 

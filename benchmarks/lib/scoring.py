@@ -16,7 +16,7 @@ import numpy as np
 from benchmarks.lib.metrics import accuracy, auroc, balanced_accuracy, best_threshold
 from benchmarks.lib.overlap import overlap_score
 from benchmarks.lib.readers import AttributionTask, PairTask
-from localeval.backends.nli import NLIJudge
+from localeval.judge.nli import NLIJudge
 
 __all__ = ["TaskScores", "score_attribution_task", "score_pair_task", "summarize"]
 
@@ -61,7 +61,7 @@ def score_pair_task(judge: NLIJudge, task: PairTask, batch_size: int) -> TaskSco
         if too_long.any():
             # The metrics never truncate evidence: they window it. Over-long pairs get their
             # P(entailment) the same way (best window); 3-way argmax stays on the cut pair.
-            from localeval.backends.attribution import attribute
+            from localeval.evidence.attribution import attribute
 
             index = np.flatnonzero(too_long)
             groups = [([task.pairs[i][1]], [task.pairs[i][0]]) for i in index]
@@ -101,7 +101,7 @@ def score_attribution_task(
     unit_sentences: int | None = None, max_units: int | None = None,
 ) -> TaskScores:
     """Each item's claims through `attribute`; item score = min over its claims (and mean, kept)."""
-    from localeval.backends.attribution import attribute
+    from localeval.evidence.attribution import attribute
 
     start = time.perf_counter()
     groups = [(item.claims, item.contexts) for item in task.items]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import torch
 
-from localeval.backends.nli import NLIJudge
+from localeval.judge.nli import NLIJudge
 
 __all__ = ["realistic_pairs", "measure_throughput"]
 

@@ -2,7 +2,7 @@
 
     python -m benchmarks.studies.candidates [--n 200] [--cache /tmp/localeval-candidates.sqlite]
 
-For each configuration (``max_units`` x candidate selector, `localeval.backends.candidates`),
+For each configuration (``max_units`` x candidate selector, `localeval.evidence.candidates`),
 `ContextRecall` scores the development families the agreement harness uses for claim
 attribution -- WiCE dev (claim vs whole article), SummaC validation (four subsets pooled), BEGIN
 dev, FRANK validation, RAGBench validation (adherence) -- through the harness's own loaders and
@@ -124,8 +124,8 @@ def _looked_up(cache) -> int:
 
 def run(data: Path, n: int, cache_path: Path, configs: list[str], synthetic_rows: int, log=print) -> dict:
     from benchmarks.bulk_speed import make_rows
-    from localeval.backends import get_judge
-    from localeval.backends.cache import JudgementCache
+    from localeval.judge import get_judge
+    from localeval.judge.cache import JudgementCache
 
     judge = get_judge(None)
     cache = JudgementCache(cache_path)

@@ -40,7 +40,7 @@ GROUPS = (("linear layers", ("aten::addmm", "aten::mm", "aten::linear", "aten::m
 def capture_pairs(rows: list[dict], metrics: list[str], judge) -> list[tuple[list, str]]:
     """The (pairs, task) of every `score_distinct` call a run of ``metrics`` makes."""
     from localeval import evaluate
-    from localeval.backends.nli import NLIJudge
+    from localeval.judge.nli import NLIJudge
 
     captured: list[tuple[list, str]] = []
     original = NLIJudge.score_distinct
@@ -69,7 +69,7 @@ def time_parts(judge, captured: list[tuple[list, str]], batch: int) -> dict:
     import torch
     from torch.profiler import ProfilerActivity, profile
 
-    from localeval.backends.nli import ScoringState
+    from localeval.judge.nli import ScoringState
 
     encode = lambda pairs: judge.tokenizer([p for p, _ in pairs], [h for _, h in pairs],  # noqa: E731
                                            truncation="longest_first", max_length=judge.max_length)
@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from benchmarks.bulk_speed import PROFILE_SEED, make_rows
     from benchmarks.compute_floor import matmul_peak
-    from localeval.backends import get_judge
+    from localeval.judge import get_judge
 
     judge = get_judge(args.model, device="cpu", precision=args.precision)
     cfg = judge.model.config

@@ -1,6 +1,6 @@
 """oneDNN's kernel cache and a judge's memory: RSS and speed of the same judge batches with
 the cache at oneDNN's default capacity (1,024 kernels) and at the capacity localeval sets
-(`localeval.backends.kernels`).
+(`localeval.judge.kernels`).
 
 Workload: the judge (bf16 on CPU by default) scores pairs cut from the bulk benchmark's rows
 (`benchmarks.bulk_speed.make_rows`): a claim against 1 to 12 consecutive sentences of a chunk,
@@ -53,7 +53,7 @@ def make_pairs(calls: int, seed: int = 7) -> list[tuple[str, str]]:
 def child(calls: int, precision: str, model: str | None) -> dict:
     import psutil
 
-    from localeval.backends import get_judge
+    from localeval.judge import get_judge
     from localeval.runner.heap import release_freed_memory
 
     def rss() -> float:
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         print(json.dumps(child(args.calls, args.precision, args.model)))
         return 0
-    from localeval.backends.kernels import ONEDNN_CACHE_ENV
+    from localeval.judge.kernels import ONEDNN_CACHE_ENV
 
     capacities = [int(c) for c in args.capacities.split(",")]
     runs: dict[int, list[dict]] = {c: [] for c in capacities}

@@ -4,7 +4,7 @@
 
 On the RAGBench validation rows the agreement harness uses for context relevance (its loader,
 its seeded samples and caps), every sentence is judged once (``ContextRelevance(screen=False)``).
-Each screen setting (`localeval.backends.candidates.relevance_screen`: ``max_overlap``,
+Each screen setting (`localeval.evidence.candidates.relevance_screen`: ``max_overlap``,
 ``min_question_words``) then sets its screened sentences to probability 0 -- exactly what the
 metric reports for them -- and the harness's figures are recomputed against the labels:
 
@@ -60,9 +60,9 @@ def _bootstrap_se(gold: np.ndarray, base: np.ndarray, other: np.ndarray) -> tupl
 
 
 def study(data: Path, cache_path: Path, log=print) -> dict:
-    from localeval.backends import get_judge
-    from localeval.backends.cache import JudgementCache
-    from localeval.backends.candidates import relevance_screen
+    from localeval.judge import get_judge
+    from localeval.judge.cache import JudgementCache
+    from localeval.evidence.candidates import relevance_screen
     from localeval.metrics import ContextRelevance
 
     judge = get_judge(None)

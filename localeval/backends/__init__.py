@@ -1,11 +1,33 @@
-"""Model backends: the NLI/relevance judge, the registry of local judges, claim attribution."""
+"""Deprecated: the old home of the judge and of claim attribution, kept so code written against
+it still runs. The judge is now `localeval.judge`, the algorithms that use it
+`localeval.evidence` (README, "Changelog").
 
-from localeval.backends.kernels import bound_kernel_cache
+``from localeval.backends import NLIJudge`` and ``from localeval.backends.session import
+JudgeSession`` (the README's earlier examples) keep working, with a DeprecationWarning: each old
+submodule name is the new module itself, so an object imported either way is the same object.
+"""
 
-bound_kernel_cache()  # before any judge computes (oneDNN reads it once): kernels.py says why
+from __future__ import annotations
 
-from localeval.backends.nli import NLIJudge
-from localeval.backends.registry import JudgeNotFoundError, list_models, resolve_model
-from localeval.backends.shared import get_judge
+import sys
+import warnings
+from importlib import import_module
+
+warnings.warn("localeval.backends is deprecated: import from localeval.judge (the judge) or localeval.evidence "
+              "(attribution, candidates, verdicts, relevance)", DeprecationWarning, stacklevel=2)
+
+from localeval.judge import JudgeNotFoundError, NLIJudge, get_judge, list_models, resolve_model  # noqa: E402
+
+# Old submodule -> its new home; registered so ``import localeval.backends.X`` finds the new module.
+MOVED = {
+    "attribution": "localeval.evidence.attribution", "candidates": "localeval.evidence.candidates",
+    "verdict": "localeval.evidence.verdict", "relevance": "localeval.evidence.relevance",
+    "cache": "localeval.judge.cache", "embeddings": "localeval.judge.embeddings",
+    "formats": "localeval.judge.formats", "kernels": "localeval.judge.kernels", "labels": "localeval.judge.labels",
+    "nli": "localeval.judge.nli", "precision": "localeval.judge.dtypes", "registry": "localeval.judge.registry",
+    "session": "localeval.judge.session", "shared": "localeval.judge.shared",
+}
+for _old, _new in MOVED.items():
+    sys.modules[f"{__name__}.{_old}"] = import_module(_new)
 
 __all__ = ["NLIJudge", "JudgeNotFoundError", "get_judge", "list_models", "resolve_model"]

@@ -59,13 +59,13 @@ _CONFIG_HELP = "Configuration file (default: ./localeval.toml, else [tool.locale
 
 
 class _ScoreCommand(typer.core.TyperCommand):
-    """`score --help` lists the metric names, read from the registry only when help is shown
-    (the registry imports torch: seconds that `localeval --help` should not pay)."""
+    """`score --help` lists the metric names, read from their declarations (data only: no
+    metric module, no torch)."""
 
     def format_help(self, ctx, formatter) -> None:
-        from localeval.metrics.registry import ALIASES, METRICS
+        from localeval.catalog import ALIASES, plain_names
 
-        self.epilog = f"Metrics: {', '.join(METRICS)}. RAGAS names: {', '.join(ALIASES)}."
+        self.epilog = f"Metrics: {', '.join(plain_names())}. RAGAS names: {', '.join(ALIASES)}."
         super().format_help(ctx, formatter)
 
 
@@ -97,7 +97,8 @@ def score(
     model: Optional[str] = typer.Option(None, "--model", help="Judge name or local model directory: an NLI model, MiniCheck, HHEM-2.1-open or AlignScore folder, or FORMAT:PATH (see: localeval judges)."),
     relevance_model: Optional[str] = typer.Option(None, "--relevance-model", help="Separate relevance judge for the relevance metrics: a cross-encoder reranker folder (MS MARCO MiniLM, BGE reranker) or FORMAT:PATH (default: the judge's own relevance head)."),
     device: Optional[str] = typer.Option(None, "--device", help="cpu, cuda, cuda:1 ... (default: auto)."),
-    precision: Optional[str] = typer.Option(None, "--precision", help="Judge number format: auto (fp32 on CPU, fp16 on CUDA), fp32, bf16 (2-3x faster on CPUs with native bf16; probabilities within ~0.02 of fp32), fp16."),
+    dtype: Optional[str] = typer.Option(None, "--dtype", help="Judge number format: auto (fp32 on CPU, fp16 on CUDA), fp32, bf16 (2-3x faster on CPUs with native bf16; probabilities within ~0.02 of fp32), fp16."),
+    precision: Optional[str] = typer.Option(None, "--precision", hidden=True, help="Deprecated name of --dtype."),
     max_units: Optional[int] = typer.Option(None, "--max-units", help="Units of the contexts each claim is judged against, those sharing most of its words (default: the metrics' own, 6; 0: every unit, slower on long contexts)."),
     candidates: Optional[str] = typer.Option(None, "--candidates", help="How the --max-units units of a claim are chosen: overlap (default: most of its words), bm25, embedding (MiniLM cosine), hybrid (overlap shortlist re-ranked by cosine)."),
     locate: Optional[str] = typer.Option(None, "--locate", help="How a claim's evidence is narrowed to one sentence: words (default: most of its words, no judge call) or judge (each sentence judged)."),
@@ -107,7 +108,8 @@ def score(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the libraries' own output: model loading bars, Ray's log lines (default: hidden)."),
     exhaustive: Optional[bool] = typer.Option(None, "--exhaustive/--no-exhaustive", help="Claim metrics: judge every chosen unit of a claim even after its closest unit accepts it, so each claim reports its highest probability (same verdicts, more judge calls; default: off)."),
     batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Pairs per judge forward pass (default: 32 on CPU, 128 on CUDA)."),
-    chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="Rows scored together (default: 256)."),
+    block_size: Optional[int] = typer.Option(None, "--block-size", help="Rows scored together, a block (default: 256)."),
+    chunk_size: Optional[int] = typer.Option(None, "--chunk-size", hidden=True, help="Deprecated name of --block-size."),
     column_map: list[str] = typer.Option([], "--column-map", metavar="FIELD=COLUMN", help="FIELD=COLUMN or FIELD=column.key; repeat for several fields."),
     threshold: list[str] = typer.Option([], "--threshold", metavar="KEY=VALUE", help="KEY=VALUE, beats the judge's stored threshold: entailment, relevance, or a metric's own key (faithfulness=0.6); see localeval config."),
     cache: Optional[Path] = typer.Option(None, "--cache", dir_okay=False, help="SQLite file of judge verdicts, reused across runs."),
@@ -139,7 +141,7 @@ def score(
     input error."""
     from rich.console import Console
 
-    from localeval.backends import JudgeNotFoundError
+    from localeval.judge import JudgeNotFoundError
     from localeval.cli.signals import Stopped, resume_hint, stop_on_signals
     from localeval.runner import resolve_metrics, score_dataset
     from localeval.runner.guard import check_run_paths, run_paths
@@ -154,6 +156,7 @@ def score(
 
     given = locals()
     try:
+        given.update(_renamed_flags(given))
         calibrated = _read_calibration(calibration)
         flags = {
             # Every run option by its field name (a test checks this command has each one);
@@ -267,7 +270,7 @@ def _drop_unread_file_thresholds(settings, flagged: set[str]):
 
 
 def _profiled_session(options):
-    from localeval.backends.session import JudgeSession
+    from localeval.judge.session import JudgeSession
 
     return JudgeSession(options)
 
@@ -402,7 +405,7 @@ def calibrate_command(
     per metric (binary: 5 of each class). Exit codes: 0, 2 a usage or input error."""
     from rich.console import Console
 
-    from localeval.backends import JudgeNotFoundError
+    from localeval.judge import JudgeNotFoundError
     from localeval.calibrate import calibrate, print_report, write_calibration
 
     if objective not in (None, "ba", "rmse", "pearson"):
@@ -421,9 +424,33 @@ def calibrate_command(
 
 
 def _load(path: Optional[Path], flags: dict):
+    import warnings
+
     from localeval.config import load_config
 
-    return load_config(path, flags)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FutureWarning)
+        loaded = load_config(path, flags)
+    for warning in caught:  # a renamed key in the file: one line, not a Python warning's two
+        typer.echo(f"warning: {warning.message}", err=True)
+    return loaded
+
+
+def _renamed_flags(given: dict) -> dict:
+    """The new option of each renamed flag given by its old name (--chunk-size, --precision),
+    with a one-line warning; both spellings given is a usage error."""
+    from localeval.options import RENAMED_OPTIONS
+
+    out = {}
+    for old, new in RENAMED_OPTIONS.items():
+        if given.get(old) is None:
+            continue
+        flag, new_flag = f"--{old.replace('_', '-')}", f"--{new.replace('_', '-')}"
+        if given.get(new) is not None:
+            raise ValueError(f"{flag} is the old name of {new_flag}; give {new_flag} only")
+        typer.echo(f"warning: {flag} is deprecated, use {new_flag}", err=True)
+        out[new] = given[old]
+    return out
 
 
 @app.command("config")
@@ -466,11 +493,11 @@ def _thresholds_in_force(effective) -> list[dict]:
     stored thresholds are read from its config.json (no weights are loaded)."""
     import json
 
-    from localeval.backends import JudgeNotFoundError
-    from localeval.backends.registry import resolve_model, stored_thresholds
+    from localeval.judge import JudgeNotFoundError
+    from localeval.judge.registry import resolve_model, stored_thresholds
     from localeval.metrics.thresholds import thresholds_in_force
 
-    from localeval.backends.verdict import verdict_from_config
+    from localeval.evidence.verdict import verdict_from_config
 
     config = effective.config
     try:
@@ -497,7 +524,7 @@ def _thresholds_in_force(effective) -> list[dict]:
 @app.command()
 def models() -> None:
     """List the judges localeval can load, and where they are."""
-    from localeval.backends import list_models
+    from localeval.judge import list_models
 
     found = list_models()
     if not found:
@@ -517,8 +544,8 @@ def judges(
     AlignScore, cross-encoder rerankers), what a folder must contain for each, and how each
     writes its input and reads its score. With FOLDER: the format that reads it, or what was
     found there and what was expected (exit 2)."""
-    from localeval.backends.formats import UnknownJudgeFormat, describe_formats, detect_format, split_format
-    from localeval.backends.registry import JudgeNotFoundError, resolve_model
+    from localeval.judge.formats import UnknownJudgeFormat, describe_formats, detect_format, split_format
+    from localeval.judge.registry import JudgeNotFoundError, resolve_model
 
     if folder is not None:
         named, path = split_format(str(folder))

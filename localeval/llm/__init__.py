@@ -13,6 +13,7 @@ from typing import Any
 from localeval.llm.decomposer import LLMDecomposer
 from localeval.llm.generator import Generator, TransformersGenerator
 from localeval.llm.prompts import CLAIMS_PROMPT, QUESTIONS_PROMPT
+from localeval.options import RULE_NAMES
 
 __all__ = [
     "CLAIMS_PROMPT",
@@ -24,7 +25,6 @@ __all__ = [
     "resolve_decomposer",
 ]
 
-RULE_NAMES = frozenset({"rule", "rules", "rule-based", "rule_based", "default"})
 
 
 def resolve_decomposer(spec: Any, *, judge: Any = None, device: str | None = None) -> Any:

@@ -30,7 +30,7 @@ from localeval.text.decomposition import CachingDecomposer, Decomposition, Kind,
 from localeval.text.questions import RuleBasedDecomposer
 
 if TYPE_CHECKING:
-    from localeval.backends.session import JudgeSession
+    from localeval.judge.session import JudgeSession
 
 __all__ = ["LLMDecomposer"]
 
@@ -87,7 +87,7 @@ class LLMDecomposer(CachingDecomposer):
         self._identity: str | None = None
         # Without a cache from the caller, a memory-only one (bounded LRU) so that the same text
         # is never generated twice in a process.
-        from localeval.backends.cache import JudgementCache
+        from localeval.judge.cache import JudgementCache
 
         self._own_cache = JudgementCache(None, memory_size=20_000)
         self._lock = threading.Lock()
@@ -109,7 +109,7 @@ class LLMDecomposer(CachingDecomposer):
     @property
     def judge(self):
         if self._judge is None:
-            from localeval.backends import get_judge
+            from localeval.judge import get_judge
 
             self._judge = get_judge(self._judge_arg)
         return self._judge
@@ -218,7 +218,7 @@ class LLMDecomposer(CachingDecomposer):
         """P(source entails claim) for claims with new words, best over the source's windows."""
         if not items:
             return {}
-        from localeval.backends.attribution import attribute
+        from localeval.evidence.attribution import attribute
 
         by_text: dict[int, list[str]] = {}
         for i, claim in items:

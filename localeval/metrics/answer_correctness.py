@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import os
 
-from localeval.backends.embeddings import Embedder
-from localeval.metrics.base import MetricResult
+from localeval.judge.embeddings import Embedder
+from localeval.metrics.base import MetricResult, register_metric
 from localeval.metrics.factual_correctness import AnswerClaimsMetric, FactualCorrectness, FactualCorrectnessResult
 from localeval.metrics.semantic_similarity import SemanticSimilarity, SemanticSimilarityResult
 from localeval.schema import Sample
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 __all__ = ["AnswerCorrectness", "AnswerCorrectnessResult", "DEFAULT_WEIGHTS"]
 
@@ -39,6 +39,7 @@ class AnswerCorrectnessResult(MetricResult):
     non_answer: bool = False
 
 
+@register_metric("answer_correctness.v1")
 class AnswerCorrectness(AnswerClaimsMetric):
     """``weights[0]`` x factual correctness F1 + ``weights[1]`` x semantic similarity.
 

@@ -38,7 +38,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel
 
-from localeval.metrics.base import MetricResult
+from localeval.metrics.base import MetricResult, register_metric
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.metrics.context_relevance import ContextSentence, judge_sentences, question_budget, require_relevance_head
 from localeval.metrics.decomposed import DecompositionRecord, check_decomposer, claim_units, sub_questions
@@ -46,7 +46,7 @@ from localeval.schema import Sample
 from localeval.text import Span, make_windows
 from localeval.text.answers import is_non_answer, non_english_note
 from localeval.text.leads import instruction_lead
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 __all__ = ["AnswerRelevancy", "AnswerRelevancyResult", "Statement"]
 
@@ -80,6 +80,7 @@ def _whole(text: str) -> Span:
     return Span(text=text, start=0, end=len(text))
 
 
+@register_metric("answer_relevancy.v1")
 class AnswerRelevancy(JudgedMetric):
     """Share of the response's statements relevant to the question (see module docstring).
 

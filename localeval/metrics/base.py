@@ -4,7 +4,7 @@ A metric is a small object with one job (torchmetrics / scikit-learn style): it 
 its options, turns judgements into a score, and explains the score. Judging itself belongs to
 the backends. `score_many` is the primitive, so a dataset run batches judge calls across rows;
 `score` and `ascore` are one-row conveniences on top of it. Verdicts are asked through the
-run's `localeval.backends.session.JudgeSession` (cache, memos, counters), which the runner
+run's `localeval.judge.session.JudgeSession` (cache, memos, counters), which the runner
 passes to `score_many`; without one, `score_many` makes a short-lived session.
 """
 
@@ -15,18 +15,19 @@ import functools
 import inspect
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import AliasChoices, BaseModel
 
+from localeval.catalog import METRIC_SPECS
 from localeval.schema import Sample
 
 if TYPE_CHECKING:
-    from localeval.backends.session import JudgeSession
+    from localeval.judge.session import JudgeSession
 
-__all__ = ["CHUNK_INDEX", "Metric", "MetricResult", "OpaqueSetting", "plain_setting"]
+__all__ = ["CHUNK_INDEX", "REGISTERED", "Metric", "MetricResult", "OpaqueSetting", "plain_setting", "register_metric"]
 
 CHUNK_INDEX = AliasChoices("context_index", "rank", "id_chunk", "chunk_id")
 """How a chunk's 0-based position in ``retrieved_contexts`` may be spelled on input. Results
@@ -125,7 +126,7 @@ class Metric(ABC):
                 valid.append(i)
         if valid:
             # Imported here: metrics that ask no judge keep `import localeval` free of torch.
-            from localeval.backends.session import session_scope
+            from localeval.judge.session import session_scope
 
             with session_scope(session) as run:
                 # A metric written before sessions (``_score_valid(samples, *, show_progress_bar)``)
@@ -194,3 +195,37 @@ def plain_setting(value: Any, depth: int = 0) -> Any:
         return {"type": type(value).__qualname__,
                 **{k: plain_setting(v, depth + 1) for k, v in sorted(vars(value).items()) if not k.startswith("_")}}
     raise OpaqueSetting(type(value).__qualname__)
+
+
+M = TypeVar("M", bound=type)
+
+REGISTERED: dict[str, type[Metric]] = {}
+"""Metric classes by versioned name (``"context_recall.v1"``), filled by `register_metric` as
+their modules are imported (`localeval.metrics.registry` imports them)."""
+
+
+def register_metric(versioned: str) -> Callable[[M], M]:
+    """Class decorator: register a metric under its versioned name (spaCy style,
+    ``@register_metric("context_recall.v1")``).
+
+    The declaration is data in `localeval.catalog`: the class takes its ``options_used`` and
+    ``higher_is_better`` from there, and a class whose name or threshold decisions differ from
+    its declaration is refused when its module is imported."""
+    spec = next((s for s in METRIC_SPECS if s.name == versioned), None)
+    if spec is None:
+        raise ValueError(f"{versioned!r} is not declared in localeval.catalog.METRIC_SPECS")
+
+    def bind(cls: M) -> M:
+        if cls.name != spec.plain:
+            raise TypeError(f"{cls.__qualname__}.name is {cls.name!r}, declared as {spec.name!r}")
+        cls.options_used = spec.options
+        if not isinstance(inspect.getattr_static(cls, "higher_is_better"), property):  # RAGChecker: by its figure
+            cls.higher_is_better = spec.higher_is_better
+        uses = tuple(tuple(use) for use in getattr(cls, "threshold_uses", list)())
+        if uses != spec.thresholds:
+            raise TypeError(f"{cls.__qualname__} decides {uses}, its declaration {spec.name!r} says {spec.thresholds}")
+        cls.registered_name = spec.name
+        REGISTERED[spec.name] = cls
+        return cls
+
+    return bind

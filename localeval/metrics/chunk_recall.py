@@ -24,15 +24,15 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from localeval.backends.attribution import attribute
-from localeval.metrics.base import CHUNK_INDEX, MetricResult
+from localeval.evidence.attribution import attribute
+from localeval.metrics.base import CHUNK_INDEX, MetricResult, register_metric
 from localeval.metrics.claim_support import JudgedMetric, RelevanceThresholdArgument
 from localeval.metrics.context_relevance import context_sentences, judge_sentences, question_budget
 from localeval.schema import Sample
 from localeval.metrics.decomposed import rule_claims
 from localeval.text import Span
 from localeval.text.hygiene import non_claim_reason
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 __all__ = ["ChunkEvaluation", "ChunkRecall", "ChunkRecallEvaluation", "ChunkRecallResult", "missing_information"]
 
@@ -75,6 +75,7 @@ class ChunkRecallResult(MetricResult):
         return missing_information(self.evaluated_chunks)
 
 
+@register_metric("chunk_recall.v1")
 class ChunkRecall(RelevanceThresholdArgument, JudgedMetric):
     """Share of relevant chunks whose information the answer reflects.
 
@@ -89,8 +90,6 @@ class ChunkRecall(RelevanceThresholdArgument, JudgedMetric):
     threshold_kinds = ("entailment", "relevance")
     required_columns = ("user_input", "response", "retrieved_contexts")
     result_type = ChunkRecallResult
-    # No evidence sentence is located (a reflected sentence is its own evidence): no ``locate``.
-    options_used = ("max_units", "exhaustive", "candidates", "contrasts")
 
     def __init__(
         self,

@@ -1,7 +1,7 @@
 """The machinery shared by claim-based metrics (context recall, faithfulness).
 
 Split a text of the row into claims, ask the judge how strongly the retrieved contexts
-support each one (`localeval.backends.attribution.attribute`), and score the share of
+support each one (`localeval.evidence.attribution.attribute`), and score the share of
 supported claims. Subclasses only say which text the claims come from.
 """
 
@@ -14,24 +14,22 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from localeval.backends import NLIJudge, get_judge
-from localeval.backends.attribution import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Evidence, attribute
-from localeval.backends.candidates import DEFAULT_SELECTOR, Selector, get_selector
+from localeval.judge import NLIJudge, get_judge
+from localeval.evidence.attribution import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Evidence, attribute
+from localeval.evidence.candidates import DEFAULT_SELECTOR, Selector, get_selector
 from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.decomposed import ClaimUnit, DecompositionRecord, check_decomposer, claim_units
 from localeval.metrics.pieced import ClaimPart, piece_together
 from localeval.metrics.thresholds import ThresholdChoice, choose_threshold, with_verdict
+from localeval.catalog import SCORING_OPTIONS
 from localeval.options import RunOptions
 from localeval.schema import Sample
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 __all__ = ["METRIC_KEYWORDS", "SCORING_OPTIONS", "ClaimAttribution", "ClaimSupportMetric", "ClaimSupportResult", "JudgedMetric", "RelevanceThresholdArgument",
            "SkippedClaim"]
 
 
-SCORING_OPTIONS: tuple[str, ...] = ("max_units", "exhaustive", "candidates", "locate", "contrasts", "screen")
-"""The `RunOptions` fields that change how a judged metric scores, each read by the metrics
-that declare it (`JudgedMetric.options_used`)."""
 METRIC_KEYWORDS = frozenset({"batch_size", "thresholds", *SCORING_OPTIONS})
 """The `RunOptions` fields a judged metric also takes as keywords."""
 
@@ -120,7 +118,7 @@ class JudgedMetric(Metric):
         batch_size: pairs per judge forward pass.
         max_units: claims are judged against at most this many units (sentence runs and
             windows) of the contexts, those sharing most of the claim's words; ``None``: every
-            unit (slower on long contexts; see `localeval.backends.attribution`).
+            unit (slower on long contexts; see `localeval.evidence.attribution`).
         exhaustive: judge every chosen unit of a claim even when its closest unit already
             passes the threshold. Verdicts and scores are the same either way; with the
             default (``False``) an attributed claim reports the probability of the unit that
@@ -131,12 +129,12 @@ class JudgedMetric(Metric):
             `localeval.options.RunOptions.thresholds`): a key here beats the one stored with
             the judge (`localeval.metrics.thresholds`); ``threshold=`` beats both.
         candidates: how the ``max_units`` units of a claim are chosen (a selector of
-            `localeval.backends.candidates`).
+            `localeval.evidence.candidates`).
         locate: how a claim's evidence is narrowed to one sentence: ``"words"`` (most of the
             claim's words, no judge call) or ``"judge"`` (each sentence judged).
         contrasts: let rules overrule the judge on a unit that states another number or unit,
             the opposite direction or state, or negates what the claim affirms
-            (`localeval.text.contrasts`); ``False``: the judge alone.
+            (`localeval.text.contrast_rules`); ``False``: the judge alone.
         screen: context relevance decides sentences sharing no content word with the
             question without the judge; ``False``: every sentence judged.
         options: the run's `RunOptions` in place of the option keywords above (what
@@ -262,7 +260,7 @@ class JudgedMetric(Metric):
     def judge(self) -> NLIJudge:
         """The judge, loaded on first use (and shared with other metrics)."""
         if self._judge is None:
-            self._judge = get_judge(self._model, device=self._device, precision=self._options.precision)
+            self._judge = get_judge(self._model, device=self._device, precision=self._options.dtype)
         return self._judge
 
     @classmethod
@@ -368,7 +366,6 @@ class ClaimSupportMetric(JudgedMetric):
     """Share of the claims of ``claims_from`` that the retrieved contexts entail."""
 
     reads_verdict = True
-    options_used = ("max_units", "exhaustive", "candidates", "locate", "contrasts")
 
     claims_from: ClassVar[str]
     result_type: ClassVar[type[ClaimSupportResult]]

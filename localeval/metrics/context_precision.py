@@ -26,13 +26,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from localeval.backends.attribution import Evidence, attribute
-from localeval.backends.relevance import chunk_relevance
-from localeval.metrics.base import CHUNK_INDEX, MetricResult
+from localeval.evidence.attribution import Evidence, attribute
+from localeval.evidence.relevance import chunk_relevance
+from localeval.metrics.base import CHUNK_INDEX, MetricResult, register_metric
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.metrics.decomposed import check_decomposer, claim_units
 from localeval.schema import Sample
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 __all__ = ["ChunkVerdict", "ContextPrecision", "ContextPrecisionResult", "average_precision"]
 
@@ -68,6 +68,7 @@ def average_precision(useful: list[bool]) -> float:
     return total / hits if hits else 0.0
 
 
+@register_metric("context_precision.v1")
 class ContextPrecision(JudgedMetric):
     """Rank-aware precision of the retrieved contexts (options as ContextRecall, plus ``mode``)."""
 
@@ -77,7 +78,6 @@ class ContextPrecision(JudgedMetric):
     result_type = ContextPrecisionResult
 
     # The claim modes (reference, response) attribute claims; the question mode reads none.
-    options_used = ("max_units", "exhaustive", "candidates", "locate", "contrasts")
 
     def __init__(self, model=None, *, mode: Mode = "auto", decomposer=None, **options) -> None:
         if mode not in ("auto", "reference", "response", "question"):

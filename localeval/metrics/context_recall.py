@@ -20,6 +20,7 @@ Edge cases (deterministic, documented, tested):
 
 from __future__ import annotations
 
+from localeval.metrics.base import register_metric
 from localeval.metrics.claim_support import ClaimAttribution, ClaimSupportMetric, ClaimSupportResult
 
 __all__ = ["ClaimAttribution", "ContextRecall", "ContextRecallResult"]
@@ -34,6 +35,7 @@ class ContextRecallResult(ClaimSupportResult):
         return [c.text for c in self.claims if not c.attributed]
 
 
+@register_metric("context_recall.v1")
 class ContextRecall(ClaimSupportMetric):
     """Share of reference claims supported by the retrieved contexts.
 

@@ -13,7 +13,7 @@ sentence too long for the judge is cut into word-aligned pieces and counts as re
 its best piece is (nothing is truncated).
 
 With ``screen=True`` (default) a sentence that shares none of the question's content words is
-decided irrelevant without a judge call (`localeval.backends.candidates.relevance_screen`; its
+decided irrelevant without a judge call (`localeval.evidence.candidates.relevance_screen`; its
 constants are chosen on RAGBench validation, benchmarks/results/relevance_screen.md): on a long
 passage most sentences are, so only the uncertain ones are judged. A screened sentence is still
 listed, with ``probability=0.0``, ``relevant=False`` and ``screened`` saying why; it counts in
@@ -50,15 +50,15 @@ from typing import ClassVar, Literal, NamedTuple
 
 from pydantic import BaseModel
 
-from localeval.backends.candidates import relevance_screen
-from localeval.backends.nli import NLIJudge
-from localeval.backends.relevance import chunk_relevance, sentence_relevance
-from localeval.metrics.base import MetricResult
+from localeval.evidence.candidates import relevance_screen
+from localeval.judge.nli import NLIJudge
+from localeval.evidence.relevance import chunk_relevance, sentence_relevance
+from localeval.metrics.base import MetricResult, register_metric
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.schema import Sample
 from localeval.text import Span, make_windows, split_sentences
 from localeval.text.leads import list_leads
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 __all__ = [
     "ChunkRelevance",
@@ -216,6 +216,7 @@ class ContextRelevanceResult(MetricResult):
 # --------------------------------------------------------------------------- metric
 
 
+@register_metric("context_relevance.v1")
 class ContextRelevance(JudgedMetric):
     """Share of the retrieved text that is relevant to the question (see module docstring).
 
@@ -234,7 +235,6 @@ class ContextRelevance(JudgedMetric):
     result_type = ContextRelevanceResult
     threshold_kind: ClassVar[str] = "relevance"
 
-    options_used = ("screen",)
 
     def __init__(self, model=None, *, level: Level = "sentence", **options) -> None:
         if level not in ("sentence", "chunk"):

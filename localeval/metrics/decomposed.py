@@ -23,7 +23,7 @@ from localeval.text.hygiene import non_claim_reason
 from localeval.text.questions import RuleBasedDecomposer
 
 if TYPE_CHECKING:
-    from localeval.backends.session import JudgeSession
+    from localeval.judge.session import JudgeSession
 
 __all__ = ["ClaimUnit", "DecompositionRecord", "check_decomposer", "claim_units", "is_rule_based", "sub_questions"]
 

@@ -60,7 +60,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel
 
-from localeval.metrics.base import Metric, MetricResult
+from localeval.metrics.base import Metric, MetricResult, register_metric
 from localeval.schema import Sample
 from localeval.text.entities import (
     DateValue,
@@ -76,7 +76,7 @@ from localeval.text.entities import (
     strip_articles,
 )
 from localeval.text.spans import Span
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -288,6 +288,7 @@ def _find(
 # --------------------------------------------------------------------------- the metric
 
 
+@register_metric("context_entity_recall.v1")
 class ContextEntityRecall(Metric):
     """Share of the reference's named entities that the retrieved contexts mention.
 

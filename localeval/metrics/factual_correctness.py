@@ -4,7 +4,7 @@ the response states.
 RAGAS ``FactualCorrectness`` and RAGChecker's overall precision / recall / F1 (Ru et al., 2024),
 with the local judge in place of the LLM. Both texts are split into claims as for context
 recall (`localeval.text.split_claims`, or the metric's ``decomposer``) and judged with the
-same attribution as every claim metric (`localeval.backends.attribution`), the other text
+same attribution as every claim metric (`localeval.evidence.attribution`), the other text
 taking the place of the retrieved contexts:
 
     precision = response claims the reference entails / response claims
@@ -36,7 +36,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from localeval.metrics.base import MetricResult
+from localeval.metrics.base import MetricResult, register_metric
 from localeval.metrics.claim_support import ClaimAttribution, JudgedMetric
 from localeval.metrics.decomposed import ClaimUnit, DecompositionRecord, check_decomposer, claim_units
 from localeval.metrics.pieced import ClaimPart, piece_together
@@ -44,7 +44,7 @@ from localeval.metrics.precision_recall import f1
 from localeval.schema import Sample
 from localeval.text import Span
 from localeval.text.answers import is_non_answer, non_english_note
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 __all__ = ["AnswerClaims", "AnswerClaimsMetric", "CheckedClaim", "FactualCorrectness", "FactualCorrectnessResult", "Mode"]
 
@@ -137,7 +137,6 @@ class AnswerClaimsMetric(JudgedMetric):
 
     reads_verdict = True
 
-    options_used = ("max_units", "exhaustive", "candidates", "locate", "contrasts")
 
     def __init__(self, model=None, *, split_coordination: bool = True, decomposer=None, pieced: bool = True,
                  **options) -> None:
@@ -161,6 +160,7 @@ class AnswerClaimsMetric(JudgedMetric):
         return out
 
 
+@register_metric("factual_correctness.v1")
 class FactualCorrectness(AnswerClaimsMetric):
     """Claims of the response checked against the reference and back (see module docstring).
 

@@ -12,6 +12,7 @@ punctuation-only response -> ``None`` (nothing to check); no non-empty context -
 
 from __future__ import annotations
 
+from localeval.metrics.base import register_metric
 from localeval.metrics.claim_support import ClaimSupportMetric, ClaimSupportResult
 
 __all__ = ["Faithfulness", "FaithfulnessResult"]
@@ -26,6 +27,7 @@ class FaithfulnessResult(ClaimSupportResult):
         return [c.text for c in self.claims if not c.attributed]
 
 
+@register_metric("faithfulness.v1")
 class Faithfulness(ClaimSupportMetric):
     """Share of response claims supported by the retrieved contexts (options as ContextRecall)."""
 

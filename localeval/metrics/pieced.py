@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from localeval.backends.attribution import Evidence
-from localeval.backends.verdict import lexical_words
+from localeval.evidence.attribution import Evidence
+from localeval.evidence.verdict import lexical_words
 from localeval.text.numbers import numbers_in
 from localeval.text.atoms import AtomicPart, atomic_parts
 
 if TYPE_CHECKING:
-    from localeval.backends.session import JudgeSession
+    from localeval.judge.session import JudgeSession
     from localeval.metrics.claim_support import ClaimAttribution, JudgedMetric
 
 RESCUE_MISSING = 1

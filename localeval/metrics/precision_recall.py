@@ -13,13 +13,13 @@ supports.
 
 from __future__ import annotations
 
-from localeval.metrics.base import MetricResult
+from localeval.metrics.base import MetricResult, register_metric
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.metrics.context_precision import ContextPrecision, ContextPrecisionResult
 from localeval.metrics.context_recall import ContextRecall, ContextRecallResult
 from localeval.metrics.decomposed import DecompositionRecord, check_decomposer
 from localeval.schema import Sample
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 __all__ = ["PrecisionRecall", "PrecisionRecallResult"]
 
@@ -40,6 +40,7 @@ def f1(precision: float, recall: float) -> float:
     return 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
 
 
+@register_metric("precision_recall.v1")
 class PrecisionRecall(JudgedMetric):
     """Context precision, context recall and their F1 (judge options as ContextRecall;
     ``decomposer=`` splits the reference for both parts)."""
@@ -53,7 +54,6 @@ class PrecisionRecall(JudgedMetric):
         # Its decisions are those of its two parts, read under their keys.
         return [(kind, key) for kind, key in ContextPrecision.threshold_uses() if kind == "entailment"] + ContextRecall.threshold_uses()
 
-    options_used = ("max_units", "exhaustive", "candidates", "locate", "contrasts")
 
     def __init__(self, model=None, *, decomposer=None, **options) -> None:
         check_decomposer(decomposer, "claims")

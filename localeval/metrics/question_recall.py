@@ -35,9 +35,9 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel
 
-from localeval.backends.attribution import Evidence
-from localeval.backends.relevance import chunk_relevance
-from localeval.metrics.base import MetricResult
+from localeval.evidence.attribution import Evidence
+from localeval.evidence.relevance import chunk_relevance
+from localeval.metrics.base import MetricResult, register_metric
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.metrics.context_relevance import (
     ContextSentence,
@@ -49,7 +49,7 @@ from localeval.metrics.context_relevance import (
 from localeval.metrics.decomposed import DecompositionRecord, check_decomposer, sub_questions
 from localeval.schema import Sample
 from localeval.text.questions import RuleBasedDecomposer
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 __all__ = ["QuestionRecall", "QuestionRecallResult", "SubQuestionVerdict"]
 
@@ -84,6 +84,7 @@ class QuestionRecallResult(MetricResult):
         return [q.text for q in self.sub_questions if not q.answerable]
 
 
+@register_metric("question_recall.v1")
 class QuestionRecall(JudgedMetric):
     """Share of the question's sub-questions that the retrieved contexts answer.
 

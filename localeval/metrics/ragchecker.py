@@ -46,8 +46,8 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel
 
-from localeval.backends.attribution import Evidence
-from localeval.metrics.base import MetricResult
+from localeval.evidence.attribution import Evidence
+from localeval.metrics.base import MetricResult, register_metric
 from localeval.metrics.claim_support import ClaimAttribution
 from localeval.metrics.decomposed import DecompositionRecord
 from localeval.metrics.factual_correctness import (
@@ -58,7 +58,7 @@ from localeval.metrics.factual_correctness import (
     FactualCorrectnessResult,
 )
 from localeval.schema import Sample
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 __all__ = ["RAGChecker", "RAGCheckerClaim", "RAGCheckerResult", "Figure"]
 
@@ -122,6 +122,7 @@ def _share(count: int, total: int) -> float | None:
     return count / total if total else None
 
 
+@register_metric("ragchecker.v1")
 class RAGChecker(AnswerClaimsMetric):
     """RAGChecker's overall, retriever and generator figures (see module docstring).
 

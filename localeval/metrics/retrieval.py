@@ -38,9 +38,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-from localeval.metrics.base import Metric, MetricResult
+from localeval.metrics.base import Metric, MetricResult, register_metric
 from localeval.schema import Sample
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 __all__ = ["DEFAULT_KS", "RetrievalMetrics", "RetrievalResult", "dcg", "ndcg_at_k"]
 
@@ -90,6 +90,7 @@ def _unique(ids: Iterable[str]) -> tuple[list[str], list[str]]:
     return kept, repeats
 
 
+@register_metric("retrieval.v1")
 class RetrievalMetrics(Metric):
     """Recall, precision, recall@k, precision@k, hit rate, MRR and nDCG@k from IDs.
 

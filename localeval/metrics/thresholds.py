@@ -18,10 +18,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
+# The declarations' home (data only, no metric imported); re-exported here where they were.
+from localeval.catalog import GENERIC_KINDS, check_threshold_keys, did_you_mean
+
 __all__ = ["GENERIC_KINDS", "ThresholdChoice", "check_threshold_keys", "check_thresholds_read", "choose_threshold", "unread_thresholds",
            "did_you_mean", "with_verdict"]
 
-GENERIC_KINDS: tuple[str, ...] = ("entailment", "relevance")
 FALLBACK = 0.5
 
 
@@ -40,26 +42,6 @@ def choose_threshold(stored: Mapping[str, float], given: Mapping[str, float], ke
             if name in table:
                 return ThresholdChoice(float(table[name]), name, source)
     return ThresholdChoice(FALLBACK, kind, "fallback")
-
-
-def did_you_mean(name: str, choices: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` for the closest of ``choices``, or ``""``."""
-    import difflib
-
-    close = difflib.get_close_matches(name.strip().lower(), list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def check_threshold_keys(thresholds: Mapping[str, float], known: Iterable[str]) -> None:
-    """Raise ValueError for a key no metric reads, or a value outside [0, 1]."""
-    known = sorted(set(known))
-    for name, value in thresholds.items():
-        if name not in known:
-            raise ValueError(
-                f"unknown threshold {name!r}{did_you_mean(name, known)}; known thresholds: {', '.join(known)}"
-            )
-        if not 0.0 <= float(value) <= 1.0:
-            raise ValueError(f"threshold {name!r} must be in [0, 1], got {value}")
 
 
 def unread_thresholds(thresholds: Mapping[str, float], uses: Mapping[str, Iterable[tuple[str, str]]]) -> tuple[list[str], str]:

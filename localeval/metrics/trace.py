@@ -10,7 +10,7 @@ localeval makes both judgements with its local judge, on its own sentences of th
 (`localeval.text.split_sentences`, the sentences every judged metric reads):
 
 * utilized: the response is split into claims (the rules faithfulness uses) and each claim
-  is attributed to the contexts (`localeval.backends.attribution.attribute`, the very
+  is attributed to the contexts (`localeval.evidence.attribution.attribute`, the very
   judgements faithfulness makes, so a run that scores both asks the judge nothing twice). A
   sentence is utilized when it is the evidence of a claim supported with P(entailment) >= the
   threshold (``used="evidence"``, the default), or, with ``used="entailing"``, when it lies
@@ -62,9 +62,9 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel
 
-from localeval.backends.attribution import Support, attribute
-from localeval.backends.session import JudgeSession
-from localeval.metrics.base import MetricResult
+from localeval.evidence.attribution import Support, attribute
+from localeval.judge.session import JudgeSession
+from localeval.metrics.base import MetricResult, register_metric
 from localeval.metrics.claim_support import ClaimAttribution, JudgedMetric, RelevanceThresholdArgument, SkippedClaim
 from localeval.metrics.context_relevance import ContextRelevance, ContextRelevanceResult
 from localeval.metrics.decomposed import claim_units
@@ -158,6 +158,7 @@ def _utilized(contexts: Sequence[str], supports: Sequence[Support], threshold: f
     ]
 
 
+@register_metric("trace_utilization.v1")
 class TraceUtilization(JudgedMetric):
     """Share of the context sentences the response used (RAGBench ``utilization_score``).
 
@@ -175,7 +176,6 @@ class TraceUtilization(JudgedMetric):
     borrowed_key: ClassVar[str] = "faithfulness"
     """The key read after the metric's own: faithfulness makes the same decision."""
 
-    options_used = ("max_units", "exhaustive", "candidates", "locate", "contrasts")
 
     def __init__(self, model=None, *, used: Used = "evidence", split_coordination: bool = True,
                  decomposer=None, **options) -> None:
@@ -262,6 +262,7 @@ class TraceUtilization(JudgedMetric):
         return list(self.utilization(samples, self.resolved_threshold(), session, show_progress_bar))
 
 
+@register_metric("trace_completeness.v1")
 class TraceCompleteness(RelevanceThresholdArgument, TraceUtilization):
     """Share of the relevant context sentences the response used (RAGBench ``completeness_score``).
 
@@ -275,7 +276,6 @@ class TraceCompleteness(RelevanceThresholdArgument, TraceUtilization):
     result_type = TraceCompletenessResult
     threshold_kinds = ("entailment", "relevance")
 
-    options_used = (*TraceUtilization.options_used, "screen")
 
     def __init__(self, model=None, *, relevance_threshold: float | None = None, decomposer=None, **options) -> None:
         super().__init__(model, decomposer=decomposer, **options)

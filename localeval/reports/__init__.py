@@ -65,7 +65,7 @@ def write_report(
     metadata: Mapping[str, Any] | None = None,
 ) -> Path:
     """Write `build_report` to ``output`` (UTF-8) and return its path."""
-    from localeval.runner.guard import staging_path
+    from localeval.runner import staging_path
 
     page = build_report(runs, worst=worst, title=title, metadata=metadata)
     out = Path(output)

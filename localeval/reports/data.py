@@ -22,9 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from localeval.runner.human import human_column
-from localeval.runner.reading import csv_records
-from localeval.runner.summary import RunSummary, SummaryBuilder
+from localeval.runner import RunSummary, SummaryBuilder, csv_records, human_column
 
 __all__ = ["RunData", "detect_metrics", "fetch_rows", "iter_records", "load_run", "score_of"]
 

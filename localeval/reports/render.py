@@ -17,7 +17,7 @@ from localeval.reports.multi import MultiComparison, render_many_body
 from localeval.reports.table import SCRIPT, SCRIPT_HASH, rows_table
 from localeval.reports.significance import compare_pair
 from localeval.reports.uncertainty import calibration_html, intervals_html, significance_html
-from localeval.runner.summary import RunSummary, plural
+from localeval.runner import RunSummary, plural
 
 __all__ = ["render_comparison", "render_many", "render_single"]
 

@@ -31,7 +31,7 @@ def _text(value: Any) -> str:
 def run_settings(path: str | os.PathLike[str]) -> dict[str, str]:
     """The run record of the output ``path`` as labelled text (``{}`` when it has none: a file
     written by another tool, or by ``score`` to stdout)."""
-    from localeval.runner.guard import record_path
+    from localeval.runner import record_path
 
     try:
         record = json.loads(record_path(path).read_text(encoding="utf-8"))

@@ -18,7 +18,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from localeval.reports.data import RunData, fetch_rows, iter_records
-from localeval.runner.human import LabelError, human_column, read_label
+from localeval.runner import LabelError, human_column, read_label
 from localeval.stats.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, paired_difference
 from localeval.stats.ppi import ppi_mean
 
@@ -31,9 +31,10 @@ Verdict = Literal["better", "worse", "no significant change", "not compared"]
 
 
 def direction(metric: str) -> bool:
-    """Whether a higher score is better (`localeval.metrics.registry.higher_is_better`); a
-    column named after no known metric (a custom metric) reads higher-is-better."""
-    from localeval.metrics.registry import higher_is_better
+    """Whether a higher score is better, as the metric declares it (`localeval.catalog`: read
+    without loading a metric); a column named after no known metric (a custom metric) reads
+    higher-is-better."""
+    from localeval.catalog import higher_is_better
 
     try:
         return higher_is_better(metric)

@@ -10,7 +10,7 @@ from typing import Any
 
 from localeval.reports.explain import esc, fmt
 from localeval.reports.significance import ALPHA, RunTest, human_text
-from localeval.runner.summary import RunSummary
+from localeval.runner import RunSummary
 
 __all__ = ["calibration_html", "intervals_html", "significance_html"]
 

@@ -22,11 +22,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, overload
 
-from localeval.backends.cache import JudgementCache
-from localeval.backends.session import JudgeSession
+from localeval.judge.cache import JudgementCache
+from localeval.judge.session import JudgeSession
 from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.thresholds import did_you_mean
-from localeval.options import DEFAULT_LOCATE, DEFAULT_SELECTOR, Candidates, Locate, RunOptions, parse_max_units
+from localeval.options import (
+    DEFAULT_BLOCK_SIZE,
+    DEFAULT_LOCATE,
+    DEFAULT_SELECTOR,
+    RENAMED_OPTIONS,
+    Candidates,
+    Locate,
+    RunOptions,
+    parse_max_units,
+    renamed_options,
+)
 from localeval.runner.columns import ColumnMap, ColumnSource, clean_value
 from localeval.runner.budget import DEFAULT_MAX_CONTEXTS, DEFAULT_MAX_ROW_CHARS, DEFAULT_MAX_ROW_PAIRS, RowBudget, within_budget
 from localeval.runner.guard import (
@@ -42,7 +52,6 @@ from localeval.runner.output import check_writable, dumps, open_writer, output_f
 from localeval.runner.progress import Progress, make_progress, quiet_loading
 from localeval.runner.rows import Row
 from localeval.runner.run import (
-    DEFAULT_CHUNK_SIZE,
     ScoredRow,
     add_record_to_summary,
     add_to_summary,
@@ -203,10 +212,10 @@ def _chunks(
         if count > 1:  # the text side in worker processes, the judge here (localeval.runner.workers)
             from localeval.runner.workers import worker_chunks
 
-            yield worker_chunks(rows, named, session=used, workers=count, chunk_size=options.chunk_size, skip=skip,
+            yield worker_chunks(rows, named, session=used, workers=count, chunk_size=options.block_size, skip=skip,
                                 progress=progress)
             return
-        yield run_chunks(rows, named, session=used, chunk_size=options.chunk_size, skip=skip, progress=progress)
+        yield run_chunks(rows, named, session=used, chunk_size=options.block_size, skip=skip, progress=progress)
 
 
 def _workers(workers: int | None, named: list[tuple[str, Metric]], options: RunOptions) -> int:
@@ -257,8 +266,16 @@ def run_options(**keywords: Any) -> RunOptions:
 
 def option_keywords(given: Mapping[str, Any]) -> dict[str, Any]:
     """The scoring keywords among a call's arguments (``locals()`` of `evaluate` or
-    `score_dataset`): those named as `RunOptions`' fields, so no function lists them again."""
-    return {name: given[name] for name in RunOptions.model_fields}
+    `score_dataset`): those named as `RunOptions`' fields, so no function lists them again.
+    An option's old name (``chunk_size``, ``precision``: `RENAMED_OPTIONS`) counts as its new
+    one, with a DeprecationWarning."""
+    keywords = {name: given[name] for name in RunOptions.model_fields}
+    old = {name: given[name] for name in RENAMED_OPTIONS if given.get(name) is not None}
+    for new, value in renamed_options(old, where="evaluate()", stacklevel=4).items():
+        if keywords[new] != RunOptions.model_fields[new].default:
+            raise ValueError(f"{new} and its old name are both given; give {new} only")
+        keywords[new] = value
+    return keywords
 
 
 def given_options(function: Callable[..., Any], keywords: Mapping[str, Any]) -> list[str]:
@@ -451,7 +468,7 @@ def evaluate(
     model: Any = None,
     device: str | None = None,
     batch_size: int | None = None,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    block_size: int = DEFAULT_BLOCK_SIZE,
     cache: str | os.PathLike[str] | JudgementCache | None = None,
     show_progress: bool = True,
     output: str | os.PathLike[str] | None = None,
@@ -461,7 +478,7 @@ def evaluate(
     ray_address: str | None = None,
     ray_actors: int | None = None,
     decomposer: Any = None,
-    precision: str | None = None,
+    dtype: str | None = None,
     max_units: int | None | Literal["default"] = "default",
     candidates: Candidates = DEFAULT_SELECTOR,
     locate: Locate = DEFAULT_LOCATE,
@@ -475,6 +492,8 @@ def evaluate(
     max_row_pairs: int | None = DEFAULT_MAX_ROW_PAIRS,
     session: JudgeSession | None = None,
     workers: int | None = 1,
+    chunk_size: int | None = None,
+    precision: str | None = None,
 ) -> EvaluationResult:
     """Score every row of ``data`` with every metric.
 
@@ -489,12 +508,12 @@ def evaluate(
         column_map: target field -> column name, dotted path into a dict column, or
             ``callable(row)`` (see `localeval.runner.columns`).
         model, device: the judge for metrics given by name (default: the shipped judge, on
-            CUDA when present); any folder `localeval.backends.formats` reads (NLI, MiniCheck,
+            CUDA when present); any folder `localeval.judge.formats` reads (NLI, MiniCheck,
             HHEM-2.1-open, AlignScore), or ``"FORMAT:PATH"``.
         relevance_model: a separate relevance judge (a cross-encoder reranker folder...) for
             the metrics that judge relevance; ``None``: the judge's own relevance head.
         batch_size: judge pairs per forward pass; ``None``: 32 on CPU, 128 on CUDA.
-        chunk_size: rows scored together (memory grows with it; batches fill better).
+        block_size: rows scored together, a block (memory grows with it; batches fill better).
         cache: SQLite file (or `JudgementCache`) of judge verdicts, reused across runs.
         show_progress: progress on stderr (a bar on a terminal, plain lines otherwise).
         output: also stream the scored rows to this file as they finish (``.parquet``:
@@ -510,22 +529,24 @@ def evaluate(
         decomposer: for metrics given by name that split claims or questions: ``None`` or
             ``"rule"`` (the rules), a local instruction model (directory or ``.gguf`` file), or
             a `Decomposer` object (see `localeval.llm`).
-        precision: the judge's number format: ``"auto"`` (fp32 on CPU, fp16 on CUDA),
+        dtype: the judge's number format: ``"auto"`` (fp32 on CPU, fp16 on CUDA),
             ``"fp32"``, ``"bf16"`` (2-3x faster on CPUs with native bfloat16; probabilities
-            within ~0.02 of fp32) or ``"fp16"`` (CUDA). See `localeval.backends.precision`.
+            within ~0.02 of fp32) or ``"fp16"`` (CUDA). See `localeval.judge.dtypes`.
+        chunk_size, precision: the old names of ``block_size`` and ``dtype`` (README,
+            "Changelog"): still taken, with a DeprecationWarning.
         max_units: for metrics given by name that attribute claims: judge each claim against
             at most this many units of the contexts (those sharing most of its words);
             ``None``: every unit; ``"default"``: the metrics' default (6).
         candidates: how those units are chosen: ``"overlap"`` (most of the claim's words),
             ``"bm25"``, ``"embedding"`` (MiniLM cosine) or ``"hybrid"`` (an overlap shortlist
-            re-ranked by cosine); see `localeval.backends.candidates`.
+            re-ranked by cosine); see `localeval.evidence.candidates`.
         locate: how a claim's evidence is narrowed to one sentence: ``"words"`` (no judge
             call) or ``"judge"`` (each sentence judged).
         screen: context relevance decides sentences sharing no content word with the
             question without the judge; ``False`` judges every sentence.
         contrasts: for metrics given by name that attribute claims: a unit that states another
             number or unit, the opposite direction or state, or negates what the claim affirms
-            cannot support it (`localeval.text.contrasts`); ``False``: the judge alone.
+            cannot support it (`localeval.text.contrast_rules`); ``False``: the judge alone.
         exhaustive: for metrics given by name that attribute claims: judge every chosen unit
             of a claim even after its closest unit accepts it, so each claim reports its
             highest probability (verdicts are the same; more judge pairs).
@@ -538,14 +559,14 @@ def evaluate(
             judge pairs one metric would ask for, estimated before scoring); a row over one is
             unscored with the reason (never truncated); ``None`` or 0: no limit (see
             `localeval.runner.budget`).
-        session: a `localeval.backends.session.JudgeSession` to score in (local engine only),
+        session: a `localeval.judge.session.JudgeSession` to score in (local engine only),
             for a caller that reads what the run did: its public ``counters`` (pairs asked,
             read from the cache, judged; forward passes; tokens) and ``timings`` (seconds per
             stage) are the run's, and stay readable after it. Its verdict cache (memory and
             file) and memos serve the run; the session stays open (close it, or use ``with``).
             The run's options are the session's (``JudgeSession(RunOptions(model=...,
             cache=...))``): the keywords that make them (model, device, batch_size,
-            chunk_size, cache, thresholds, decomposer, precision, max_units, candidates,
+            block_size, cache, thresholds, decomposer, dtype, max_units, candidates,
             locate, screen, contrasts, exhaustive) are left unset.
             Counters add up over the runs one session serves (subtract two ``snapshot()``).
         workers: processes that do the text side (splitting, parsing, windows, contrasts) of
@@ -612,7 +633,7 @@ def score_dataset(
     model: Any = None,
     device: str | None = None,
     batch_size: int | None = None,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    block_size: int = DEFAULT_BLOCK_SIZE,
     cache: str | os.PathLike[str] | JudgementCache | None = None,
     show_progress: bool = True,
     resume: bool = False,
@@ -621,7 +642,7 @@ def score_dataset(
     ray_address: str | None = None,
     ray_actors: int | None = None,
     decomposer: Any = None,
-    precision: str | None = None,
+    dtype: str | None = None,
     max_units: int | None | Literal["default"] = "default",
     candidates: Candidates = DEFAULT_SELECTOR,
     locate: Locate = DEFAULT_LOCATE,
@@ -636,6 +657,8 @@ def score_dataset(
     options: RunOptions | None = None,
     session: JudgeSession | None = None,
     workers: int | None = 1,
+    chunk_size: int | None = None,
+    precision: str | None = None,
 ) -> RunSummary:
     """Like `evaluate`, but rows only go to ``output`` (``None``: stdout) and are not kept in
     memory: what the ``localeval score`` command runs, for datasets of any size.

@@ -291,7 +291,7 @@ def _metric_description(name: str, metric: Any) -> dict[str, Any]:
 
 def _judge_weights(named: Sequence[tuple[str, Any]], model: Any) -> list[str]:
     """The weights of every judge the metrics use, without loading one that is not loaded."""
-    from localeval.backends.registry import resolve_model
+    from localeval.judge.registry import resolve_model
     from localeval.metrics.claim_support import JudgedMetric
 
     dirs: dict[str, Path] = {}

@@ -1,7 +1,7 @@
 """Where a run's time went: milliseconds per row by stage, from a session's public timers.
 
 `JudgeSession.timings` counts seconds per stage (read, split, parse, plan, judge, metric,
-write; `localeval.backends.session.STAGES`) and `JudgeSession.counters` what the judge did.
+write; `localeval.judge.session.STAGES`) and `JudgeSession.counters` what the judge did.
 `stage_profile` turns them, with the run's wall time and row count, into one `StageProfile`:
 what ``localeval score --profile`` prints and ``benchmarks/bulk_speed.py --profile`` stores.
 With ``--workers`` the text stages are summed over the worker processes (CPU seconds, which
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from localeval.backends.session import STAGES, JudgeSession
+from localeval.judge.session import STAGES, JudgeSession
 
 __all__ = ["StageProfile", "stage_profile"]
 

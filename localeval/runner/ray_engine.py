@@ -156,7 +156,7 @@ class _Scorer:
                  max_row_pairs: int | None = None) -> None:
         import torch
 
-        from localeval.backends.session import JudgeSession
+        from localeval.judge.session import JudgeSession
         from localeval.runner.run import judges_of, resolve_metrics
 
         if threads:
@@ -202,13 +202,13 @@ class _Judge:
     def __init__(self, metrics: list[str], options: RunOptions, threads: int | None) -> None:
         import torch
 
-        from localeval.backends.session import JudgeSession
+        from localeval.judge.session import JudgeSession
         from localeval.runner.run import judges_of, resolve_metrics
 
         if threads:
             torch.set_num_threads(threads)
         self.judges = judges_of(resolve_metrics(metrics, options))
-        from localeval.backends.cache import JudgementCache
+        from localeval.judge.cache import JudgementCache
 
         # Memory only: the text actors read and write the verdict cache; this actor only judges.
         self.session = JudgeSession(options, cache=JudgementCache(None))
@@ -289,7 +289,7 @@ def ray_chunks(
     ``--workers`` do: that many text actors (one CPU each) and one judge actor (the GPU, or
     the CPUs' torch threads) that judges every text actor's pairs."""
     model, cache, decomposer, device = options.model, options.cache, options.decomposer, options.device
-    chunk_size = options.chunk_size
+    chunk_size = options.block_size
     if any(not isinstance(m, str) for m in metrics):
         raise TypeError('engine "ray" takes metric names: each actor builds its own metrics and loads its judge once')
     if model is not None and not isinstance(model, (str, os.PathLike)):

@@ -10,7 +10,7 @@ Design (the simplest one that keeps the judge's batches full and never judges a 
    judge call (a `PairBatch`), which drops duplicate pairs, sorts them by length and pads per
    batch. Nothing is reordered across metrics: they stay independent and simple.
 3. **One session per run.** The run makes one `JudgeSession`
-   (`localeval.backends.session`) from its `RunOptions` and passes it to every
+   (`localeval.judge.session`) from its `RunOptions` and passes it to every
    ``score_many``: its verdict cache is an in-memory LRU in front of the optional SQLite file.
    A (premise, hypothesis, task) verdict asked by a second metric, or by another row of the
    chunk, is read, not recomputed (context recall and context precision, for instance, ask
@@ -33,8 +33,8 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any, TextIO
 
-from localeval.backends.nli import NLIJudge
-from localeval.backends.session import JudgeSession
+from localeval.judge.nli import NLIJudge
+from localeval.judge.session import JudgeSession
 from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.options import DEFAULT_CHUNK_SIZE, RunOptions, parse_max_units
@@ -81,7 +81,7 @@ def resolve_metrics(
     model directory or ``.gguf`` file: an `LLMDecomposer`; or a decomposer object).
     ``load_judge=False`` builds them without loading the judge (to learn the output names).
     """
-    from localeval.backends import get_judge
+    from localeval.judge import get_judge
     from localeval.metrics.registry import resolve_name
 
     if keywords:
@@ -113,7 +113,7 @@ def resolve_metrics(
             if issubclass(cls, JudgedMetric):
                 # The run's options, whole: each metric reads those it uses (`options_used`).
                 if load_judge:
-                    judge = judge or get_judge(options.model, device=options.device, precision=options.precision,
+                    judge = judge or get_judge(options.model, device=options.device, precision=options.dtype,
                                                relevance_model=options.relevance_model)
                     kwargs.update(model=judge, options=options.model_copy(
                         update={"batch_size": options.judge_batch_size(judge.device.type)}))

@@ -47,7 +47,7 @@ from localeval.metrics.base import OpaqueSetting, plain_setting
 from localeval.text.analyses import code_identity
 
 if TYPE_CHECKING:
-    from localeval.backends.session import JudgeSession
+    from localeval.judge.session import JudgeSession
     from localeval.metrics.base import Metric, MetricResult
     from localeval.runner.rows import Row
 

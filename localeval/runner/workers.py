@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from localeval.backends.session import JudgeSession
+from localeval.judge.session import JudgeSession
 from localeval.metrics.base import Metric
 from localeval.runner.heap import release_freed_memory
 from localeval.runner.progress import Progress
@@ -107,7 +107,7 @@ def judge_request(session: JudgeSession, judge: Any, flat: list, task: Any, batc
     """One worker's request, judged alone in the judge process (``flat``: the pairs its cache
     lacks, possibly repeated): probabilities in request order, the judge's counters kept in
     ``session``. The local workers and the Ray engine's judge actor both answer with this."""
-    from localeval.backends.nli import distinct_pairs
+    from localeval.judge.nli import distinct_pairs
 
     distinct, index = distinct_pairs(flat)
     state = session.state(judge)
@@ -269,7 +269,7 @@ def _worker_main(worker: int, metrics: list[tuple[str, Metric]], options: Any, c
             raise RuntimeError(f"the judge process failed:\n{payload}")
         return payload
 
-    from localeval.backends.cache import JudgementCache
+    from localeval.judge.cache import JudgementCache
 
     # The cache file is opened anew: a SQLite connection must not cross a fork (nor may the
     # options' cache object, hence a memory-only one given explicitly without a file).

@@ -3,7 +3,7 @@
 An *analysis* is something derived from one text alone by deterministic code: its sentence
 splits, its claims, the units a context is cut into for a judge. `TextAnalyses` keeps them
 for one run, in front of an optional *backing* (the run's SQLite verdict cache,
-`localeval.backends.cache.JudgementCache`):
+`localeval.judge.cache.JudgementCache`):
 
 * ``prefetch(texts)`` reads every stored analysis of a chunk's texts in one query (and, in
   a second, those of their stored sentences: metrics analyse a context's sentences too);

@@ -16,7 +16,7 @@ when their heads match (or one's head is among the other's words) and their modi
 numbers do not differ; otherwise they *conflict*. A preposition's object conflicts only by a
 different number, agrees by a shared word, else says nothing.
 
-The checks, each a `localeval.text.contrasts` rule:
+The checks, each a `localeval.text.contrast_rules` rule:
 
 - ``polarity``: a premise atom that would support the claim's atom (same predicate, an agreeing
   slot, none conflicting) is negated where the claim's is not, or the other way round, and no
@@ -361,7 +361,7 @@ def _supports(mine: Atom, theirs: Atom, polarity: bool = True, strict: bool = Tr
 def supported_atom(claim: Facts, premise: Facts) -> bool:
     """Does some premise atom state a claim atom's predicate with its polarity and no argument
     in conflict? (Then a word-level "negated" finding about the claim is not trusted:
-    `localeval.text.contrasts`.)"""
+    `localeval.text.contrast_rules`.)"""
     return any(_supports(c, p, strict=False) for c in claim.atoms if c.asserted for p in premise.atoms)
 
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
-    from localeval.backends.session import JudgeSession
+    from localeval.judge.session import JudgeSession
 
 __all__ = ["CachingDecomposer", "Decomposer", "Decomposition", "Kind", "Rejected", "decompose_many", "decomposer_name"]
 

@@ -2,7 +2,7 @@
 
 Used where a model call would be wasteful: validating an LLM's claims against the words of their
 source (localeval.llm.validate) and choosing which units of a long context are worth judging
-for a claim (localeval.backends.attribution, ``max_units``).
+for a claim (localeval.evidence.attribution, ``max_units``).
 """
 
 from __future__ import annotations

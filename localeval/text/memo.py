@@ -4,7 +4,7 @@ The contrast rules, the merge rule's parse, the number reader, candidate selecti
 language detection are pure functions of one text, called again and again within a chunk
 (a claim meets every unit of its row; several metrics read the same contexts). Their results
 are remembered in the run's `TextMemo`, which the run's session
-(`localeval.backends.session.JudgeSession`) owns, makes active while its metrics score
+(`localeval.judge.session.JudgeSession`) owns, makes active while its metrics score
 (`remembering`) and empties per chunk. So no result outlives the run that asked for it: a
 second run in the same process is not flattered by the first, and a long run's memory does
 not grow with the rows it has scored. Outside a run nothing is remembered and every call

@@ -1,4 +1,4 @@
-"""Two facts merged into a false one: the merge contrast of `localeval.text.contrasts`.
+"""Two facts merged into a false one: the merge contrast of `localeval.text.contrast_rules`.
 
 "Canberra is the capital of Australia. Sydney, the largest city in the country, hosted the
 2000 Olympic Games." A small NLI judge reads "Sydney is the capital of Australia" as entailed:

@@ -2,7 +2,7 @@
 
 "$3,000", "3000 dollars" and "three thousand dollars" all hold the number ``3000``; "25%"
 and "25 percent" hold ``25``; "eight" is ``8`` and "eighteen" ``18``. Used by the lexical
-signals of a claim's verdict (`localeval.backends.verdict`): a number the claim states and
+signals of a claim's verdict (`localeval.evidence.verdict`): a number the claim states and
 the evidence does not is a strong sign the claim is not supported, whatever its format.
 """
 

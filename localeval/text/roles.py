@@ -1,4 +1,4 @@
-"""Who did what to whom: the role contrast of `localeval.text.contrasts`, from a spaCy parse.
+"""Who did what to whom: the role contrast of `localeval.text.contrast_rules`, from a spaCy parse.
 
 A small NLI judge reads "Martin Hale wrote 'Winter Harbour'" as entailed by "'Winter Harbour'
 was written by Clara Voss ... and adapted for the stage by Martin Hale": every word is there.
@@ -88,7 +88,7 @@ def parse_many(texts: Iterable[str]) -> None:
     (`localeval.text.memo`; without one there is nowhere to keep them and nothing is done):
     spaCy's ``pipe`` parses short texts about twice as fast as one call per text, with the
     same result (measured on 800 units: identical tags, dependencies and heads).
-    `localeval.text.contrasts.contrast_many` calls it before reading the rules on many pairs."""
+    `localeval.text.contrast_rules.contrast_many` calls it before reading the rules on many pairs."""
     memo = active_memo()
     if memo is None:
         return

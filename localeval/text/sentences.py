@@ -346,7 +346,7 @@ split each time, so a memo holds at most about 4096 x 10k characters."""
 class SplitMemo:
     """Sentence splits remembered for one run.
 
-    Owned by the run's `localeval.backends.session.JudgeSession`, which makes it active
+    Owned by the run's `localeval.judge.session.JudgeSession`, which makes it active
     (`remembering_splits`) while its metrics score; outside a run nothing is remembered, so
     no split outlives the run that asked for it. With ``store`` (the session's
     `localeval.text.analyses.TextAnalyses`), splits are also read from and written to the

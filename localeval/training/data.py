@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import contrast, sources, splits, synthetic
+from . import contrast_pairs as contrast, sources, splits, synthetic
 from .examples import Example, stable_hash
 
 log = logging.getLogger(__name__)

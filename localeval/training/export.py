@@ -121,7 +121,7 @@ def write_model_card(
         status = f"Trained on GPU. {runs}"
     commands = "\n".join(st["command"] for st in stages)
     contrast_note = (
-        "\nContrast pairs (`localeval/training/contrast.py`) are minimal edits of sentences of the same "
+        "\nContrast pairs (`localeval/training/contrast_pairs.py`) are minimal edits of sentences of the same "
         "QA paragraphs: an entity of another sentence merged in, agent and patient swapped across a "
         "voice change, an attribute moved to the other item, a list member negated, a quantifier or "
         "direction flipped, a confusable number word (not entailed / contradiction), each beside "
@@ -275,7 +275,7 @@ def store_thresholds(model_dir: Path, values: Mapping[str, float]) -> dict[str, 
 
 
 def store_verdict(model_dir: Path, verdict: Mapping[str, Any], threshold: float, keys: Iterable[str]) -> None:
-    """Store a learned claim verdict (`localeval.backends.verdict`, chosen by
+    """Store a learned claim verdict (`localeval.evidence.verdict`, chosen by
     `benchmarks/verdict.py --write`) as ``localeval.verdict``. Metrics that read it then decide
     on P(supported): a threshold stored under one of ``keys`` (theirs) was chosen on raw
     P(entailment), so it gives way to the verdict's ``threshold`` (kept exact: it is the

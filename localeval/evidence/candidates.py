@@ -2,7 +2,7 @@
 
 The judge is the expensive step; ranking a claim's candidate premises is not. A *selector*
 scores every candidate text for a claim with something cheap, and only the best few are judged
-(`localeval.backends.attribution`, ``max_units``), as in retrieve-then-rerank:
+(`localeval.evidence.attribution`, ``max_units``), as in retrieve-then-rerank:
 
 * ``"overlap"``: share of the claim's content words found in the unit (the original
   prefilter). Long units tend to win, as they contain more words.
@@ -10,7 +10,7 @@ scores every candidate text for a claim with something cheap, and only the best 
   frequencies from the candidates themselves (a row's units are its corpus), so rare shared
   words weigh more than common ones and long units are not favoured for their length.
 * ``"embedding"``: cosine similarity of MiniLM sentence embeddings
-  (`localeval.backends.embeddings`, the installed all-MiniLM-L6-v2; loaded offline, once per
+  (`localeval.judge.embeddings`, the installed all-MiniLM-L6-v2; loaded offline, once per
   process). Catches paraphrase, costs one small encoder pass per unique unit text.
 * ``"hybrid"``: word overlap shortlists ``SHORTLIST_PER_UNIT`` x k units, which are re-ranked by
   overlap + embedding cosine: a paraphrase can still win, and at most the shortlist is embedded
@@ -143,7 +143,7 @@ def embedding_scores(claim: str, texts: Sequence[str], k: int | None = None) -> 
     """Cosine similarity of the claim's and each text's MiniLM embedding."""
     if not texts:
         return []
-    from localeval.backends.embeddings import get_embedder
+    from localeval.judge.embeddings import get_embedder
 
     vectors = get_embedder(None).embed([claim, *texts])
     return [float(x) for x in vectors[1:] @ vectors[0]]

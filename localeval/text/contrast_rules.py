@@ -569,6 +569,6 @@ def contrast_identity() -> str:
     from localeval.text.entities import DEFAULT_SPACY_MODEL, SPACY_MODEL_ENV
 
     pipeline = os.environ.get(SPACY_MODEL_ENV) or DEFAULT_SPACY_MODEL
-    modules = ("localeval.text.contrasts", "localeval.text.roles", "localeval.text.merges", "localeval.text.numbers",
+    modules = ("localeval.text.contrast_rules", "localeval.text.roles", "localeval.text.merges", "localeval.text.numbers",
                "localeval.text.lexical", "localeval.text.checks")
     return code_identity(modules, ("spacy", pipeline))

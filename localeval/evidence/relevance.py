@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from localeval.backends.nli import NLIJudge
-from localeval.backends.session import JudgeSession, session_scope
+from localeval.judge.nli import NLIJudge
+from localeval.judge.session import JudgeSession, session_scope
 from localeval.text import Span, make_windows, split_sentences
 
 __all__ = ["sentence_relevance", "chunk_relevance"]

@@ -47,14 +47,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from localeval.backends.cache import JudgementCache, open_cache
+from localeval.judge.cache import JudgementCache, open_cache
 from localeval.options import RunOptions
 from localeval.text.analyses import TextAnalyses
 from localeval.text.memo import TextMemo, remembering
 from localeval.text.sentences import SplitMemo, remembering_splits
 
 if TYPE_CHECKING:  # the judge module imports torch: only loaded when a judge is asked
-    from localeval.backends.nli import NLIJudge, Pair, ScoringState, Task
+    from localeval.judge.nli import NLIJudge, Pair, ScoringState, Task
 
 __all__ = ["STAGES", "Counters", "JudgeSession", "PairBatch", "Timings", "session_scope"]
 
@@ -221,7 +221,7 @@ class JudgeSession:
     # ------------------------------------------------------------------ judging
     def state(self, judge: NLIJudge) -> ScoringState:
         """The session's scoring state for ``judge`` (batch cap, CPU fallback)."""
-        from localeval.backends.nli import ScoringState
+        from localeval.judge.nli import ScoringState
 
         found = self._states.get(id(judge))
         if found is None or found[0] is not judge:
@@ -248,7 +248,7 @@ class JudgeSession:
     ) -> np.ndarray:
         """``judge.predict`` through the session: identical pairs once, cached verdicts read,
         the rest judged in one call and stored; counters updated."""
-        from localeval.backends.nli import distinct_pairs
+        from localeval.judge.nli import distinct_pairs
 
         judge = judge.for_task(task)  # a separate relevance model answers relevance (`JudgePair`)
         width = len(judge._task_columns(task))
@@ -351,13 +351,13 @@ class JudgeSession:
 
     def contrasts(self, triples: Sequence[tuple[str, str, str]],
                   rules: tuple[str, ...] | None = None) -> list[str | None]:
-        """`localeval.text.contrasts.contrast` of each ``(claim, premise, source)`` under
+        """`localeval.text.contrast_rules.contrast` of each ``(claim, premise, source)`` under
         ``rules`` (default: all): stored with the session's analyses (one query per call), so
         a re-run in a new process reads the reasons back instead of parsing again (the role
         and merge rules' parse is the costly part). The reasons not known yet are found in
-        one call, so their parses are batched (`localeval.text.contrasts.contrast_many`)."""
+        one call, so their parses are batched (`localeval.text.contrast_rules.contrast_many`)."""
         from localeval.text.analyses import text_digest
-        from localeval.text.contrasts import CONTRAST_RULES, contrast_identity, contrast_many
+        from localeval.text.contrast_rules import CONTRAST_RULES, contrast_identity, contrast_many
 
         rules = rules or CONTRAST_RULES
         kind = f"contrast/{contrast_identity()}/{','.join(rules)}"
@@ -410,7 +410,7 @@ def _decode_reason(value: bytes) -> str | None:
     """A stored contrast reason ("rule: why"); a value that is not one (damaged) is made
     again. ``None`` means "not found" to `JudgeSession.analysis`, so "no rule fired" is
     the empty string."""
-    from localeval.text.contrasts import CONTRAST_RULES
+    from localeval.text.contrast_rules import CONTRAST_RULES
 
     if value == b"\x00":
         return ""

@@ -9,7 +9,7 @@ at the same speed (compiling a kernel costs far less than running it; measured i
 benchmarks/results/kernel_cache.md).
 
 The capacity is read by oneDNN when it first compiles a kernel, so `bound_kernel_cache` runs
-when `localeval.backends` is imported, before any judge is loaded. A value the user set in the
+when `localeval.judge` is imported, before any judge is loaded. A value the user set in the
 environment is kept, and a process that ran PyTorch CPU work before importing localeval keeps
 the capacity it started with.
 """

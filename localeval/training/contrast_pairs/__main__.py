@@ -1,4 +1,4 @@
-"""``python -m localeval.training.contrast``: count the contrast pairs per kind and label built
+"""``python -m localeval.training.contrast_pairs``: count the contrast pairs per kind and label built
 from the training side of the QA sources, and print a few of each kind."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from . import KINDS, SHORT_PARAGRAPH, generate, load_parser
 
 def _main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
-        prog="python -m localeval.training.contrast",
+        prog="python -m localeval.training.contrast_pairs",
         description="Count the contrast pairs per kind and label built from the training side "
         "of the QA sources, and print a few of each kind.",
     )

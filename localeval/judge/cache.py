@@ -107,7 +107,7 @@ def pair_key(task: str, premise: str, hypothesis: str) -> bytes:
 
 def model_identity(model_dir: str | os.PathLike[str], *, max_length: int, dtype: str, judge_format: str = "nli") -> str:
     """A hex id for "these exact weights, read this way": changes when any of them changes
-    (``judge_format``: how the folder is read, `localeval.backends.formats`)."""
+    (``judge_format``: how the folder is read, `localeval.judge.formats`)."""
     digest = hashlib.sha256()
     path = Path(model_dir)
     for file in sorted(path.glob("*.safetensors")) + sorted(path.glob("*.ckpt")) + [path / "config.json"]:

@@ -1,6 +1,6 @@
 """Judge formats: how a model folder becomes P(supported) or P(relevant) for (evidence, text) pairs.
 
-`localeval.backends.nli.NLIJudge` is the one judge interface the metrics, the attribution and
+`localeval.judge.nli.NLIJudge` is the one judge interface the metrics, the attribution and
 the session use (claim probability, evidence windows, batching, cache, session). What differs
 between checkers lives here, one small class per format: how a folder is recognised, how the
 model is loaded (never ``trust_remote_code``, never a pickle run as code), how a batch of
@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 
 import torch
 
-from localeval.backends.labels import LabelLayout, read_label_layout
+from localeval.judge.labels import LabelLayout, read_label_layout
 
 __all__ = [
     "FORMATS",

@@ -46,7 +46,7 @@ SIGNALS: tuple[str, ...] = (
 """Every signal `claim_signals` returns. New signals are appended, never renamed or removed:
 a stored `VerdictModel` names the signals it reads and is validated against this list.
 The probabilities are those the metric decides on, i.e. after the contrast rules
-(`localeval.text.contrasts`) cut an overruled unit's P(entailment)."""
+(`localeval.text.contrast_rules`) cut an overruled unit's P(entailment)."""
 
 _NEGATIONS = frozenset(
     "not no never none nobody nothing neither nor without cannot n't isn't aren't wasn't weren't "
@@ -166,7 +166,7 @@ class VerdictModel(BaseModel):
     vetoes: list[str] = []
     """Signals that, when set, leave the claim no more supported than the judge found it:
     P(supported) is then at most ``p_best``. ``["contrast"]``: a contrast rule's finding
-    (`localeval.text.contrasts`) is never outvoted by word overlap."""
+    (`localeval.text.contrast_rules`) is never outvoted by word overlap."""
 
     @field_validator("signals", "vetoes")
     @classmethod
