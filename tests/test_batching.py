@@ -1,0 +1,52 @@
+"""Keyed group batching (localeval.backends.batching.judge_by_key): plumbing, tiny judge."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from localeval.backends.batching import judge_by_key
+from localeval.backends.relevance import sentence_relevance
+from localeval.backends.session import JudgeSession
+
+
+def test_no_groups_gives_nothing_and_makes_no_call():
+    calls = []
+    assert judge_by_key(lambda groups: calls.append(groups) or [], {}) == {}
+    assert calls == []
+
+
+def test_groups_go_over_in_the_mappings_order_and_come_back_by_key():
+    seen = []
+
+    def judge_all(groups):
+        seen.append(list(groups))
+        return [sum(g) for g in groups]
+
+    keys = [(2, "b"), frozenset({1}), "row", None, 7.5]  # any hashable key
+    out = judge_by_key(judge_all, {key: [i, 10 * i] for i, key in enumerate(keys)})
+    assert len(seen) == 1 and seen[0] == [[0, 0], [1, 10], [2, 20], [3, 30], [4, 40]]
+    assert list(out) == keys and [out[k] for k in keys] == [0, 11, 22, 33, 44]
+
+
+def test_a_result_count_that_does_not_match_is_an_error():
+    with pytest.raises(ValueError, match="2 groups judged into 1 results"):
+        judge_by_key(lambda groups: groups[:1], {"a": 1, "b": 2})
+
+
+def test_one_judge_call_for_every_group_with_duplicates_judged_once(tiny_judge):
+    question = "Where is the observatory?"
+    passages = ["The observatory is in Vienna.", "The bridge was repaired."]
+    groups = {
+        ("row", 0): (question, passages),
+        ("row", 1): (question, []),  # an empty group: an empty result, not a missing key
+        ("row", 2): (question, passages[::-1]),  # the same pairs again: judged once
+    }
+    with JudgeSession() as session:
+        out = judge_by_key(lambda items: sentence_relevance(tiny_judge, items, session=session), groups)
+        counters = session.counters
+        assert counters.calls == 1 and counters.pairs_requested == 4 and counters.pairs_unique == 2
+    assert out[("row", 1)] == []
+    assert out[("row", 0)] == out[("row", 2)][::-1]
+    alone = sentence_relevance(tiny_judge, [(question, passages)])[0]
+    np.testing.assert_array_equal(out[("row", 0)], alone)  # batched with others: the same values
