@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
+from localeval.backends.attribution import attribute
 from localeval.backends.batching import judge_by_key
-from localeval.backends.relevance import sentence_relevance
 from localeval.backends.session import JudgeSession
 
 
@@ -35,18 +34,18 @@ def test_a_result_count_that_does_not_match_is_an_error():
 
 
 def test_one_judge_call_for_every_group_with_duplicates_judged_once(tiny_judge):
-    question = "Where is the observatory?"
-    passages = ["The observatory is in Vienna.", "The bridge was repaired."]
+    context = "The observatory is in Vienna. The bridge was repaired in 1880."
+    claims = ["The observatory is in Vienna.", "The bridge was repaired."]
     groups = {
-        ("row", 0): (question, passages),
-        ("row", 1): (question, []),  # an empty group: an empty result, not a missing key
-        ("row", 2): (question, passages[::-1]),  # the same pairs again: judged once
+        ("row", 0): (claims, [context]),
+        ("row", 1): ([], [context]),  # a group without claims: an empty result, not a missing key
+        ("row", 2): (claims, [context]),  # the same pairs again: judged once
     }
     with JudgeSession() as session:
-        out = judge_by_key(lambda items: sentence_relevance(tiny_judge, items, session=session), groups)
+        out = judge_by_key(lambda items: attribute(tiny_judge, items, session=session), groups)
         counters = session.counters
-        assert counters.calls == 1 and counters.pairs_requested == 4 and counters.pairs_unique == 2
+        assert counters.calls == 1 and counters.pairs_unique * 2 == counters.pairs_requested > 0
     assert out[("row", 1)] == []
-    assert out[("row", 0)] == out[("row", 2)][::-1]
-    alone = sentence_relevance(tiny_judge, [(question, passages)])[0]
-    np.testing.assert_array_equal(out[("row", 0)], alone)  # batched with others: the same values
+    assert out[("row", 0)] == out[("row", 2)]
+    alone = attribute(tiny_judge, [(claims, [context])])[0]
+    assert out[("row", 0)] == alone  # batched with others: the same values
