@@ -30,7 +30,7 @@ Edge cases (deterministic, documented in the README, tested):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -194,17 +194,18 @@ class FactualCorrectness(AnswerClaimsMetric):
 
     def cross_judge(
         self, samples: list[Sample], rows: list[AnswerClaims], threshold: float, *,
-        extra_groups: Sequence[tuple[Sequence[ClaimUnit], Sequence[str]]] = (), session: JudgeSession | None = None,
-        show_progress_bar: bool = False,
-    ) -> tuple[list[tuple[list[CheckedClaim], list[CheckedClaim]]], list[list[ClaimAttribution]]]:
+        extra_groups: Mapping[Hashable, tuple[Sequence[ClaimUnit], Sequence[str]]] | None = None,
+        session: JudgeSession | None = None, show_progress_bar: bool = False,
+    ) -> tuple[list[tuple[list[CheckedClaim], list[CheckedClaim]]], dict[Hashable, list[ClaimAttribution]]]:
         """Per row, (response claims judged against the reference, reference claims judged
-        against the response); then the verdicts of ``extra_groups``, judged in the same call
-        so that a caller needing more verdicts (RAGChecker) keeps the judge's batches full."""
+        against the response); then the verdicts of ``extra_groups`` by their keys, judged in
+        the same call so that a caller needing more verdicts (RAGChecker) keeps the judge's
+        batches full."""
         groups: dict[tuple[str, int], tuple[Sequence[ClaimUnit], Sequence[str]]] = {}
         for i, (sample, row) in enumerate(zip(samples, rows)):
             groups[("response", i)] = (row.response, [sample.reference or ""])
             groups[("reference", i)] = (row.reference, [sample.response or ""])
-        extra = {("extra", j): group for j, group in enumerate(extra_groups)}
+        extra = {("extra", key): group for key, group in (extra_groups or {}).items()}
         judged = judge_by_key(lambda batch: self.judge_claims(batch, threshold, session=session,
                                                               show_progress_bar=show_progress_bar), groups | extra)
         if getattr(self, "pieced", False):
@@ -213,7 +214,7 @@ class FactualCorrectness(AnswerClaimsMetric):
                            questions=[samples[i].user_input for _, i in groups])
         pairs = [([CheckedClaim.of(c) for c in judged[("response", i)]], [CheckedClaim.of(c) for c in judged[("reference", i)]])
                  for i in range(len(rows))]
-        return pairs, [judged[key] for key in extra]
+        return pairs, {key: judged[("extra", key)] for key in extra_groups or {}}
 
     def result(self, sample: Sample, row: AnswerClaims, response_claims: list[CheckedClaim],
                 reference_claims: list[CheckedClaim], threshold: float) -> FactualCorrectnessResult:
