@@ -50,6 +50,12 @@ Evidence is narrowed to one sentence of the winning unit by the claim's words by
 judge was more than half of all pairs on the bulk benchmark's rows and changes no probability,
 verdict or agreement figure: benchmarks/results/candidates.md.
 
+The work runs in five stages over one frozen plan, each a short function returning new
+values (`_attribute` reads as the list): plan units (cut contexts, choose each claim's
+candidates, one pair each) -> judge (one call, or two rounds under ``accept_at``, which
+returns a new plan cut to what was judged) -> contrast check -> evidence -> finish (one
+`Support` per claim).
+
 Work is grouped: `attribute` takes many (claims, contexts) groups -- one per dataset row --
 and sends all their pairs to the judge in one call (a `PairBatch` of the run's
 `JudgeSession`), so batches stay full across rows. The units of a context and the token

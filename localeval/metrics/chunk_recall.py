@@ -116,8 +116,7 @@ class ChunkRecall(RelevanceThresholdArgument, JudgedMetric):
         relevant = {(r, c): tuple(s for s in context if s.relevance >= rel_t)
                     for r, row in enumerate(sentences) for c, context in enumerate(row)}
         reflected = self._reflection(samples, relevant, ent_t, session)
-        return [self._result([_evaluation(c, context, relevant[(r, c)], [reflected[(r, c, k)] for k in range(len(relevant[(r, c)]))],
-                                          self.inclusion)
+        return [self._result([_evaluation(c, context, relevant[(r, c)], reflected[(r, c)], self.inclusion)
                               for c, context in enumerate(row)])
                 for r, row in enumerate(sentences)]
 
@@ -148,10 +147,10 @@ class ChunkRecall(RelevanceThresholdArgument, JudgedMetric):
         return out
 
     def _reflection(self, samples: list[Sample], relevant: dict[tuple[int, int], tuple[_JudgedSentence, ...]],
-                    ent_t: float, session: JudgeSession) -> dict[tuple[int, int, int], bool]:
-        """Step 2: is each relevant sentence (by ``(row, context, k)``) reflected in the answer,
-        in either direction? An over-long sentence is read through its most relevant piece
-        (the one that fits the judge), never cut at the token limit."""
+                    ent_t: float, session: JudgeSession) -> dict[tuple[int, int], list[bool]]:
+        """Step 2: per ``(row, context)``, is each of its relevant sentences reflected in the
+        answer, in either direction? An over-long sentence is read through its most relevant
+        piece (the one that fits the judge), never cut at the token limit."""
         answer_claims = [[c.text for c in rule_claims(sample.response or "", session=session)
                           if non_claim_reason(c.text) is None] for sample in samples]
         forward, backward = {}, {}
@@ -165,7 +164,9 @@ class ChunkRecall(RelevanceThresholdArgument, JudgedMetric):
                              accept_at=self.accept_at(ent_t))
 
         ahead, back = judge_by_key(judged, forward), judge_by_key(judged, backward)
-        return {key: max([ahead[key][0].probability, *(x.probability for x in back[key])]) >= ent_t for key in forward}
+        return {(r, c): [max([ahead[(r, c, k)][0].probability, *(x.probability for x in back[(r, c, k)])]) >= ent_t
+                         for k in range(len(kept))]
+                for (r, c), kept in relevant.items()}
 
     def _result(self, evaluations: list[ChunkRecallEvaluation]) -> ChunkRecallResult:
         """Step 3: the share of relevant contexts the answer reflects."""
