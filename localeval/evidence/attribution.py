@@ -50,6 +50,12 @@ Evidence is narrowed to one sentence of the winning unit by the claim's words by
 judge was more than half of all pairs on the bulk benchmark's rows and changes no probability,
 verdict or agreement figure: benchmarks/results/candidates.md.
 
+The work runs in five stages over one frozen plan, each a short function returning new
+values (`_attribute` reads as the list): plan units (cut contexts, choose each claim's
+candidates, one pair each) -> judge (one call, or two rounds under ``accept_at``, which
+returns a new plan cut to what was judged) -> contrast check -> evidence -> finish (one
+`Support` per claim).
+
 Work is grouped: `attribute` takes many (claims, contexts) groups -- one per dataset row --
 and sends all their pairs to the judge in one call (a `PairBatch` of the run's
 `JudgeSession`), so batches stay full across rows. The units of a context and the token
@@ -59,9 +65,9 @@ counts that size them are remembered by the session, not by the judge.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Literal
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from pydantic import BaseModel
@@ -85,7 +91,7 @@ from localeval.evidence.verdict import (
     lexical_signals,
 )
 from localeval.options import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Locate, RunOptions
-from localeval.text import Window, make_windows, split_sentences
+from localeval.text import Span, Window, make_windows, split_sentences
 from localeval.text.contrast_rules import CONTRAST_RULES, RULES_WITHOUT_PARSE
 from localeval.text.lexical import content_words, word_overlap
 
@@ -332,274 +338,358 @@ def attribute(
         raise ValueError(f"locate must be 'words' or 'judge', got {locate!r}")
     if accept_at is not None and not 0.0 <= accept_at <= 1.0:
         raise ValueError(f"accept_at must be in [0, 1] or None, got {accept_at}")
+    settings = _Settings(
+        granularity=granularity, unit_sentences=unit_sentences, locate_sentence=locate_sentence,
+        batch_size=batch_size, show_progress_bar=show_progress_bar, max_units=max_units, accept_at=accept_at,
+        signals=signals or verdict is not None, selector=get_selector(candidates), locate=locate, units=units,
+        contrasts=contrasts, verdict=verdict,
+    )
     with session_scope(session) as run:
-        return _attribute(run, judge, groups, granularity, unit_sentences, locate_sentence, batch_size,
-                          show_progress_bar, max_units, accept_at, signals or verdict is not None, candidates, locate,
-                          units, contrasts, verdict)
+        return _attribute(run, judge, groups, settings)
 
 
-def _attribute(
-    session: JudgeSession,
-    judge: NLIJudge,
-    groups: Sequence[tuple[Sequence[str], Sequence[str]]],
-    granularity: Granularity,
-    unit_sentences: int,
-    locate_sentence: bool,
-    batch_size: int | None,
-    show_progress_bar: bool,
-    max_units: int | None,
-    accept_at: float | None,
-    signals: bool,
-    candidates: str | Selector,
-    locate: Locate,
-    with_units: bool = False,
-    contrasts: bool = True,
-    verdict: ClaimVerdict | None = None,
-) -> list[list[Support]]:
-    selector = get_selector(candidates)
+# --------------------------------------------------------------------------- the stages
+#
+# plan units -> judge -> contrast check -> evidence -> finish. Each stage reads what the
+# stages before it returned and returns new values; nothing is changed in place, so each
+# can be read (and tested) alone.
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """`attribute`'s arguments, checked, as one value the stages share."""
+
+    granularity: Granularity
+    unit_sentences: int
+    locate_sentence: bool
+    batch_size: int | None
+    show_progress_bar: bool
+    max_units: int | None
+    accept_at: float | None
+    signals: bool
+    """Compute each claim's verdict signals (asked for, or needed by ``verdict``)."""
+    selector: Selector
+    locate: Locate
+    units: bool
+    contrasts: bool
+    verdict: ClaimVerdict | None
+
+
+class _Candidate(NamedTuple):
+    """One unit a claim is judged against, and where its pair sits in the plan's pairs."""
+
+    pair: int
+    unit: _Unit
+
+
+@dataclass(frozen=True)
+class _ClaimPlan:
+    """One claim of one group, the group's contexts, and the units it is judged against."""
+
+    claim: str
+    contexts: tuple[str, ...]
+    candidates: tuple[_Candidate, ...]
+    """Empty when the group has no usable context: the claim gets probability 0."""
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Every pair of one call: ``rows[g][k]`` is claim ``k`` of group ``g``; a claim's
+    candidates index ``pairs`` (premise, claim) and ``sources`` (all of the group's contexts
+    joined: where a contrast rule looks a number up)."""
+
+    rows: tuple[tuple[_ClaimPlan, ...], ...]
+    pairs: tuple[tuple[str, str], ...]
+    sources: tuple[str, ...]
+
+    def keyed(self) -> Iterator[tuple[tuple[int, int], _ClaimPlan]]:
+        """``((g, k), claim)`` for every claim of every group, in order."""
+        return (((g, k), c) for g, row in enumerate(self.rows) for k, c in enumerate(row))
+
+    def cut(self, accepted: Mapping[tuple[int, int], int]) -> _Plan:
+        """A new plan in which claim ``(g, k)`` of ``accepted`` keeps only its candidate whose
+        pair is ``accepted[(g, k)]`` (what early acceptance judged)."""
+        return replace(self, rows=tuple(
+            tuple(replace(c, candidates=tuple(x for x in c.candidates if x.pair == accepted[(g, k)]))
+                  if (g, k) in accepted else c for k, c in enumerate(row))
+            for g, row in enumerate(self.rows)))
+
+
+class _Judged(NamedTuple):
+    """What the judge said: P(entailment) and P(contradiction) per pair of ``plan`` (NaN for a
+    pair never judged), and the contrast reasons read while judging (pair -> reason)."""
+
+    plan: _Plan
+    probs: np.ndarray
+    contra: np.ndarray
+    reasons: dict[int, str | None]
+
+
+class _Checked(NamedTuple):
+    """P(entailment) per pair after the contrast rules: a pair a rule fired on is cut by
+    `CONTRAST_WEIGHT` (listed in ``weighted``); ``reasons``: every reason read (None: no rule
+    fired; a pair read in round 1 is not cut when a better unit of its claim passes)."""
+
+    probs: np.ndarray
+    weighted: frozenset[int]
+    reasons: dict[int, str | None]
+
+
+class _Found(NamedTuple):
+    """A claim's best candidate, its probability, and the window its evidence is."""
+
+    best: _Candidate
+    probability: float
+    window: Window
+    sentences: tuple[Window, ...] = ()
+    """With ``locate="judge"``, the sentences still to judge (the best becomes the evidence)."""
+
+
+def _attribute(session: JudgeSession, judge: NLIJudge, groups: Sequence[tuple[Sequence[str], Sequence[str]]],
+               settings: _Settings) -> list[list[Support]]:
+    plan = _plan(session, judge, groups, settings)
+    bars = _acceptance_bars(plan, settings)
+    judged = _judge(session, judge, plan, bars, settings)
+    checked = _check_contrasts(session, judged, bars, settings)
+    found = [[_evidence(c, checked.probs, settings) for c in row] for row in judged.plan.rows]
+    found = _locate_by_judge(session, judge, judged.plan, found, settings)
+    return [[_finish(c, f, judged, checked, settings) for c, f in zip(row, row_found)]
+            for row, row_found in zip(judged.plan.rows, found)]
+
+
+def _plan(session: JudgeSession, judge: NLIJudge, groups: Sequence[tuple[Sequence[str], Sequence[str]]],
+          settings: _Settings) -> _Plan:
+    """Stage 1: cut every context into units and choose each claim's candidates (at most
+    ``max_units``, by the selector); one (unit, claim) pair per candidate."""
     pairs: list[tuple[str, str]] = []
-    sources: list[str] = []  # per pair: all the contexts of its group (what a number is looked up in)
-    # per group, per claim: list of (pair index, unit)
-    plan: list[list[list[tuple[int, _Unit]]]] = []
+    sources: list[str] = []
+    rows = []
     for claims, contexts in groups:
-        budget = session.premise_budget(judge, claims) if claims else judge.max_length
-        units: list[_Unit] = []
-        for ci, context in enumerate(contexts):
-            if not context or not context.strip():
-                continue
-            windows, singles = _units(session, judge, context, budget, granularity, unit_sentences)
-            spans = [(s.start, s.end) for s in split_sentences(context)]
-            for part, short in ((windows, False), (singles, True)):
-                units.extend(_Unit(ci, w, short, words_of_run(context, w.start, w.end, [spans[i] for i in w.sentence_indices]))
-                             for w in part)
-        group_plan = []
+        units = _context_units(session, judge, claims, contexts, settings)
         source = "\n".join(contexts)
+        row = []
         for claim in claims:
-            chosen = units if max_units is None or len(units) <= max_units else _closest(claim, units, max_units, selector)
-            group_plan.append([(len(pairs) + k, unit) for k, unit in enumerate(chosen)])
+            chosen = (units if settings.max_units is None or len(units) <= settings.max_units
+                      else _closest(claim, units, settings.max_units, settings.selector))
+            row.append(_ClaimPlan(claim, tuple(contexts),
+                                  tuple(_Candidate(len(pairs) + k, unit) for k, unit in enumerate(chosen))))
             pairs.extend((unit.window.text, claim) for unit in chosen)
             sources.extend(source for _ in chosen)
-        plan.append(group_plan)
-
-    judge_pairs = _nli_judge(session, judge, batch_size, show_progress_bar, signals)
-    bars = None if accept_at is None else _acceptance_bars(groups, plan, len(pairs), accept_at, verdict)
-    overruled: dict[int, str | None] = {}  # pair index -> the contrast rule's reason (None: none fired)
-
-    def vetoed(index: list[int], probs: np.ndarray | None = None) -> list[bool]:
-        """Does a contrast rule fire on each of these pairs? Read in one batch per rule set,
-        so the session fetches stored reasons in one query. With their ``probs``, a pair the
-        judge does not accept (under ``accept_at``) skips the rules that parse (role, merge):
-        the parse is the costly part, and there they could not change a verdict."""
-        todo = [i for i in dict.fromkeys(index) if i not in overruled]
-        if todo and not contrasts:
-            overruled.update((i, None) for i in todo)
-        elif todo:
-            # (An infinite bar -- a verdict that reads more of the judge than p_best -- means
-            # every unit may still decide, so every rule reads it.)
-            cheap = ([i for i in todo if float(probs[i]) < bars[i] < np.inf]
-                     if probs is not None and bars is not None else [])
-            for rules, part in ((RULES_WITHOUT_PARSE, cheap), (CONTRAST_RULES, sorted(set(todo) - set(cheap)))):
-                if part:
-                    reasons = session.contrasts([(pairs[i][1], pairs[i][0], sources[i]) for i in part], rules)
-                    overruled.update(zip(part, reasons))
-        return [overruled[i] is not None for i in index]
-
-    def judge_at(index: list[int]) -> tuple[np.ndarray, np.ndarray]:
-        return judge_pairs([pairs[i] for i in index])
-
-    if bars is None:
-        probs, contra = judge_at(list(range(len(pairs))))
-    else:
-        probs, contra = _judge_in_two_rounds(judge_at, pairs, plan, bars, selector, vetoed)
-    weighted: set[int] = set()  # pairs whose probability a rule cut
-    if contrasts:
-        probs = np.array(probs, dtype=np.float32)  # a copy: the batch's own array stays as judged
-        # Per claim, its units best first, until one no rule fires on: the units below it
-        # cannot win the max either way, so they are not read (they keep their probability).
-        # Read in rounds (every claim's next unit at once), each round one batch.
-        queues = [sorted((i for i, _ in claim_plan if not np.isnan(probs[i])), key=lambda i: -probs[i])
-                  for group_plan in plan for claim_plan in group_plan]
-        queues = [q for q in queues if q]
-        while queues:
-            fired = vetoed([q[0] for q in queues], probs)
-            for q, hit in zip(queues, fired):
-                if hit:
-                    probs[q[0]] *= CONTRAST_WEIGHT
-                    weighted.add(q[0])
-            queues = [q[1:] for q, hit in zip(queues, fired) if hit and len(q) > 1]
-
-    refine_pairs: list[tuple[str, str]] = []
-    refine: dict[tuple[int, int], list[tuple[int, Window]]] = {}
-    best: dict[tuple[int, int], tuple[float, _Unit, Window]] = {}
-    claim_signals_of: dict[tuple[int, int], dict[str, float]] = {}
-    reasons: dict[tuple[int, int], str] = {}  # claims whose best-liked unit a contrast rule overruled
-    judged_units: dict[tuple[int, int], list[JudgedSpan]] = {}
-    for g, ((claims, contexts), group_plan) in enumerate(zip(groups, plan)):
-        for k, claim_plan in enumerate(group_plan):
-            if not claim_plan:
-                continue
-            pi, unit = max(claim_plan, key=lambda item: probs[item[0]])
-            evidence_window = unit.window
-            if not unit.sentence:
-                # A window won: its best short unit (already judged) is the sharper evidence.
-                inside = [
-                    (p, u.window)
-                    for p, u in claim_plan
-                    if u.sentence and u.context_index == unit.context_index
-                    and unit.window.start <= u.window.start and u.window.end <= unit.window.end
-                ]
-                if inside:
-                    evidence_window = max(inside, key=lambda item: probs[item[0]])[1]
-            if locate_sentence and len(evidence_window.sentence_indices) > 1 and locate == "words":
-                # Still several sentences: the one holding most of the claim's words, for free.
-                sentences = split_sentences(contexts[unit.context_index])
-                indices = evidence_window.sentence_indices
-                shares = overlap_scores(claims[k], [sentences[si].text for si in indices])
-                si = indices[max(range(len(indices)), key=lambda j: (shares[j], -j))]
-                s = sentences[si]
-                evidence_window = Window(text=s.text, start=s.start, end=s.end, sentence_indices=(si,))
-            elif locate_sentence and len(evidence_window.sentence_indices) > 1:
-                # Still several sentences: one small extra call finds the best one.
-                sentences = split_sentences(contexts[unit.context_index])
-                candidates = []
-                for si in evidence_window.sentence_indices:
-                    s = sentences[si]
-                    candidates.append((len(refine_pairs), Window(text=s.text, start=s.start, end=s.end, sentence_indices=(si,))))
-                    refine_pairs.append((s.text, claims[k]))
-                refine[(g, k)] = candidates
-            best[(g, k)] = (float(probs[pi]), unit, evidence_window)
-            liked = [(probs[i] / CONTRAST_WEIGHT, i) for i, _ in claim_plan if i in weighted]
-            if liked and max(liked)[0] > probs[pi]:
-                reasons[(g, k)] = overruled[max(liked)[1]]
-            if with_units:
-                # Pairs never judged (early acceptance) are NaN: left out.
-                judged_units[(g, k)] = [
-                    JudgedSpan(context_index=u.context_index, sentence_indices=u.window.sentence_indices,
-                               short=u.sentence, probability=float(probs[i]))
-                    for i, u in claim_plan if not np.isnan(probs[i])
-                ]
-            if signals:
-                judged = [JudgedUnit(u.window.text, u.sentence, float(probs[i]), float(contra[i])) for i, u in claim_plan]
-                claim_signals_of[(g, k)] = claim_signals(claims[k], judged, contexts, contrast=(g, k) in reasons)
-
-    if refine_pairs:
-        refine_probs = session.batch(judge, batch_size=batch_size).add("refine", refine_pairs).run().get("refine")
-        for key, candidates in refine.items():
-            probability, unit, _ = best[key]
-            best[key] = (probability, unit, max(candidates, key=lambda c: refine_probs[c[0]])[1])
-
-    supports = _supports(groups, best)
-    for (g, k), reason in reasons.items():
-        supports[g][k].contrast = reason
-    if signals:
-        for g, (claims, contexts) in enumerate(groups):
-            usable = [c for c in contexts if c and c.strip()]
-            for k, support in enumerate(supports[g]):
-                support.signals = claim_signals_of.get((g, k)) or claim_signals(claims[k], [], usable)
-                if verdict is not None:
-                    support.judge_probability = support.probability
-                    support.probability = verdict.supported(support.signals) if support.evidence is not None else 0.0
-                    support.deciding = verdict.deciding(support.signals)
-    if with_units:
-        for g, row in enumerate(supports):
-            for k, support in enumerate(row):
-                support.units = judged_units.get((g, k), [])
-    return supports
+        rows.append(tuple(row))
+    return _Plan(tuple(rows), tuple(pairs), tuple(sources))
 
 
-def _nli_judge(session: JudgeSession, judge: NLIJudge, batch_size: int | None, show_progress_bar: bool,
-              contradiction_too: bool) -> Callable[[list[tuple[str, str]]], tuple[np.ndarray, np.ndarray]]:
-    """A function from pairs to their P(entailment) and, when asked, P(contradiction), from one
-    forward pass (0 when not asked, and for a 2-way judge, which has no contradiction class)."""
+def _context_units(session: JudgeSession, judge: NLIJudge, claims: Sequence[str], contexts: Sequence[str],
+                   settings: _Settings) -> list[_Unit]:
+    """Every unit of a group's usable contexts, sized to fit beside its longest claim."""
+    budget = session.premise_budget(judge, claims) if claims else judge.max_length
+    units: list[_Unit] = []
+    for ci, context in enumerate(contexts):
+        if not context or not context.strip():
+            continue
+        windows, singles = _units(session, judge, context, budget, settings.granularity, settings.unit_sentences)
+        spans = [(s.start, s.end) for s in split_sentences(context)]
+        for part, short in ((windows, False), (singles, True)):
+            units.extend(_Unit(ci, w, short, words_of_run(context, w.start, w.end, [spans[i] for i in w.sentence_indices]))
+                         for w in part)
+    return units
 
-    def judge_pairs(pairs: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
-        batch = session.batch(judge, batch_size=batch_size, show_progress_bar=show_progress_bar)
-        batch.add("units", pairs).run()
-        if not contradiction_too:
-            return batch.get("units"), np.zeros(len(pairs), dtype=np.float32)
-        return batch.get("units"), batch.contradiction("units")
 
-    return judge_pairs
-
-
-def _acceptance_bars(groups: Sequence[tuple[Sequence[str], Sequence[str]]], plan: list[list[list[tuple[int, _Unit]]]],
-                     n_pairs: int, accept_at: float, verdict: ClaimVerdict | None) -> np.ndarray:
-    """Per pair: the P(entailment) at which its claim is accepted on that unit. ``accept_at``
-    itself for the bare judge; with a verdict, the claim's own bar from its word signals
-    (infinite, i.e. judge every unit, when the verdict reads more than ``p_best``)."""
-    bars = np.full(n_pairs, accept_at, dtype=np.float64)
-    if verdict is None:
+def _acceptance_bars(plan: _Plan, settings: _Settings) -> np.ndarray | None:
+    """Per pair: the P(entailment) at which its claim is accepted on that unit (``None``
+    without ``accept_at``). ``accept_at`` itself for the bare judge; with a verdict, the
+    claim's own bar from its word signals (infinite, i.e. judge every unit, when the verdict
+    reads more than ``p_best``)."""
+    if settings.accept_at is None:
+        return None
+    bars = np.full(len(plan.pairs), settings.accept_at, dtype=np.float64)
+    if settings.verdict is None:
         return bars
-    for (claims, contexts), group_plan in zip(groups, plan):
-        usable = [c for c in contexts if c and c.strip()]
-        for claim, claim_plan in zip(claims, group_plan):
-            if claim_plan:
-                needed = verdict.entailment_needed(lexical_signals(claim, usable), accept_at)
-                bars[[i for i, _ in claim_plan]] = np.inf if needed is None else needed
+    for _, c in plan.keyed():
+        if c.candidates:
+            needed = settings.verdict.entailment_needed(lexical_signals(c.claim, _usable(c.contexts)), settings.accept_at)
+            bars[[x.pair for x in c.candidates]] = np.inf if needed is None else needed
     return bars
 
 
-def _judge_in_two_rounds(
-    judge_at: Callable[[list[int]], tuple[np.ndarray, np.ndarray]],
-    pairs: list[tuple[str, str]],
-    plan: list[list[list[tuple[int, _Unit]]]],
-    bars: np.ndarray,
-    selector: Selector | None = None,
-    vetoed: Callable[[list[int]], list[bool]] = lambda index: [False] * len(index),
-) -> tuple[np.ndarray, np.ndarray]:
-    """P(entailment) and P(contradiction) of ``pairs`` (``judge_at`` judges the pairs at some
-    indices) under early acceptance: round 1 judges each claim's first
-    unit, which accepts the claim when its P(entailment) reaches the pair's bar (``bars``);
-    round 2 the other units of the claims round 1 did not accept. The plan of an accepted
-    claim is cut to its first unit in place, so later steps see only judged units (the pairs
-    never judged keep NaN). A first unit a contrast rule fires on (``vetoed``) accepts nothing."""
-    probs = np.full(len(pairs), np.nan, dtype=np.float32)
-    contra = np.full(len(pairs), np.nan, dtype=np.float32)
-    # (the claim's plan list, its position, its first (pair index, unit)) for every claim
-    firsts = []
-    for group_plan in plan:
-        for k, claim_plan in enumerate(group_plan):
-            if claim_plan:
-                claim = pairs[claim_plan[0][0]][1]
-                firsts.append((group_plan, k, claim_plan[_first_to_judge(claim, [u for _, u in claim_plan], selector)]))
-    if firsts:
-        index = [first[0] for _, _, first in firsts]
-        probs[index], contra[index] = judge_at(index)
-    rest: list[int] = []
+def _judge(session: JudgeSession, judge: NLIJudge, plan: _Plan, bars: np.ndarray | None,
+           settings: _Settings) -> _Judged:
+    """Stage 2: P(entailment) (and P(contradiction)) of the plan's pairs: all in one call, or
+    under early acceptance (``bars``) in two rounds: round 1 judges each claim's first unit,
+    which accepts the claim when its probability reaches the pair's bar and no contrast rule
+    fires on it; round 2 the other units of the claims round 1 did not accept. The plan
+    returned judges an accepted claim against its first unit only; pairs never judged are NaN."""
+    if bars is None:
+        probs, contra = _judge_pairs(session, judge, plan, list(range(len(plan.pairs))), settings)
+        return _Judged(plan, probs, contra, {})
+    probs = np.full(len(plan.pairs), np.nan, dtype=np.float32)
+    contra = np.full(len(plan.pairs), np.nan, dtype=np.float32)
+    firsts = {key: c.candidates[_first_to_judge(c.claim, [x.unit for x in c.candidates], settings.selector)].pair
+              for key, c in plan.keyed() if c.candidates}
+    index = list(firsts.values())
+    if index:
+        probs[index], contra[index] = _judge_pairs(session, judge, plan, index, settings)
     # Compared as Python floats, as the metrics compare a probability with their threshold.
-    passing = [first[0] for _, _, first in firsts if float(probs[first[0]]) >= bars[first[0]]]
-    accepted = {i for i, hit in zip(passing, vetoed(passing)) if not hit}
-    for group_plan, k, first in firsts:
-        if first[0] in accepted:
-            group_plan[k] = [first]
-        else:
-            rest.extend(i for i, _ in group_plan[k] if i != first[0])
+    passing = [i for i in index if float(probs[i]) >= bars[i]]
+    reasons = _read_contrasts(session, plan, passing, {}) if settings.contrasts else {}
+    accepted = {key: i for key, i in firsts.items() if float(probs[i]) >= bars[i] and reasons.get(i) is None}
+    rest = [x.pair for key, c in plan.keyed() if key in firsts and key not in accepted
+            for x in c.candidates if x.pair != firsts[key]]
     if rest:
-        probs[rest], contra[rest] = judge_at(rest)
-    return probs, contra
+        probs[rest], contra[rest] = _judge_pairs(session, judge, plan, rest, settings)
+    return _Judged(plan.cut(accepted), probs, contra, reasons)
 
 
-def _supports(groups, best: dict[tuple[int, int], tuple[float, _Unit, Window]]) -> list[list[Support]]:
-    results: list[list[Support]] = []
-    for g, (claims, _) in enumerate(groups):
-        row: list[Support] = []
-        for k in range(len(claims)):
-            if (g, k) not in best:
-                row.append(Support(probability=0.0))
-                continue
-            probability, unit, where = best[(g, k)]
-            row.append(
-                Support(
-                    probability=probability,
-                    evidence=Evidence(
-                        context_index=unit.context_index,
-                        text=where.text,
-                        start=where.start,
-                        end=where.end,
-                        window_start=unit.window.start,
-                        window_end=unit.window.end,
-                    ),
-                )
-            )
-        results.append(row)
-    return results
+def _judge_pairs(session: JudgeSession, judge: NLIJudge, plan: _Plan, index: list[int],
+                 settings: _Settings) -> tuple[np.ndarray, np.ndarray]:
+    """P(entailment) and, with signals, P(contradiction) of the plan's pairs at ``index``, from
+    one judge call (P(contradiction) is 0 when not asked, and for a 2-way judge)."""
+    batch = session.batch(judge, batch_size=settings.batch_size, show_progress_bar=settings.show_progress_bar)
+    batch.add("units", [plan.pairs[i] for i in index]).run()
+    if not settings.signals:
+        return batch.get("units"), np.zeros(len(index), dtype=np.float32)
+    return batch.get("units"), batch.contradiction("units")
+
+
+def _read_contrasts(session: JudgeSession, plan: _Plan, index: Sequence[int], known: Mapping[int, str | None],
+                    probs: np.ndarray | None = None, bars: np.ndarray | None = None) -> dict[int, str | None]:
+    """The contrast reason (None: no rule fired) of each pair at ``index`` not in ``known``,
+    read in one batch per rule set, so the session fetches stored reasons in one query. With
+    ``probs`` and ``bars``, a pair the judge does not accept skips the rules that parse (role,
+    merge): the parse is the costly part, and there they could not change a verdict. (An
+    infinite bar -- a verdict that reads more of the judge than p_best -- means every unit
+    may still decide, so every rule reads it.)"""
+    todo = [i for i in dict.fromkeys(index) if i not in known]
+    cheap = ([i for i in todo if float(probs[i]) < bars[i] < np.inf]
+             if probs is not None and bars is not None else [])
+    found: dict[int, str | None] = {}
+    for rules, part in ((RULES_WITHOUT_PARSE, cheap), (CONTRAST_RULES, sorted(set(todo) - set(cheap)))):
+        if part:
+            triples = [(plan.pairs[i][1], plan.pairs[i][0], plan.sources[i]) for i in part]
+            found.update(zip(part, session.contrasts(triples, rules)))
+    return found
+
+
+def _check_contrasts(session: JudgeSession, judged: _Judged, bars: np.ndarray | None,
+                     settings: _Settings) -> _Checked:
+    """Stage 3: the contrast rules on each claim's units, best first, until one no rule fires
+    on: the units below it cannot win the max either way, so they are not read (they keep
+    their probability). Read in rounds (every claim's next unit at once), each one batch."""
+    if not settings.contrasts:
+        return _Checked(judged.probs, frozenset(), {})
+    probs = np.array(judged.probs, dtype=np.float32)  # a copy: the judged probabilities stay as judged
+    reasons = dict(judged.reasons)
+    cut: set[int] = set()
+    queues = [sorted((x.pair for x in c.candidates if not np.isnan(judged.probs[x.pair])),
+                     key=lambda i: -judged.probs[i])
+              for _, c in judged.plan.keyed()]
+    queues = [q for q in queues if q]
+    while queues:
+        heads = [q[0] for q in queues]
+        reasons.update(_read_contrasts(session, judged.plan, heads, reasons, judged.probs, bars))
+        fired = [reasons[i] is not None for i in heads]
+        for i, hit in zip(heads, fired):
+            if hit:
+                probs[i] *= CONTRAST_WEIGHT  # element by element: the rounding of a float32 scalar
+                cut.add(i)
+        queues = [q[1:] for q, hit in zip(queues, fired) if hit and len(q) > 1]
+    return _Checked(probs, frozenset(cut), reasons)
+
+
+def _evidence(c: _ClaimPlan, probs: np.ndarray, settings: _Settings) -> _Found | None:
+    """Stage 4: a claim's best candidate and its evidence: a window that won gives way to its
+    best short unit (already judged, the sharper evidence); several sentences are narrowed to
+    the one holding most of the claim's words, or (``locate="judge"``) listed for
+    `_locate_by_judge`. ``None`` for a claim without candidates."""
+    if not c.candidates:
+        return None
+    best = max(c.candidates, key=lambda x: probs[x.pair])
+    window = best.unit.window
+    if not best.unit.sentence:
+        inside = [x for x in c.candidates
+                  if x.unit.sentence and x.unit.context_index == best.unit.context_index
+                  and window.start <= x.unit.window.start and x.unit.window.end <= window.end]
+        if inside:
+            window = max(inside, key=lambda x: probs[x.pair]).unit.window
+    probability = float(probs[best.pair])
+    if not settings.locate_sentence or len(window.sentence_indices) <= 1:
+        return _Found(best, probability, window)
+    split = split_sentences(c.contexts[best.unit.context_index])
+    indices = window.sentence_indices
+    if settings.locate == "words":  # the sentence holding most of the claim's words, for free
+        shares = overlap_scores(c.claim, [split[si].text for si in indices])
+        return _Found(best, probability, _sentence(split, indices[max(range(len(indices)), key=lambda j: (shares[j], -j))]))
+    return _Found(best, probability, window, tuple(_sentence(split, si) for si in indices))
+
+
+def _sentence(split: Sequence[Span], index: int) -> Window:
+    """Sentence ``index`` of a context's split, as a one-sentence window."""
+    s = split[index]
+    return Window(text=s.text, start=s.start, end=s.end, sentence_indices=(index,))
+
+
+def _locate_by_judge(session: JudgeSession, judge: NLIJudge, plan: _Plan, found: list[list[_Found | None]],
+                     settings: _Settings) -> list[list[_Found | None]]:
+    """Stage 4b (``locate="judge"``): the sentences `_evidence` listed, judged in one small
+    extra call; each such claim's evidence becomes its best sentence (ties: the earlier)."""
+    batch = session.batch(judge, batch_size=settings.batch_size)
+    for (g, k), c in plan.keyed():
+        f = found[g][k]
+        if f is not None and f.sentences:
+            batch.add((g, k), [(s.text, c.claim) for s in f.sentences])
+    if not len(batch):
+        return found
+    batch.run()
+
+    def located(key: tuple[int, int], f: _Found | None) -> _Found | None:
+        if f is None or not f.sentences:
+            return f
+        probs = batch.get(key)
+        return f._replace(window=f.sentences[max(range(len(f.sentences)), key=lambda j: probs[j])], sentences=())
+
+    return [[located((g, k), f) for k, f in enumerate(row)] for g, row in enumerate(found)]
+
+
+def _finish(c: _ClaimPlan, found: _Found | None, judged: _Judged, checked: _Checked, settings: _Settings) -> Support:
+    """Stage 5: a claim's `Support`: its probability and evidence; why a contrast rule
+    overruled the unit the judge liked best; with ``units``, every unit judged; with
+    ``signals``, its verdict signals; with a verdict, the verdict's P(supported)."""
+    probs = checked.probs
+    fields: dict[str, Any] = {"probability": 0.0}
+    reason = None
+    if found is not None:
+        best = found.best
+        fields["probability"] = found.probability
+        fields["evidence"] = Evidence(context_index=best.unit.context_index, text=found.window.text,
+                                      start=found.window.start, end=found.window.end,
+                                      window_start=best.unit.window.start, window_end=best.unit.window.end)
+        liked = [(probs[x.pair] / CONTRAST_WEIGHT, x.pair) for x in c.candidates if x.pair in checked.weighted]
+        if liked and max(liked)[0] > probs[best.pair]:
+            reason = fields["contrast"] = checked.reasons[max(liked)[1]]
+    if settings.units:
+        # Pairs never judged (early acceptance) are NaN: left out.
+        fields["units"] = [JudgedSpan(context_index=x.unit.context_index, sentence_indices=x.unit.window.sentence_indices,
+                                      short=x.unit.sentence, probability=float(probs[x.pair]))
+                           for x in c.candidates if not np.isnan(probs[x.pair])]
+    if settings.signals:
+        fields.update(_signals(c, found, judged, probs, reason is not None, settings.verdict, fields["probability"]))
+    return Support(**fields)
+
+
+def _signals(c: _ClaimPlan, found: _Found | None, judged: _Judged, probs: np.ndarray, contrast: bool,
+             verdict: ClaimVerdict | None, probability: float) -> dict[str, Any]:
+    """A claim's verdict signals from the units it was judged against (a claim without any:
+    from its words alone) and, with a verdict, its P(supported) in place of the judge's."""
+    units = [JudgedUnit(x.unit.window.text, x.unit.sentence, float(probs[x.pair]), float(judged.contra[x.pair]))
+             for x in c.candidates]
+    signals = ((claim_signals(c.claim, units, c.contexts, contrast=contrast) if c.candidates else None)
+               or claim_signals(c.claim, [], _usable(c.contexts)))
+    if verdict is None:
+        return {"signals": signals}
+    return {"signals": signals, "judge_probability": probability, "deciding": verdict.deciding(signals),
+            "probability": verdict.supported(signals) if found is not None else 0.0}
+
+
+def _usable(contexts: Sequence[str]) -> list[str]:
+    """The contexts a claim can be judged against (neither empty nor whitespace only)."""
+    return [c for c in contexts if c and c.strip()]

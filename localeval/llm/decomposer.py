@@ -219,13 +219,14 @@ class LLMDecomposer(CachingDecomposer):
         if not items:
             return {}
         from localeval.evidence.attribution import attribute
+        from localeval.judge.batching import judge_by_key
 
         by_text: dict[int, list[str]] = {}
         for i, claim in items:
             by_text.setdefault(i, []).append(claim)
-        order = list(by_text)
-        supports = attribute(self.judge, [(by_text[i], [texts[i]]) for i in order], session=session)
-        return {(i, c): s.probability for i in order for c, s in zip(by_text[i], supports[order.index(i)])}
+        supports = judge_by_key(lambda batch: attribute(self.judge, batch, session=session),
+                                {i: (claims, [texts[i]]) for i, claims in by_text.items()})
+        return {(i, c): s.probability for i, claims in by_text.items() for c, s in zip(claims, supports[i])}
 
     # ------------------------------------------------------------------ cache
     def _store(self):

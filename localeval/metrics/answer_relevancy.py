@@ -38,6 +38,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel
 
+from localeval.judge.batching import judge_by_key
 from localeval.metrics.base import MetricResult, register_metric
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.metrics.context_relevance import ContextSentence, judge_sentences, question_budget, require_relevance_head
@@ -113,31 +114,30 @@ class AnswerRelevancy(JudgedMetric):
         threshold = self.resolved_threshold()
         split = claim_units(self.decomposer, [samples[i].response or "" for i in todo],
                             split_coordination=self.split_coordination, session=session)
-        judged = [[c.text for c in units if not is_non_answer(c.text)] for units, _ in split]
+        # Per row, the statements judged (a declined one is not): their positions among the row's units.
+        judged = [[k for k, c in enumerate(units) if not is_non_answer(c.text)] for units, _ in split]
         splitter = self.decomposer if callable(getattr(self.decomposer, "sub_questions", None)) else None
         parts = sub_questions(splitter, [asked[i] for i in todo], session=session)
         questions = [list(dict.fromkeys([asked[i], *subs])) for i, (subs, _) in zip(todo, parts)]
-        items = []
-        for i, qs, texts in zip(todo, questions, judged):
+        items = {}
+        for r, (i, qs, (units, _), kept) in enumerate(zip(todo, questions, split, judged)):
+            texts = [units[k].text for k in kept]
             budget = question_budget(self.judge, qs, session=session)
             # An instruction answering "how do I ..." is read with what it does ("To descale
             # the machine: Pour ..."): alone, the judge finds nothing of the question in it.
             leads = instruction_lead(asked[i], texts)
             statements = [ContextSentence(0, _whole(t), self._pieces(t, budget - 12 * bool(lead), session), lead)
                           for t, lead in zip(texts, leads)]
-            items.extend((q, statements) for q in qs)
-        flat = judge_sentences(self.judge, items, session=session, batch_size=self.batch_size,
-                               show_progress_bar=show_progress_bar)
-        probs, at = [], 0
-        for qs in questions:  # per row, per statement: the best over its questions
-            probs.append([max(p for p, _ in col) for col in zip(*flat[at:at + len(qs)])])
-            at += len(qs)
-        for i, (units, record), row_probs in zip(todo, split, probs):
-            by_text = iter(row_probs)
+            items.update(((r, q), (question, statements)) for q, question in enumerate(qs))
+        scored = judge_by_key(lambda batch: judge_sentences(self.judge, batch, session=session, batch_size=self.batch_size,
+                                                            show_progress_bar=show_progress_bar), items)
+        for r, (i, qs, (units, record), kept) in enumerate(zip(todo, questions, split, judged)):
+            # Per statement: the best over the row's questions.
+            best = {k: max(scored[(r, q)][j][0] for q in range(len(qs))) for j, k in enumerate(kept)}
             statements = []
-            for c in units:
-                declined = is_non_answer(c.text)
-                p = 0.0 if declined else next(by_text)
+            for k, c in enumerate(units):
+                declined = k not in best
+                p = 0.0 if declined else best[k]
                 statements.append(Statement(text=c.text, start=c.start, end=c.end, probability=round(p, 6),
                                             relevant=not declined and p >= threshold, non_answer=declined))
             results[i] = self._result(samples[i], statements, threshold, record)

@@ -20,11 +20,12 @@ answer with relevant chunks -> 0.0 (nothing is reflected). No contexts -> the no
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from localeval.evidence.attribution import attribute
+from localeval.evidence.attribution import Support, attribute
+from localeval.judge.batching import judge_by_key
 from localeval.metrics.base import CHUNK_INDEX, MetricResult, register_metric
 from localeval.metrics.claim_support import JudgedMetric, RelevanceThresholdArgument
 from localeval.metrics.context_relevance import context_sentences, judge_sentences, question_budget
@@ -110,11 +111,21 @@ class ChunkRecall(RelevanceThresholdArgument, JudgedMetric):
     def _score_valid(self, samples: list[Sample], *, show_progress_bar: bool, session: JudgeSession) -> list[MetricResult]:
         rel_t = self.resolved_threshold("relevance")
         ent_t = self.resolved_threshold("entailment")
-        # 1. relevance of every sentence of every chunk. A sentence longer than the judge's
-        # input is judged in word-aligned pieces and takes its best piece's probability, as
-        # context relevance does: truncating it would make the verdict depend on where the
-        # relevant words sit in the sentence.
-        # Pieces fit beside the question and beside the answer (step 2 reads them with it).
+        sentences = self._relevance(samples, show_progress_bar, session)
+        relevant = {(r, c): tuple(s for s in context if s.relevance >= rel_t)
+                    for r, row in enumerate(sentences) for c, context in enumerate(row)}
+        reflected = self._reflection(samples, relevant, ent_t, session)
+        return [self._result([_evaluation(c, context, relevant[(r, c)], reflected[(r, c)], self.inclusion)
+                              for c, context in enumerate(row)])
+                for r, row in enumerate(sentences)]
+
+    def _relevance(self, samples: list[Sample], show_progress_bar: bool,
+                   session: JudgeSession) -> list[list[list[_JudgedSentence]]]:
+        """Step 1: per row, per context, every sentence with its relevance to the question. A
+        sentence longer than the judge's input is judged in word-aligned pieces and takes its
+        best piece's probability, as context relevance does: truncating it would make the
+        verdict depend on where the relevant words sit in the sentence. Pieces fit beside the
+        question and beside the answer (step 2 reads them with it)."""
         found = [
             context_sentences(
                 self.judge, s.retrieved_contexts or [],
@@ -126,75 +137,67 @@ class ChunkRecall(RelevanceThresholdArgument, JudgedMetric):
             self.judge, [(s.user_input or "", cs) for s, cs in zip(samples, found)],
             session=session, batch_size=self.batch_size, show_progress_bar=show_progress_bar,
         )
-        chunk_sentences: list[list[list[Span]]] = []
-        relevance: list[list[float]] = []
-        best_piece: dict[tuple[int, int, int], str] = {}  # what the reflection step reads
-        for r, (s, sentences, scored) in enumerate(zip(samples, found, judged)):
-            chunks: list[list[Span]] = [[] for _ in s.retrieved_contexts or []]
-            for cs, (_, piece) in zip(sentences, scored):
-                best_piece[(r, cs.context_index, len(chunks[cs.context_index]))] = piece.text
-                chunks[cs.context_index].append(cs.sentence)
-            chunk_sentences.append(chunks)
-            relevance.append([p for p, _ in scored])
+        out = []
+        for s, row, scored in zip(samples, found, judged):
+            contexts: list[list[_JudgedSentence]] = [[] for _ in s.retrieved_contexts or []]
+            for cs, (p, piece) in zip(row, scored):
+                contexts[cs.context_index].append(_JudgedSentence(cs.sentence, p, piece.text))
+            out.append(contexts)
+        return out
 
-        # 2. reflection of each relevant sentence, in both directions
-        relevant: list[list[list[tuple[Span, float]]]] = []
-        forward_groups, backward_groups, keys = [], [], []
-        for r, (sample, chunks, probs) in enumerate(zip(samples, chunk_sentences, relevance)):
-            flat = iter(probs)
-            per_chunk = [[(s, next(flat)) for s in sents] for sents in chunks]
-            kept = [[(i, sp) for i, sp in enumerate(chunk) if sp[1] >= rel_t] for chunk in per_chunk]
-            relevant.append([[sp for _, sp in chunk] for chunk in kept])
-            answer_claims = [c.text for c in rule_claims(sample.response or "", session=session)
-                             if non_claim_reason(c.text) is None]
-            for c, chunk in enumerate(kept):
-                for s, (i, _) in enumerate(chunk):
-                    # An over-long sentence is read through its most relevant piece (the one
-                    # that fits the judge), never cut at the token limit.
-                    text = best_piece[(r, c, i)]
-                    keys.append((r, c, s))
-                    forward_groups.append(([text], [sample.response or ""]))
-                    backward_groups.append((answer_claims, [text]))
-        reflected: dict[tuple[int, int, int], bool] = {}
-        if keys:
-            forward = attribute(self.judge, forward_groups, session=session, locate_sentence=False, options=self.options,
-                                accept_at=self.accept_at(ent_t))
-            backward = attribute(self.judge, backward_groups, session=session, locate_sentence=False, options=self.options,
-                                 accept_at=self.accept_at(ent_t))
-            for key, f, b in zip(keys, forward, backward):
-                best = max([f[0].probability, *(x.probability for x in b)])
-                reflected[key] = best >= ent_t
+    def _reflection(self, samples: list[Sample], relevant: dict[tuple[int, int], tuple[_JudgedSentence, ...]],
+                    ent_t: float, session: JudgeSession) -> dict[tuple[int, int], list[bool]]:
+        """Step 2: per ``(row, context)``, is each of its relevant sentences reflected in the
+        answer, in either direction? An over-long sentence is read through its most relevant
+        piece (the one that fits the judge), never cut at the token limit."""
+        answer_claims = [[c.text for c in rule_claims(sample.response or "", session=session)
+                          if non_claim_reason(c.text) is None] for sample in samples]
+        forward, backward = {}, {}
+        for (r, c), kept in relevant.items():
+            for k, sentence in enumerate(kept):
+                forward[(r, c, k)] = ([sentence.piece], [samples[r].response or ""])
+                backward[(r, c, k)] = (answer_claims[r], [sentence.piece])
 
-        results: list[MetricResult] = []
-        for r, (chunks, probs_per_row) in enumerate(zip(relevant, relevance)):
-            evaluations = []
-            flat = iter(probs_per_row)
-            for c, chunk in enumerate(chunks):
-                n_sentences = len(chunk_sentences[r][c])
-                best_relevance = max((next(flat) for _ in range(n_sentences)), default=0.0)
-                flags = [reflected[(r, c, s)] for s in range(len(chunk))]
-                is_relevant = bool(chunk)
-                included = is_relevant and (any(flags) if self.inclusion == "any" else all(flags))
-                missing = [sentence for (sentence, _), ok in zip(chunk, flags) if not ok]
-                evaluations.append(
-                    ChunkRecallEvaluation(
-                        context_index=c,
-                        is_relevant=is_relevant,
-                        is_included=included,
-                        missing_info=" ".join(m.text for m in missing) if is_relevant and not included else None,
-                        relevance=round(best_relevance, 6),
-                        relevant_sentences=[sentence for sentence, _ in chunk],
-                        missing_sentences=missing if is_relevant and not included else [],
-                    )
-                )
-            relevant_chunks = [e for e in evaluations if e.is_relevant]
-            if not relevant_chunks:
-                reason = "no retrieved chunk is relevant to the question"
-                if self.no_relevant_score is None:
-                    results.append(ChunkRecallResult(score=None, reason=reason, evaluated_chunks=evaluations))
-                else:
-                    results.append(ChunkRecallResult(score=self.no_relevant_score, reason=reason, evaluated_chunks=evaluations))
-                continue
-            score = sum(e.is_included for e in relevant_chunks) / len(relevant_chunks)
-            results.append(ChunkRecallResult(score=score, evaluated_chunks=evaluations))
-        return results
+        def judged(groups: list[tuple[list[str], list[str]]]) -> list[list[Support]]:
+            return attribute(self.judge, groups, session=session, locate_sentence=False, options=self.options,
+                             accept_at=self.accept_at(ent_t))
+
+        ahead, back = judge_by_key(judged, forward), judge_by_key(judged, backward)
+        return {(r, c): [max([ahead[(r, c, k)][0].probability, *(x.probability for x in back[(r, c, k)])]) >= ent_t
+                         for k in range(len(kept))]
+                for (r, c), kept in relevant.items()}
+
+    def _result(self, evaluations: list[ChunkRecallEvaluation]) -> ChunkRecallResult:
+        """Step 3: the share of relevant contexts the answer reflects."""
+        relevant_chunks = [e for e in evaluations if e.is_relevant]
+        if not relevant_chunks:
+            return ChunkRecallResult(score=self.no_relevant_score, reason="no retrieved chunk is relevant to the question",
+                                     evaluated_chunks=evaluations)
+        score = sum(e.is_included for e in relevant_chunks) / len(relevant_chunks)
+        return ChunkRecallResult(score=score, evaluated_chunks=evaluations)
+
+
+class _JudgedSentence(NamedTuple):
+    """A sentence of a context, its relevance to the question, and the text step 2 reads."""
+
+    span: Span
+    relevance: float
+    piece: str
+
+
+def _evaluation(index: int, sentences: list[_JudgedSentence], relevant: tuple[_JudgedSentence, ...],
+                reflected: list[bool], inclusion: str) -> ChunkRecallEvaluation:
+    """One context's verdict: relevant when a sentence is, included when ``inclusion`` ("any"
+    or "all") of its relevant sentences is reflected; what it leaves out, cut from its text."""
+    is_relevant = bool(relevant)
+    included = is_relevant and (any(reflected) if inclusion == "any" else all(reflected))
+    missing = [s.span for s, ok in zip(relevant, reflected) if not ok] if is_relevant and not included else []
+    return ChunkRecallEvaluation(
+        context_index=index,
+        is_relevant=is_relevant,
+        is_included=included,
+        missing_info=" ".join(m.text for m in missing) if missing else None,
+        relevance=round(max((s.relevance for s in sentences), default=0.0), 6),
+        relevant_sentences=[s.span for s in relevant],
+        missing_sentences=missing,
+    )

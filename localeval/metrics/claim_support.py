@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from localeval.judge import NLIJudge, get_judge
+from localeval.judge.batching import judge_by_key
 from localeval.evidence.attribution import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Evidence, attribute
 from localeval.evidence.candidates import DEFAULT_SELECTOR, Selector, get_selector
 from localeval.metrics.base import Metric, MetricResult
@@ -315,18 +316,14 @@ class JudgedMetric(Metric):
         (`attribute`: best unit of any premise, evidence sentence). All groups go to the judge
         in one call; a group without claims gives ``[]``. ``unit_sentences``: sentences per
         short unit (`attribute`'s; ``None``: its default)."""
-        to_judge = [i for i, (claims, _) in enumerate(groups) if claims]
-        supports = attribute(
-            self.judge,
-            [([c.text for c in groups[i][0]], list(groups[i][1])) for i in to_judge],
-            session=session,
-            options=self._options,
-            show_progress_bar=show_progress_bar,
-            accept_at=self.accept_at(threshold),
-            verdict=self.judge.verdict if self.reads_verdict else None,
-            **({} if unit_sentences is None else {"unit_sentences": unit_sentences}),
+        by_group = judge_by_key(
+            lambda batch: attribute(
+                self.judge, batch, session=session, options=self._options, show_progress_bar=show_progress_bar,
+                accept_at=self.accept_at(threshold), verdict=self.judge.verdict if self.reads_verdict else None,
+                **({} if unit_sentences is None else {"unit_sentences": unit_sentences}),
+            ),
+            {i: ([c.text for c in claims], list(premises)) for i, (claims, premises) in enumerate(groups) if claims},
         )
-        by_group = dict(zip(to_judge, supports))
         return [
             [
                 ClaimAttribution(

@@ -27,6 +27,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from localeval.evidence.attribution import Evidence, attribute
+from localeval.judge.batching import judge_by_key
 from localeval.evidence.relevance import chunk_relevance
 from localeval.metrics.base import CHUNK_INDEX, MetricResult, register_metric
 from localeval.metrics.claim_support import JudgedMetric
@@ -103,8 +104,7 @@ class ContextPrecision(JudgedMetric):
 
         # Reference / response mode: each chunk is its own group, so support is per chunk and
         # per claim.
-        flat: list[tuple[int, int, list[str]]] = []
-        groups = []
+        groups: dict[tuple[int, int], tuple[list[str], list[str]]] = {}  # (row, rank) -> (claims, [its context])
         texts = [(samples[i].reference if modes[i] == "reference" else samples[i].response) or "" for i in by_claims]
         units = dict(zip(by_claims, claim_units(self.decomposer, texts, session=session)))
         for i in by_claims:
@@ -114,13 +114,14 @@ class ContextPrecision(JudgedMetric):
                 verdicts[i] = f"{source} has no claims: use mode='question' to judge by the question"
                 continue
             for rank, chunk in enumerate(samples[i].retrieved_contexts or []):
-                flat.append((i, rank, claims))
-                groups.append((claims, [chunk]))
+                groups[(i, rank)] = (claims, [chunk])
         if groups:
             threshold = self.resolved_threshold("entailment")
-            supports = attribute(self.judge, groups, session=session, options=self.options, show_progress_bar=show_progress_bar,
-                                 accept_at=self.accept_at(threshold))
-            for (i, rank, claims), per_claim in zip(flat, supports):
+            supports = judge_by_key(lambda batch: attribute(self.judge, batch, session=session, options=self.options,
+                                                            show_progress_bar=show_progress_bar,
+                                                            accept_at=self.accept_at(threshold)), groups)
+            for (i, rank), per_claim in supports.items():
+                claims = groups[(i, rank)][0]
                 best = max(range(len(claims)), key=lambda k: per_claim[k].probability)
                 support = per_claim[best]
                 evidence = support.evidence.model_copy(update={"context_index": rank}) if support.evidence else None

@@ -50,6 +50,7 @@ from typing import ClassVar, Literal, NamedTuple
 
 from pydantic import BaseModel
 
+from localeval.judge.batching import judge_by_key
 from localeval.evidence.candidates import relevance_screen
 from localeval.judge.nli import NLIJudge
 from localeval.evidence.relevance import chunk_relevance, sentence_relevance
@@ -151,27 +152,13 @@ def judge_sentences(
 
     One judge call for all items, so batches stay full across rows and sub-questions.
     """
-    passages = [[f"{cs.lead} {p.text}" if cs.lead else p.text for cs in sentences for p in cs.pieces]
-                for _, sentences in items]
-    probs = sentence_relevance(
-        judge,
-        [(question, texts) for (question, _), texts in zip(items, passages)],
-        session=session,
-        batch_size=batch_size,
-        show_progress_bar=show_progress_bar,
-    )
-    out = []
-    for (_, sentences), row in zip(items, probs):
-        flat = iter(row)
-        scored = []
-        for cs in sentences:
-            if len(cs.pieces) == 1:  # most sentences: no max() over one piece
-                scored.append((next(flat), cs.pieces[0]))
-                continue
-            # max() keeps the first of equal pieces: the same input gives the same evidence
-            scored.append(max(((next(flat), p) for p in cs.pieces), key=lambda x: x[0]))
-        out.append(scored)
-    return out
+    groups = {(i, k): (question, [f"{cs.lead} {p.text}" if cs.lead else p.text for p in cs.pieces])
+              for i, (question, sentences) in enumerate(items) for k, cs in enumerate(sentences)}
+    probs = judge_by_key(lambda batch: sentence_relevance(judge, batch, session=session, batch_size=batch_size,
+                                                          show_progress_bar=show_progress_bar), groups)
+    # max() keeps the first of equal pieces: the same input gives the same evidence
+    return [[max(zip(probs[(i, k)], cs.pieces), key=lambda x: x[0]) for k, cs in enumerate(sentences)]
+            for i, (_, sentences) in enumerate(items)]
 
 
 # --------------------------------------------------------------------------- results
@@ -275,16 +262,15 @@ class ContextRelevance(JudgedMetric):
         screens = [relevance_screen(q, [f"{cs.lead} {cs.sentence.text}" for cs in sentences]) if self.screen
                    else [None] * len(sentences)
                    for q, sentences in items]
-        to_judge = [(q, [cs for cs, why in zip(sentences, screen) if why is None])
-                    for (q, sentences), screen in zip(items, screens)]
-        scored = judge_sentences(self.judge, to_judge, session=session, batch_size=self.batch_size,
-                                 show_progress_bar=show_progress_bar)
+        to_judge = {(r, k): (q, [cs]) for r, ((q, sentences), screen) in enumerate(zip(items, screens))
+                    for k, (cs, why) in enumerate(zip(sentences, screen)) if why is None}
+        scored = judge_by_key(lambda batch: judge_sentences(self.judge, batch, session=session, batch_size=self.batch_size,
+                                                            show_progress_bar=show_progress_bar), to_judge)
         results = []
-        for (_, sentences), screen, per_sentence in zip(items, screens, scored):
-            judged = iter(per_sentence)
+        for r, ((_, sentences), screen) in enumerate(zip(items, screens)):
             details = []
-            for cs, why in zip(sentences, screen):
-                p = 0.0 if why is not None else float(next(judged)[0])
+            for k, (cs, why) in enumerate(zip(sentences, screen)):
+                p = 0.0 if why is not None else float(scored[(r, k)][0][0])
                 # Every field is of its declared type by construction (p a Python float), so pydantic's validation
                 # is skipped: a row holds ~50 sentences, and building them was a tenth of a
                 # cached re-run.

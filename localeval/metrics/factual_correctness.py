@@ -30,12 +30,13 @@ Edge cases (deterministic, documented in the README, tested):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel
 
+from localeval.judge.batching import judge_by_key
 from localeval.metrics.base import MetricResult, register_metric
 from localeval.metrics.claim_support import ClaimAttribution, JudgedMetric
 from localeval.metrics.decomposed import ClaimUnit, DecompositionRecord, check_decomposer, claim_units
@@ -193,25 +194,27 @@ class FactualCorrectness(AnswerClaimsMetric):
 
     def cross_judge(
         self, samples: list[Sample], rows: list[AnswerClaims], threshold: float, *,
-        extra_groups: Sequence[tuple[Sequence[ClaimUnit], Sequence[str]]] = (), session: JudgeSession | None = None,
-        show_progress_bar: bool = False,
-    ) -> tuple[list[tuple[list[CheckedClaim], list[CheckedClaim]]], list[list[ClaimAttribution]]]:
+        extra_groups: Mapping[Hashable, tuple[Sequence[ClaimUnit], Sequence[str]]] | None = None,
+        session: JudgeSession | None = None, show_progress_bar: bool = False,
+    ) -> tuple[list[tuple[list[CheckedClaim], list[CheckedClaim]]], dict[Hashable, list[ClaimAttribution]]]:
         """Per row, (response claims judged against the reference, reference claims judged
-        against the response); then the verdicts of ``extra_groups``, judged in the same call
-        so that a caller needing more verdicts (RAGChecker) keeps the judge's batches full."""
-        groups: list[tuple[Sequence[ClaimUnit], Sequence[str]]] = []
-        for sample, row in zip(samples, rows):
-            groups.append((row.response, [sample.reference or ""]))
-            groups.append((row.reference, [sample.response or ""]))
-        judged = self.judge_claims([*groups, *extra_groups], threshold, session=session,
-                                   show_progress_bar=show_progress_bar)
+        against the response); then the verdicts of ``extra_groups`` by their keys, judged in
+        the same call so that a caller needing more verdicts (RAGChecker) keeps the judge's
+        batches full."""
+        groups: dict[tuple[str, int], tuple[Sequence[ClaimUnit], Sequence[str]]] = {}
+        for i, (sample, row) in enumerate(zip(samples, rows)):
+            groups[("response", i)] = (row.response, [sample.reference or ""])
+            groups[("reference", i)] = (row.reference, [sample.response or ""])
+        extra = {("extra", key): group for key, group in (extra_groups or {}).items()}
+        judged = judge_by_key(lambda batch: self.judge_claims(batch, threshold, session=session,
+                                                              show_progress_bar=show_progress_bar), groups | extra)
         if getattr(self, "pieced", False):
             # Both texts answer the row's question: the second pass reads it before each.
-            questions = [s.user_input for s in samples for _ in range(2)]
-            piece_together(self, groups, judged[: len(groups)], threshold, session=session, questions=questions)
-        pairs = [([CheckedClaim.of(c) for c in judged[2 * i]], [CheckedClaim.of(c) for c in judged[2 * i + 1]])
+            piece_together(self, list(groups.values()), [judged[key] for key in groups], threshold, session=session,
+                           questions=[samples[i].user_input for _, i in groups])
+        pairs = [([CheckedClaim.of(c) for c in judged[("response", i)]], [CheckedClaim.of(c) for c in judged[("reference", i)]])
                  for i in range(len(rows))]
-        return pairs, judged[len(groups):]
+        return pairs, {key: judged[("extra", key)] for key in extra_groups or {}}
 
     def result(self, sample: Sample, row: AnswerClaims, response_claims: list[CheckedClaim],
                 reference_claims: list[CheckedClaim], threshold: float) -> FactualCorrectnessResult:

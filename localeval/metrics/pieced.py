@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from localeval.evidence.attribution import Evidence
+from localeval.judge.batching import judge_by_key
 from localeval.evidence.verdict import lexical_words
 from localeval.text.numbers import numbers_in
 from localeval.text.atoms import AtomicPart, atomic_parts
@@ -100,10 +101,11 @@ def piece_together(
     # lacks a number or two content words, so a statement the contexts pooled lack them for
     # cannot pass (its verdict is the same unjudged: not supported).
     lacking = [[_lacking(h, premises) for h in hyps] for hyps, premises in zip(hypotheses, premises_of)]
-    part_groups = [([ClaimUnit(h, None, None) for h, why in zip(hyps, whys) if why is None], premises)
-                   for hyps, whys, premises in zip(hypotheses, lacking, premises_of)]
-    judged_again = metric.judge_claims(part_groups, threshold, session=session, unit_sentences=SENTENCE_UNITS)
-    verdicts = [_with_unjudged(hyps, whys, iter(row)) for hyps, whys, row in zip(hypotheses, lacking, judged_again)]
+    part_groups = {key: ([ClaimUnit(h, None, None) for h, why in zip(hyps, whys) if why is None], premises)
+                   for key, hyps, whys, premises in zip(failed, hypotheses, lacking, premises_of)}
+    judged_again = judge_by_key(lambda batch: metric.judge_claims(batch, threshold, session=session,
+                                                                  unit_sentences=SENTENCE_UNITS), part_groups)
+    verdicts = [_with_unjudged(hyps, whys, judged_again[key]) for key, hyps, whys in zip(failed, hypotheses, lacking)]
     for (g, k), parts, prefix, row, premises in zip(failed, parts_of, prefixes, verdicts, premises_of):
         for v in row:
             _check_words(v, premises)
@@ -178,13 +180,16 @@ def _lacking(text: str, premises: Sequence[str]) -> str | None:
     return None
 
 
-def _with_unjudged(hypotheses: list[str], lacking: list[str | None], judged) -> list[ClaimAttribution]:
-    """The verdicts of ``hypotheses`` in order: judged ones from ``judged``, the others unsupported."""
+def _with_unjudged(hypotheses: list[str], lacking: list[str | None],
+                   judged: list[ClaimAttribution]) -> list[ClaimAttribution]:
+    """The verdicts of ``hypotheses`` in order: those judged (``lacking`` None) from ``judged``,
+    in their order; the others unsupported, with why they were not judged."""
     from localeval.metrics.claim_support import ClaimAttribution
 
-    return [next(judged) if why is None else
+    by_position = dict(zip((j for j, why in enumerate(lacking) if why is None), judged))
+    return [by_position[j] if why is None else
             ClaimAttribution(text=h, start=None, end=None, attributed=False, probability=0.0, contrast=why)
-            for h, why in zip(hypotheses, lacking)]
+            for j, (h, why) in enumerate(zip(hypotheses, lacking))]
 
 
 def _check_words(verdict: ClaimAttribution, premises: Sequence[str]) -> None:

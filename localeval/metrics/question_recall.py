@@ -36,6 +36,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel
 
 from localeval.evidence.attribution import Evidence
+from localeval.judge.batching import judge_by_key
 from localeval.evidence.relevance import chunk_relevance
 from localeval.metrics.base import MetricResult, register_metric
 from localeval.metrics.claim_support import JudgedMetric
@@ -48,6 +49,7 @@ from localeval.metrics.context_relevance import (
 )
 from localeval.metrics.decomposed import DecompositionRecord, check_decomposer, sub_questions
 from localeval.schema import Sample
+from localeval.text import Span
 from localeval.text.questions import RuleBasedDecomposer
 from localeval.judge.session import JudgeSession
 
@@ -143,8 +145,7 @@ class QuestionRecall(JudgedMetric):
             require_relevance_head(self.judge)
             threshold = self.resolved_threshold()
             judge = self._by_sentence if self.unit == "sentence" else self._by_window
-            best = judge([(subs[i], samples[i].retrieved_contexts or []) for i in to_judge], show_progress_bar, session)
-            by_row = dict(zip(to_judge, best))
+            by_row = judge({i: (subs[i], samples[i].retrieved_contexts or []) for i in to_judge}, show_progress_bar, session)
 
         for i, questions in subs.items():
             if not has_context[i]:
@@ -171,47 +172,37 @@ class QuestionRecall(JudgedMetric):
             )
         return [r for r in results if r is not None]
 
-    def _by_sentence(self, rows: list[tuple[list[str], list[str]]], show_progress_bar: bool, session: JudgeSession):
+    def _by_sentence(self, rows: dict[int, tuple[list[str], list[str]]], show_progress_bar: bool,
+                     session: JudgeSession) -> dict[int, list[tuple[float, Evidence]]]:
         """Per row, per sub-question: (best P over all sentences, evidence)."""
-        items: list[tuple[str, list[ContextSentence]]] = []
-        plan: list[list[ContextSentence]] = []
-        for questions, contexts in rows:
-            # One budget per row (its longest sub-question) so its sentences are cut once.
-            sentences = context_sentences(self.judge, contexts, question_budget(self.judge, questions, session=session),
-                                          session=session)
-            plan.append(sentences)
-            items.extend((q, sentences) for q in questions)
-        scored = iter(judge_sentences(self.judge, items, session=session, batch_size=self.batch_size,
-                                      show_progress_bar=show_progress_bar))
-        out = []
-        for (questions, _), sentences in zip(rows, plan):
-            row = []
-            for _ in questions:
-                per_sentence = next(scored)
-                k = max(range(len(sentences)), key=lambda j: per_sentence[j][0])  # first best wins ties
-                p, piece = per_sentence[k]
-                cs = sentences[k]
-                row.append((p, Evidence(
-                    context_index=cs.context_index, text=cs.sentence.text, start=cs.sentence.start,
-                    end=cs.sentence.end, window_start=piece.start, window_end=piece.end,
-                )))
-            out.append(row)
-        return out
+        # One budget per row (its longest sub-question) so its sentences are cut once.
+        plan = {i: context_sentences(self.judge, contexts, question_budget(self.judge, questions, session=session),
+                                     session=session) for i, (questions, contexts) in rows.items()}
+        items = {(i, k): (q, plan[i]) for i, (questions, _) in rows.items() for k, q in enumerate(questions)}
+        scored = judge_by_key(lambda batch: judge_sentences(self.judge, batch, session=session, batch_size=self.batch_size,
+                                                            show_progress_bar=show_progress_bar), items)
+        return {i: [_best_sentence(plan[i], scored[(i, k)]) for k in range(len(questions))]
+                for i, (questions, _) in rows.items()}
 
-    def _by_window(self, rows: list[tuple[list[str], list[str]]], show_progress_bar: bool, session: JudgeSession):
+    def _by_window(self, rows: dict[int, tuple[list[str], list[str]]], show_progress_bar: bool,
+                   session: JudgeSession) -> dict[int, list[tuple[float, Evidence]]]:
         """Per row, per sub-question: (best P over all windows of all chunks, evidence)."""
-        items = [(q, contexts) for questions, contexts in rows for q in questions]
-        scored = iter(chunk_relevance(self.judge, items, session=session, batch_size=self.batch_size,
-                                      show_progress_bar=show_progress_bar))
-        out = []
-        for questions, _ in rows:
-            row = []
-            for _ in questions:
-                per_chunk = next(scored)
-                candidates = [(p, ci, w) for ci, (p, w) in enumerate(per_chunk) if w is not None]
-                p, ci, w = max(candidates, key=lambda c: c[0])
-                row.append((p, Evidence(
-                    context_index=ci, text=w.text, start=w.start, end=w.end, window_start=w.start, window_end=w.end,
-                )))
-            out.append(row)
-        return out
+        items = {(i, k): (q, contexts) for i, (questions, contexts) in rows.items() for k, q in enumerate(questions)}
+        scored = judge_by_key(lambda batch: chunk_relevance(self.judge, batch, session=session, batch_size=self.batch_size,
+                                                            show_progress_bar=show_progress_bar), items)
+        return {i: [_best_window(scored[(i, k)]) for k in range(len(questions))] for i, (questions, _) in rows.items()}
+
+
+def _best_sentence(sentences: list[ContextSentence], scored: list[tuple[float, Span]]) -> tuple[float, Evidence]:
+    """A sub-question's best sentence (the first of equal ones) and its evidence."""
+    k = max(range(len(sentences)), key=lambda j: scored[j][0])
+    p, piece = scored[k]
+    cs = sentences[k]
+    return p, Evidence(context_index=cs.context_index, text=cs.sentence.text, start=cs.sentence.start,
+                       end=cs.sentence.end, window_start=piece.start, window_end=piece.end)
+
+
+def _best_window(per_context: list[tuple[float, Span | None]]) -> tuple[float, Evidence]:
+    """A sub-question's best window over every non-empty context, and its evidence."""
+    p, ci, w = max(((p, ci, w) for ci, (p, w) in enumerate(per_context) if w is not None), key=lambda c: c[0])
+    return p, Evidence(context_index=ci, text=w.text, start=w.start, end=w.end, window_start=w.start, window_end=w.end)

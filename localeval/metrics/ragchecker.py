@@ -158,20 +158,18 @@ class RAGChecker(AnswerClaimsMetric):
         threshold = self.resolved_threshold()
         rows = self.answer_claims(samples, session)
         chunks = [[k for k, c in enumerate(s.retrieved_contexts or []) if c and c.strip()] for s in samples]
-        extra = []
-        for sample, row, kept in zip(samples, rows, chunks):
-            contexts = sample.retrieved_contexts or []
-            extra.extend((claims, [contexts[k]]) for claims in (row.response, row.reference) for k in kept)
+        # (row, side, context) -> (the side's claims, [that context]): each claim against each context
+        extra = {(i, side, k): (claims, [(sample.retrieved_contexts or [])[k]])
+                 for i, (sample, row, kept) in enumerate(zip(samples, rows, chunks))
+                 for side, claims in (("response", row.response), ("reference", row.reference)) for k in kept}
         factual = FactualCorrectness(self.judge, mode="f1", **{**self.judge_options(), "threshold": threshold})
         pairs, verdicts = factual.cross_judge(samples, rows, threshold, extra_groups=extra, session=session,
                                               show_progress_bar=show_progress_bar)
         results: list[MetricResult] = []
-        at = 0
-        for sample, row, kept, (response_claims, reference_claims) in zip(samples, rows, chunks, pairs):
+        for i, (sample, row, kept, (response_claims, reference_claims)) in enumerate(zip(samples, rows, chunks, pairs)):
             overall = factual.result(sample, row, response_claims, reference_claims, threshold)
-            n = len(kept)
-            in_response, in_reference = verdicts[at:at + n], verdicts[at + n:at + 2 * n]
-            at += 2 * n
+            in_response = [verdicts[(i, "response", k)] for k in kept]
+            in_reference = [verdicts[(i, "reference", k)] for k in kept]
             results.append(self._result(row, kept, overall, response_claims, reference_claims,
                                         in_response, in_reference, threshold))
         return results

@@ -63,6 +63,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel
 
 from localeval.evidence.attribution import Support, attribute
+from localeval.judge.batching import judge_by_key
 from localeval.judge.session import JudgeSession
 from localeval.metrics.base import MetricResult, register_metric
 from localeval.metrics.claim_support import ClaimAttribution, JudgedMetric, RelevanceThresholdArgument, SkippedClaim
@@ -220,18 +221,15 @@ class TraceUtilization(JudgedMetric):
         claims = [[u for u in units if u.skip_reason is None] for units, _ in decomposed]
         skipped = [[SkippedClaim(text=u.text, start=u.start, end=u.end, reason=u.skip_reason)
                     for u in units if u.skip_reason] for units, _ in decomposed]
-        todo = [i for i, c in enumerate(claims) if c]
         entailing = self.used == "entailing"
-        supports = attribute(
-            self.judge, [([c.text for c in claims[i]], list(samples[i].retrieved_contexts or [])) for i in todo],
-            session=session, options=self.options, show_progress_bar=show_progress_bar,
+        by_row = judge_by_key(lambda batch: attribute(
+            self.judge, batch, session=session, options=self.options, show_progress_bar=show_progress_bar,
             # Early acceptance at faithfulness' threshold: a claim accepted there is above any
             # lower utilization threshold too, and one below it was judged against every unit,
             # so each verdict at ``threshold`` is exact and no pair beyond faithfulness' is asked.
             accept_at=None if entailing else self.accept_at(max(threshold, self.judging_threshold())),
             units=entailing,
-        )
-        by_row = dict(zip(todo, supports))
+        ), {i: ([c.text for c in row], list(samples[i].retrieved_contexts or [])) for i, row in enumerate(claims) if row})
         results = []
         for i, sample in enumerate(samples):
             contexts = sample.retrieved_contexts or []
