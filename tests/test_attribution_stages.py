@@ -8,7 +8,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from localeval.judge import attribution as a
+from localeval.evidence import attribution as a
 from localeval.evidence.candidates import get_selector
 from localeval.judge.session import JudgeSession
 
