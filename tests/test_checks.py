@@ -84,3 +84,41 @@ def test_context_relevance_keeps_the_steps_that_answer_a_how_to_question(default
     verdicts = {d.text: d.relevant for d in result.sentences}
     assert verdicts["2. Run the 70 C programme."] and verdicts["Descaling should be done every three months."]
     assert not verdicts["The machine comes in red and black."]
+
+
+CONFIRMED = [
+    # (premise, claim the numbers bear out, claim they do not)
+    ("The Eiffel Tower was completed in 1889. The Statue of Liberty was dedicated in 1886.",
+     "The Statue of Liberty was dedicated three years before the Eiffel Tower was completed.",
+     "The Statue of Liberty was dedicated five years before the Eiffel Tower was completed."),
+    ("The basic model costs 349 euros and the pro model costs 499 euros.",
+     "The pro model is 150 euros more expensive than the basic model.",
+     "The basic model is more expensive than the pro model."),
+    ("The library opens at 9:00 on weekdays and at 10:00 on Saturdays.",
+     "On Saturdays the library opens an hour later than on weekdays.",
+     "The library opens earlier on Saturdays than on weekdays."),
+    ("The first iPhone went on sale in June 2007. Android's first phone was released in October 2008.",
+     "The iPhone went on sale more than a year before the first Android phone.",
+     "The iPhone went on sale more than two years before the first Android phone."),
+]
+
+
+@pytest.mark.parametrize(("premise", "right", "wrong"), CONFIRMED, ids=[f"confirm-{i}" for i in range(len(CONFIRMED))])
+def test_an_order_the_numbers_bear_out_is_confirmed_and_a_wrong_one_is_not(premise, right, wrong):
+    from localeval.text.contrasts import confirmation
+
+    reason = confirmation(right, premise)
+    assert reason is not None and reason.startswith("order"), reason
+    assert confirmation(wrong, premise) is None
+    assert contrast(right, premise) is None
+
+
+def test_a_confirmed_order_lifts_the_judges_verdict_and_says_why(default_judge):
+    from localeval.backends.attribution import attribute
+
+    premise, right, wrong = CONFIRMED[0]
+    (good,), (bad,) = attribute(default_judge, [([right], [premise]), ([wrong], [premise])])
+    # The judge alone reads the true "three years before" as a contradiction (P ~0.01).
+    assert default_judge.entailment_probability([(premise, right)])[0] < 0.5
+    assert good.probability >= 0.9 and good.confirmation is not None
+    assert bad.probability < 0.5 and bad.confirmation is None

@@ -86,7 +86,7 @@ from localeval.backends.verdict import (
 )
 from localeval.options import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Locate, RunOptions
 from localeval.text import Window, make_windows, split_sentences
-from localeval.text.contrasts import CONTRAST_RULES, RULES_WITHOUT_PARSE
+from localeval.text.contrasts import CONTRAST_RULES, RULES_WITHOUT_PARSE, confirmation
 from localeval.text.lexical import content_words, word_overlap
 
 __all__ = ["CONTRAST_WEIGHT", "DEFAULT_LOCATE", "DEFAULT_MAX_UNITS", "DEFAULT_UNIT_SENTENCES", "Evidence",
@@ -136,6 +136,9 @@ class Support(BaseModel):
     contrast: str | None = None
     """Why the unit the judge liked best did not decide: a contrast rule found that it states
     the opposite of the claim (`localeval.text.contrasts`); ``None`` when no rule overruled."""
+    confirmation: str | None = None
+    """Why the unit that decided was raised: its dates or numbers bear out the claim's order or
+    comparison, which the judge cannot check (`localeval.text.contrasts.confirmation`)."""
     judge_probability: float | None = None
     """With ``attribute(..., verdict=...)``: the judge's P(entailment) of the best unit, while
     ``probability`` is the verdict's P(supported)."""
@@ -412,6 +415,7 @@ def _attribute(
     else:
         probs, contra = _judge_in_two_rounds(judge_at, pairs, plan, bars, selector, vetoed)
     weighted: set[int] = set()  # pairs whose probability a rule cut
+    confirmed: dict[tuple[int, int], str] = {}  # claims a unit's numbers bore out (`_confirm`)
     if contrasts:
         probs = np.array(probs, dtype=np.float32)  # a copy: the batch's own array stays as judged
         # Per claim, its units best first, until one no rule fires on: the units below it
@@ -427,6 +431,7 @@ def _attribute(
                     probs[q[0]] *= CONTRAST_WEIGHT
                     weighted.add(q[0])
             queues = [q[1:] for q, hit in zip(queues, fired) if hit and len(q) > 1]
+        confirmed = _confirm(pairs, plan, probs, weighted)
 
     refine_pairs: list[tuple[str, str]] = []
     refine: dict[tuple[int, int], list[tuple[int, Window]]] = {}
@@ -491,6 +496,8 @@ def _attribute(
     supports = _supports(groups, best)
     for (g, k), reason in reasons.items():
         supports[g][k].contrast = reason
+    for (g, k), reason in confirmed.items():
+        supports[g][k].confirmation = reason
     if signals:
         for g, (claims, contexts) in enumerate(groups):
             usable = [c for c in contexts if c and c.strip()]
@@ -505,6 +512,28 @@ def _attribute(
             for k, support in enumerate(row):
                 support.units = judged_units.get((g, k), [])
     return supports
+
+
+def _confirm(pairs: list[tuple[str, str]], plan: list, probs: np.ndarray, weighted: set[int]) -> dict[tuple[int, int], str]:
+    """Raise, in place, the unit whose dates or numbers bear out a claim's order or comparison
+    (`localeval.text.contrasts.confirmation`) to ``1 - (1 - p) * CONTRAST_WEIGHT``: above every
+    decision threshold, still ordered. Read on a claim's units best first, until one confirms,
+    and only for claims no unit of which reaches that floor already and no contrast rule
+    overruled (conflicting evidence is left to the judge). Returns each raised claim's reason."""
+    out: dict[tuple[int, int], str] = {}
+    floor = 1.0 - CONTRAST_WEIGHT
+    for g, group_plan in enumerate(plan):
+        for k, claim_plan in enumerate(group_plan):
+            judged = [i for i, _ in claim_plan if not np.isnan(probs[i])]
+            if not judged or any(i in weighted for i in judged) or max(probs[i] for i in judged) >= floor:
+                continue
+            for i in sorted(judged, key=lambda i: -probs[i]):
+                reason = confirmation(pairs[i][1], pairs[i][0])
+                if reason is not None:
+                    probs[i] = 1.0 - (1.0 - probs[i]) * CONTRAST_WEIGHT
+                    out[(g, k)] = reason
+                    break
+    return out
 
 
 def _nli_judge(session: JudgeSession, judge: NLIJudge, batch_size: int | None, show_progress_bar: bool,

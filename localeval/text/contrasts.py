@@ -42,7 +42,7 @@ from localeval.text.lexical import normalise, stop_words
 from localeval.text.memo import memo_scope, remembered
 from localeval.text.numbers import numbers_in
 
-__all__ = ["CONTRAST_RULES", "RULES_WITHOUT_PARSE", "contrast", "contrast_identity", "contrast_many"]
+__all__ = ["CONTRAST_RULES", "RULES_WITHOUT_PARSE", "confirmation", "contrast", "contrast_identity", "contrast_many"]
 
 CONTRAST_RULES: tuple[str, ...] = ("number", "unit", "bound", "opposite", "negated", "role", "merge", "polarity",
                                    "swap", "order")
@@ -558,6 +558,19 @@ def contrast_many(triples: Sequence[tuple[str, str, str]],
         for k in open_:
             reasons[k] = contrast(*triples[k], later)
         return reasons
+
+
+def confirmation(claim: str, premise: str) -> str | None:
+    """Why ``premise`` bears out what the judge cannot check in ``claim``, or None: an order or
+    comparison its dates or numbers confirm, a stated gap included ("dedicated three years
+    before" / "completed in 1889 ... dedicated in 1886"; `localeval.text.checks.order_confirmation`).
+    The mirror of the ``order`` rule: positive evidence only, English only."""
+    from localeval.text import checks, roles  # spaCy, as for the role rule
+
+    if not checks.reads_premise(claim, premise, "order"):
+        return None
+    with memo_scope():
+        return checks.order_confirmation(roles.facts(claim), roles.facts(premise))
 
 
 def contrast_identity() -> str:
