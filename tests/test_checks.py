@@ -122,3 +122,10 @@ def test_a_confirmed_order_lifts_the_judges_verdict_and_says_why(default_judge):
     assert default_judge.entailment_probability([(premise, right)])[0] < 0.5
     assert good.probability >= 0.9 and good.confirmation is not None
     assert bad.probability < 0.5 and bad.confirmation is None
+
+
+def test_a_shared_act_given_to_the_wrong_one_of_two_parties_is_a_swap():
+    premise = "The tenant pays for electricity and gas, and the landlord pays for water and building insurance."
+    reason = contrast("The landlord pays for electricity.", premise)
+    assert reason is not None and reason.startswith("swap"), reason
+    assert contrast("The landlord pays for water.", premise) is None

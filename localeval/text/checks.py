@@ -452,7 +452,7 @@ def swap_contrast(claim: Facts, premise: Facts) -> str | None:
         if mine.relational:
             continue
         same = [p for p in premise.atoms if p.lemma == mine.lemma and p.negated == mine.negated]
-        if not same or any(_supports(mine, p) for p in same):
+        if not same or any(_supports(mine, p) and not _given_elsewhere(mine, p, same) for p in same):
             continue
         swapped = next((p for p in same if _swapped(mine, p)), None)
         if swapped is not None:
@@ -472,6 +472,17 @@ def swap_contrast(claim: Facts, premise: Facts) -> str | None:
             if moved and (agree or lone):
                 return f"swap: the evidence has '{_say(theirs)}', not '{_say(mine)}'"
     return None
+
+
+def _given_elsewhere(mine: Atom, theirs: Atom, same: list[Atom]) -> bool:
+    """Is a preposition's object of the claim that ``theirs`` leaves undecided given to another
+    atom of the same predicate? Then ``theirs`` does not support the claim: "the landlord pays
+    for electricity" is not borne out by "the landlord pays for water" when the premise has
+    "the tenant pays for electricity"."""
+    _, _, neither = _match(mine, theirs)
+    return any(_compare(m, a, False) == 1 for k in neither if k.startswith("prep:")
+               for km, m in mine.slots if km == k
+               for q in same if q is not theirs for kk, a in q.slots if kk == k)
 
 
 _SYMMETRIC = frozenset("marry meet play fight face draw tie share partner collaborate merge join date divorce "
