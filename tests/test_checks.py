@@ -129,3 +129,9 @@ def test_a_shared_act_given_to_the_wrong_one_of_two_parties_is_a_swap():
     reason = contrast("The landlord pays for electricity.", premise)
     assert reason is not None and reason.startswith("swap"), reason
     assert contrast("The landlord pays for water.", premise) is None
+
+
+def test_a_claim_that_restates_a_prohibition_with_its_own_negating_verb_is_not_overruled():
+    premise = "Do not take ibuprofen if you have ever had a stomach ulcer. Paracetamol can be used instead."
+    assert contrast("If you have had a stomach ulcer, you should avoid ibuprofen.", premise) is None
+    assert contrast("People with a history of stomach ulcers can take ibuprofen.", premise) is not None

@@ -83,6 +83,10 @@ _pair("presence", "present,available", "absent,unavailable")
 _AUXILIARIES = frozenset("is are was were be been do does did has have had will would can could may might must "
                          "should".split())
 _NEGATORS = frozenset("not no never n't without nor neither cannot except excluding".split())
+# Words that negate what they govern without a "not": a claim using them restates a
+# prohibition in its own words ("you should avoid ibuprofen" / "do not take ibuprofen").
+_NEGATING_WORDS = frozenset("avoid avoids avoided avoiding refrain refrains rather instead prohibited forbidden "
+                            "banned".split())
 # "not only X but also Y" affirms X.
 _NOT_NEGATING = (("not", "only"), ("not", "just"), ("no", "longer"), ("no", "doubt"), ("not", "until"))
 
@@ -449,8 +453,10 @@ def _negated_rule(claim: str, premise: str, source: str) -> str | None:
     stems, words = _normalised(premise)
     if not (words & _NEGATORS or words & _AUXILIARIES):
         return None
-    if _normalised(claim)[1] & _NEGATORS:
-        return None  # the claim negates something itself: comparing scopes needs a parse
+    if _normalised(claim)[1] & (_NEGATORS | _NEGATING_WORDS):
+        # The claim negates something itself ("not", or "avoid ibuprofen", "by hand rather
+        # than in the dishwasher"): comparing scopes needs a parse (the polarity check).
+        return None
     wanted = _content_of(claim)
     tokens = _tokens(premise)
     negated: set[str] = set()
