@@ -135,3 +135,10 @@ def test_a_claim_that_restates_a_prohibition_with_its_own_negating_verb_is_not_o
     premise = "Do not take ibuprofen if you have ever had a stomach ulcer. Paracetamol can be used instead."
     assert contrast("If you have had a stomach ulcer, you should avoid ibuprofen.", premise) is None
     assert contrast("People with a history of stomach ulcers can take ibuprofen.", premise) is not None
+
+
+def test_two_sides_nearest_the_same_number_are_paired_with_the_two_numbers_nearest_in_sum():
+    premise = "Unemployment fell to 5.1 % in March from 5.6 % in February."
+    reason = contrast("Unemployment in March was higher than in February.", premise)
+    assert reason is not None and reason.startswith("order"), reason
+    assert contrast("Unemployment in March was lower than in February.", premise) is None

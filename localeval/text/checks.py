@@ -519,10 +519,36 @@ def _side_value(words: frozenset[str], clauses, avoid: frozenset[str]) -> tuple[
     return None if best is None or tie else (best[1], best[2])
 
 
+def _distances(words: frozenset[str], clauses, avoid: frozenset[str]) -> dict[tuple[int, int], tuple[int, float]]:
+    """Each number of the premise that shares a clause with a word only this side names: its
+    distance (in tokens) to the nearest such word, and its value."""
+    out: dict[tuple[int, int], tuple[int, float]] = {}
+    for ci, clause in enumerate(clauses):
+        anchors = [i for i, (lemma, _) in enumerate(clause) if lemma in words and lemma not in avoid]
+        for i, (_, v) in enumerate(clause):
+            if v is not None and anchors:
+                d = min(abs(i - a) for a in anchors)
+                if (ci, i) not in out or d < out[(ci, i)][0]:
+                    out[(ci, i)] = (d, v)
+    return out
+
+
 def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
-    """The premise's values of the two sides of a claim's relation, when each is found."""
+    """The premise's values of the two sides of a claim's relation, when each is found: each
+    side's nearest number; when both sides' nearest is the same number ("fell to 5.1 % in March
+    from 5.6 % in February": 5.6 is nearest to both), the two distinct numbers nearest in sum,
+    if one such pairing is best."""
     left = _side_value(rel.left, premise.clauses, rel.right)
     right = _side_value(rel.right, premise.clauses, rel.left)
+    if left is not None and right is not None and left[1] == right[1]:
+        ours = _distances(rel.left, premise.clauses, rel.right)
+        theirs = _distances(rel.right, premise.clauses, rel.left)
+        pairings = sorted((dl + dr, vl, vr) for pl, (dl, vl) in ours.items() for pr, (dr, vr) in theirs.items()
+                          if pl != pr and vl != vr)
+        if not pairings or (len(pairings) > 1 and pairings[1][0] == pairings[0][0]
+                            and (pairings[1][1] - pairings[1][2]) * (pairings[0][1] - pairings[0][2]) < 0):
+            return None
+        return pairings[0][1], pairings[0][2]
     if left is None or right is None or left[1] == right[1] or left[0] == right[0]:
         return None
     return left[0], right[0]
@@ -563,10 +589,10 @@ def order_confirmation(claim: Facts, premise: Facts) -> str | None:
 
 def order_contrast(claim: Facts, premise: Facts) -> str | None:
     for rel in claim.relations:
-        left = _side_value(rel.left, premise.clauses, rel.right)
-        right = _side_value(rel.right, premise.clauses, rel.left)
-        if left is None or right is None or left[1] == right[1] or left[0] == right[0]:
+        sides = _sides(rel, premise)
+        if sides is None:
             continue
+        left, right = (sides[0], None), (sides[1], None)
         if (left[0] - right[0]) * rel.direction < 0:
             return (f"order: the evidence gives {left[0]:g} for {' '.join(sorted(rel.left))[:40]} and {right[0]:g} "
                     f"for {' '.join(sorted(rel.right))[:40]}, the other way round from the claim")
