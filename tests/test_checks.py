@@ -142,3 +142,12 @@ def test_two_sides_nearest_the_same_number_are_paired_with_the_two_numbers_neare
     reason = contrast("Unemployment in March was higher than in February.", premise)
     assert reason is not None and reason.startswith("order"), reason
     assert contrast("Unemployment in March was lower than in February.", premise) is None
+
+
+def test_coordinated_preposition_objects_are_separate_facts_but_a_gapped_clause_is_not_split():
+    premise = "Flights to Madrid leave from Terminal 2, and flights to Oslo leave from Terminal 5."
+    reason = contrast("Flights to Madrid and Oslo both leave from Terminal 2.", premise)
+    assert reason is not None and reason.startswith("swap"), reason
+    assert contrast("Flights to Oslo leave from Terminal 5.", premise) is None
+    warranty = "The warranty covers parts for two years and labour for one year."
+    assert contrast("Labour is covered for one year and parts for two years.", warranty) is None

@@ -215,22 +215,39 @@ def _atoms_of_verb(verb) -> list[Atom]:
             combos = [c + [(name, t)] for c in combos for t in tokens]
     for combo in combos:
         own = [p for _, t in combo for p in _preps(t) if t.pos_ in ("NOUN", "PROPN")]
-        out.append(_atom(lemma, negated, combo, shared + own, asserted, relational))
+        out.extend(_atoms(lemma, negated, combo, shared + own, asserted, relational))
     for noun in gapped:
         base = [(name, tokens[0]) for name, tokens in core if tokens and name == "agent"]
         obj = "patient" if patients else "attr" if attrs else "patient"
-        out.append(_atom(lemma, negated, base + [(obj, noun)], _preps(noun), asserted, relational))
+        out.extend(_atoms(lemma, negated, base + [(obj, noun)], _preps(noun), asserted, relational))
     return out
 
 
 _UNASSERTED = frozenset({"csubj", "csubjpass", "pcomp", "acl", "amod", "compound", "pobj"})
 
 
-def _atom(lemma: str, negated: bool, combo: list, preps: list, asserted: bool, relational: bool) -> Atom:
-    slots: list[tuple[str, Arg]] = [(name, _arg(t)) for name, t in combo]
+def _atoms(lemma: str, negated: bool, combo: list, preps: list, asserted: bool, relational: bool) -> list[Atom]:
+    """One atom per choice among coordinated preposition objects ("flights to Madrid and Oslo
+    leave from Terminal 2" states two facts), except for the prepositions that take their
+    conjuncts together ("between 2 and 8 °C")."""
+    core: list[tuple[str, Arg]] = [(name, _arg(t)) for name, t in combo]
+    choices: list[list[tuple[str, Arg]]] = [[]]
     for name, obj in preps:
-        slots += [(name, _arg(o)) for o in _conjuncts(obj)]
-    return Atom(lemma, negated, tuple(slots), asserted, relational)
+        objects = _conjuncts(obj)
+        values = [(name, _arg(o)) for o in objects]
+        # A conjunct with its own preposition, or of another kind, or the same preposition
+        # again, is a gapped clause the parse hung here ("covered for one year and parts for
+        # two years"): kept together.
+        gapped = (len({o.pos_ for o in objects}) > 1 or any(c.dep_ == "prep" for o in objects[1:] for c in o.children)
+                  or sum(n == name for n, _ in preps) > 1)
+        if name in _TOGETHER or len(values) == 1 or gapped:
+            choices = [c + values for c in choices]
+        else:
+            choices = [c + [v] for c in choices for v in values]
+    return [Atom(lemma, negated, tuple(core + c), asserted, relational) for c in choices]
+
+
+_TOGETHER = frozenset({"prep:between", "prep:among", "prep:amongst"})
 
 
 _BEFORE = {"before": -1, "after": 1, "earlier": -1, "later": 1, "prior": -1}
