@@ -151,3 +151,15 @@ def test_coordinated_preposition_objects_are_separate_facts_but_a_gapped_clause_
     assert contrast("Flights to Oslo leave from Terminal 5.", premise) is None
     warranty = "The warranty covers parts for two years and labour for one year."
     assert contrast("Labour is covered for one year and parts for two years.", warranty) is None
+
+
+@pytest.mark.parametrize("restated", ["Staff should avoid sharing their passwords with colleagues.",
+                                      "Staff must refrain from sharing their passwords with colleagues.",
+                                      "Passwords should be kept to yourself rather than shared with colleagues."])
+def test_the_polarity_check_reads_a_verb_negated_by_avoid_refrain_from_or_rather_than(restated):
+    from localeval.text import checks, roles
+
+    premise = "Staff must not share their passwords with colleagues. Report a suspected breach at once."
+    assert checks.polarity_contrast(roles.facts(restated), roles.facts(premise)) is None
+    wrong = checks.polarity_contrast(roles.facts("Staff may share their passwords with colleagues."), roles.facts(premise))
+    assert wrong is not None and wrong.startswith("polarity")

@@ -168,13 +168,36 @@ def _named_by(token):
 def _negated(verb) -> bool:
     """A "not"/"never" on the verb or its auxiliaries, or a negated permission above it
     ("are not permitted to carry", "must never be run")."""
-    if any(c.dep_ == "neg" for c in verb.children):
+    if any(c.dep_ == "neg" for c in verb.children) or _negated_by_word(verb):
         return True
     head = verb.head
     if verb.dep_ == "xcomp" and head is not verb and (_lemma(head) in _NEGATING_HEADS or head.pos_ == "AUX"):
         return any(c.dep_ == "neg" for c in head.children) or any(
             c.dep_ == "acomp" and _lemma(c) in _NEGATING_HEADS and any(g.dep_ == "neg" for g in c.children)
             for c in head.children)
+    return False
+
+
+_AVOIDING = frozenset("avoid stop quit cease".split())
+"""Verbs that negate the verb they govern: "avoid giving aspirin" is "do not give aspirin"."""
+_KEEPING_FROM = frozenset("refrain abstain prohibit forbid ban bar prevent".split())
+"""Verbs that negate the verb of their "from": "refrain from driving" is "do not drive"."""
+
+
+def _negated_by_word(verb) -> bool:
+    """A verb negated by a word other than "not": governed by "avoid" ("avoid giving"), the
+    "from" of "refrain" ("refrain from driving"), or the second of "X rather than / instead of
+    Y" ("kept to yourself rather than shared")."""
+    head = verb.head
+    if head is verb:
+        return False
+    if verb.dep_ == "xcomp" and _lemma(head) in _AVOIDING:
+        return not any(c.dep_ == "neg" for c in head.children)
+    if verb.dep_ == "pcomp" and _lemma(head) == "from" and _lemma(head.head) in _KEEPING_FROM:
+        return not any(c.dep_ == "neg" for c in head.head.children)
+    if verb.dep_ in ("conj", "pcomp", "advcl"):
+        between = " ".join(_lemma(t) for t in verb.doc[min(head.i, verb.i):verb.i])
+        return between.endswith(("rather than", "instead of")) or " rather than " in f" {between} "
     return False
 
 
