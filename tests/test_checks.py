@@ -163,3 +163,13 @@ def test_the_polarity_check_reads_a_verb_negated_by_avoid_refrain_from_or_rather
     assert checks.polarity_contrast(roles.facts(restated), roles.facts(premise)) is None
     wrong = checks.polarity_contrast(roles.facts("Staff may share their passwords with colleagues."), roles.facts(premise))
     assert wrong is not None and wrong.startswith("polarity")
+
+
+def test_a_before_after_is_confirmed_only_by_years_not_by_an_age_near_each_event():
+    from localeval.text.contrasts import confirmation
+
+    premise = "Lizzi Crawford, 32, weighed 20 stone. A stranger mistook her for being pregnant 7 weeks ago."
+    assert confirmation("Lizzi Crawford tipped the scales at 20 stone after a stranger mistook her for pregnant.",
+                        premise) is None
+    assert confirmation("The Western Roman Empire fell almost a thousand years before Constantinople.",
+                        "The Western Roman Empire fell in 476. Constantinople fell to the Ottomans in 1453.") is not None

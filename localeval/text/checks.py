@@ -96,6 +96,9 @@ class Relation:
     hedge: str = "exact"
     """How the gap is stated: exact, "almost" (at most), "about", "over" (at least), "under"."""
     stated_gap: bool = False
+    events: bool = False
+    """A "before/after" between two events: their values must read as years (100 to 2100) to
+    confirm it (a number near an event -- an age, "after 11 years" -- is not its date)."""
     """A gap is stated, read or not: such a relation is left to the number rule by the order
     check, and confirmed only when its gap is read and matches."""
 
@@ -313,7 +316,7 @@ def _relations(doc) -> list[Relation]:
         if left - right and right - left:
             gap, hedge = _gap(measure) if measure is not None else (None, "exact")
             out.append(Relation(direction, frozenset(left - right), frozenset(right - left), gap, hedge,
-                                measure is not None))
+                                measure is not None, lemma in ("before", "after")))
     return out
 
 
@@ -619,6 +622,8 @@ def order_confirmation(claim: Facts, premise: Facts) -> str | None:
     for rel in claim.relations:
         sides = _sides(rel, premise)
         if sides is None or (sides[0] - sides[1]) * rel.direction <= 0:
+            return None
+        if rel.events and not all(100 <= v < 2101 for v in sides):  # years (476 included), not ages
             return None
         if rel.stated_gap and (rel.gap is None or not _gap_holds(rel.gap, rel.hedge, abs(sides[0] - sides[1]))):
             return None
