@@ -71,12 +71,13 @@ def judge_units(judge, items: dict[str, list[dict]]) -> dict[str, list[dict]]:
 
 
 def replay(items: dict[str, list[dict]], rules: bool,
-           rule_set: tuple[str, ...] | None = None) -> tuple[dict[str, list[dict]], Counter]:
+           rule_set: tuple[str, ...] | None = None, confirm: bool = False) -> tuple[dict[str, list[dict]], Counter]:
     """The verdict study's item format (``claims[].signals.p_best``, ``overlap``), each claim's
     probability the best over its units with (or without) the rules applied (``rule_set``:
-    those rules only; default all)."""
+    those rules only; default all); ``confirm``: with the order confirmation too, as
+    `attribute` applies it (a claim no rule fired on and below the floor, its units best first)."""
     from localeval.evidence.attribution import CONTRAST_WEIGHT
-    from localeval.text.contrast_rules import CONTRAST_RULES, contrast
+    from localeval.text.contrast_rules import CONTRAST_RULES, confirmation, contrast
     from localeval.text.memo import TextMemo, remembering
 
     fired: Counter = Counter()
@@ -89,14 +90,22 @@ def replay(items: dict[str, list[dict]], rules: bool,
                 for claim in row["claims"]:
                     best = 0.0
                     # As `attribute` reads them: best unit first, until one no rule fires on.
+                    vetoed = False
                     for unit in sorted(claim["units"], key=lambda u: -u["p"]):
                         reason = (contrast(claim["text"], unit["text"], row["source"], rule_set or CONTRAST_RULES)
                                   if rules else None)
                         if reason is None:
                             best = max(best, unit["p"])
                             break
+                        vetoed = True
                         fired[(family, reason.split(":")[0])] += 1
                         best = max(best, unit["p"] * CONTRAST_WEIGHT)
+                    if confirm and not vetoed and best < 1 - CONTRAST_WEIGHT:
+                        for unit in sorted(claim["units"], key=lambda u: -u["p"]):
+                            if confirmation(claim["text"], unit["text"]) is not None:
+                                fired[(family, "confirmed")] += 1
+                                best = max(best, 1 - (1 - unit["p"]) * CONTRAST_WEIGHT)
+                                break
                     claims.append({"signals": {"p_best": best}, "overlap": claim["overlap"]})
                 out[family].append({"set": row["set"], "label": row["label"], "claims": claims})
     return out, fired

@@ -84,3 +84,92 @@ def test_context_relevance_keeps_the_steps_that_answer_a_how_to_question(default
     verdicts = {d.text: d.relevant for d in result.sentences}
     assert verdicts["2. Run the 70 C programme."] and verdicts["Descaling should be done every three months."]
     assert not verdicts["The machine comes in red and black."]
+
+
+CONFIRMED = [
+    # (premise, claim the numbers bear out, claim they do not)
+    ("The Eiffel Tower was completed in 1889. The Statue of Liberty was dedicated in 1886.",
+     "The Statue of Liberty was dedicated three years before the Eiffel Tower was completed.",
+     "The Statue of Liberty was dedicated five years before the Eiffel Tower was completed."),
+    ("The basic model costs 349 euros and the pro model costs 499 euros.",
+     "The pro model is 150 euros more expensive than the basic model.",
+     "The basic model is more expensive than the pro model."),
+    ("The library opens at 9:00 on weekdays and at 10:00 on Saturdays.",
+     "On Saturdays the library opens an hour later than on weekdays.",
+     "The library opens earlier on Saturdays than on weekdays."),
+    ("The first iPhone went on sale in June 2007. Android's first phone was released in October 2008.",
+     "The iPhone went on sale more than a year before the first Android phone.",
+     "The iPhone went on sale more than two years before the first Android phone."),
+]
+
+
+@pytest.mark.parametrize(("premise", "right", "wrong"), CONFIRMED, ids=[f"confirm-{i}" for i in range(len(CONFIRMED))])
+def test_an_order_the_numbers_bear_out_is_confirmed_and_a_wrong_one_is_not(premise, right, wrong):
+    from localeval.text.contrasts import confirmation
+
+    reason = confirmation(right, premise)
+    assert reason is not None and reason.startswith("order"), reason
+    assert confirmation(wrong, premise) is None
+    assert contrast(right, premise) is None
+
+
+def test_a_confirmed_order_lifts_the_judges_verdict_and_says_why(default_judge):
+    from localeval.backends.attribution import attribute
+
+    premise, right, wrong = CONFIRMED[0]
+    (good,), (bad,) = attribute(default_judge, [([right], [premise]), ([wrong], [premise])])
+    # The judge alone reads the true "three years before" as a contradiction (P ~0.01).
+    assert default_judge.entailment_probability([(premise, right)])[0] < 0.5
+    assert good.probability >= 0.9 and good.confirmation is not None
+    assert bad.probability < 0.5 and bad.confirmation is None
+
+
+def test_a_shared_act_given_to_the_wrong_one_of_two_parties_is_a_swap():
+    premise = "The tenant pays for electricity and gas, and the landlord pays for water and building insurance."
+    reason = contrast("The landlord pays for electricity.", premise)
+    assert reason is not None and reason.startswith("swap"), reason
+    assert contrast("The landlord pays for water.", premise) is None
+
+
+def test_a_claim_that_restates_a_prohibition_with_its_own_negating_verb_is_not_overruled():
+    premise = "Do not take ibuprofen if you have ever had a stomach ulcer. Paracetamol can be used instead."
+    assert contrast("If you have had a stomach ulcer, you should avoid ibuprofen.", premise) is None
+    assert contrast("People with a history of stomach ulcers can take ibuprofen.", premise) is not None
+
+
+def test_two_sides_nearest_the_same_number_are_paired_with_the_two_numbers_nearest_in_sum():
+    premise = "Unemployment fell to 5.1 % in March from 5.6 % in February."
+    reason = contrast("Unemployment in March was higher than in February.", premise)
+    assert reason is not None and reason.startswith("order"), reason
+    assert contrast("Unemployment in March was lower than in February.", premise) is None
+
+
+def test_coordinated_preposition_objects_are_separate_facts_but_a_gapped_clause_is_not_split():
+    premise = "Flights to Madrid leave from Terminal 2, and flights to Oslo leave from Terminal 5."
+    reason = contrast("Flights to Madrid and Oslo both leave from Terminal 2.", premise)
+    assert reason is not None and reason.startswith("swap"), reason
+    assert contrast("Flights to Oslo leave from Terminal 5.", premise) is None
+    warranty = "The warranty covers parts for two years and labour for one year."
+    assert contrast("Labour is covered for one year and parts for two years.", warranty) is None
+
+
+@pytest.mark.parametrize("restated", ["Staff should avoid sharing their passwords with colleagues.",
+                                      "Staff must refrain from sharing their passwords with colleagues.",
+                                      "Passwords should be kept to yourself rather than shared with colleagues."])
+def test_the_polarity_check_reads_a_verb_negated_by_avoid_refrain_from_or_rather_than(restated):
+    from localeval.text import checks, roles
+
+    premise = "Staff must not share their passwords with colleagues. Report a suspected breach at once."
+    assert checks.polarity_contrast(roles.facts(restated), roles.facts(premise)) is None
+    wrong = checks.polarity_contrast(roles.facts("Staff may share their passwords with colleagues."), roles.facts(premise))
+    assert wrong is not None and wrong.startswith("polarity")
+
+
+def test_a_before_after_is_confirmed_only_by_years_not_by_an_age_near_each_event():
+    from localeval.text.contrasts import confirmation
+
+    premise = "Lizzi Crawford, 32, weighed 20 stone. A stranger mistook her for being pregnant 7 weeks ago."
+    assert confirmation("Lizzi Crawford tipped the scales at 20 stone after a stranger mistook her for pregnant.",
+                        premise) is None
+    assert confirmation("The Western Roman Empire fell almost a thousand years before Constantinople.",
+                        "The Western Roman Empire fell in 476. Constantinople fell to the Ottomans in 1453.") is not None

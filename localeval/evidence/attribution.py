@@ -92,7 +92,7 @@ from localeval.evidence.verdict import (
 )
 from localeval.options import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Locate, RunOptions
 from localeval.text import Span, Window, make_windows, split_sentences
-from localeval.text.contrast_rules import CONTRAST_RULES, RULES_WITHOUT_PARSE
+from localeval.text.contrast_rules import CONTRAST_RULES, RULES_WITHOUT_PARSE, confirmation
 from localeval.text.lexical import content_words, word_overlap
 
 __all__ = ["CONTRAST_WEIGHT", "DEFAULT_LOCATE", "DEFAULT_MAX_UNITS", "DEFAULT_UNIT_SENTENCES", "Evidence",
@@ -142,6 +142,9 @@ class Support(BaseModel):
     contrast: str | None = None
     """Why the unit the judge liked best did not decide: a contrast rule found that it states
     the opposite of the claim (`localeval.text.contrast_rules`); ``None`` when no rule overruled."""
+    confirmation: str | None = None
+    """Why the unit that decided was raised: its dates or numbers bear out the claim's order or
+    comparison, which the judge cannot check (`localeval.text.contrast_rules.confirmation`)."""
     judge_probability: float | None = None
     """With ``attribute(..., verdict=...)``: the judge's P(entailment) of the best unit, while
     ``probability`` is the verdict's P(supported)."""
@@ -433,6 +436,8 @@ class _Checked(NamedTuple):
     probs: np.ndarray
     weighted: frozenset[int]
     reasons: dict[int, str | None]
+    confirmed: dict[int, str] = {}
+    """Pairs the order confirmation raised (`_confirm`), with its reason."""
 
 
 class _Found(NamedTuple):
@@ -593,7 +598,29 @@ def _check_contrasts(session: JudgeSession, judged: _Judged, bars: np.ndarray | 
                 probs[i] *= CONTRAST_WEIGHT  # element by element: the rounding of a float32 scalar
                 cut.add(i)
         queues = [q[1:] for q, hit in zip(queues, fired) if hit and len(q) > 1]
-    return _Checked(probs, frozenset(cut), reasons)
+    return _Checked(probs, frozenset(cut), reasons, _confirm(judged.plan, probs, cut))
+
+
+def _confirm(plan: _Plan, probs: np.ndarray, weighted: set[int]) -> dict[int, str]:
+    """Stage 3b: raise, in ``probs`` (the contrast stage's own copy), the unit whose dates or
+    numbers bear out a claim's order or comparison (`localeval.text.contrast_rules.confirmation`)
+    to ``1 - (1 - p) * CONTRAST_WEIGHT``: above every decision threshold, still ordered. Read on
+    a claim's units best first, until one confirms, and only for claims no unit of which reaches
+    that floor already and no contrast rule overruled (conflicting evidence is left to the
+    judge). Returns each raised pair with its reason."""
+    out: dict[int, str] = {}
+    floor = 1.0 - CONTRAST_WEIGHT
+    for _, c in plan.keyed():
+        judged = [x.pair for x in c.candidates if not np.isnan(probs[x.pair])]
+        if not judged or any(i in weighted for i in judged) or max(probs[i] for i in judged) >= floor:
+            continue
+        for i in sorted(judged, key=lambda i: -probs[i]):
+            reason = confirmation(plan.pairs[i][1], plan.pairs[i][0])
+            if reason is not None:
+                probs[i] = 1.0 - (1.0 - probs[i]) * CONTRAST_WEIGHT
+                out[i] = reason
+                break
+    return out
 
 
 def _evidence(c: _ClaimPlan, probs: np.ndarray, settings: _Settings) -> _Found | None:
@@ -666,6 +693,9 @@ def _finish(c: _ClaimPlan, found: _Found | None, judged: _Judged, checked: _Chec
         liked = [(probs[x.pair] / CONTRAST_WEIGHT, x.pair) for x in c.candidates if x.pair in checked.weighted]
         if liked and max(liked)[0] > probs[best.pair]:
             reason = fields["contrast"] = checked.reasons[max(liked)[1]]
+        raised = [checked.confirmed[x.pair] for x in c.candidates if x.pair in checked.confirmed]
+        if raised:
+            fields["confirmation"] = raised[0]
     if settings.units:
         # Pairs never judged (early acceptance) are NaN: left out.
         fields["units"] = [JudgedSpan(context_index=x.unit.context_index, sentence_indices=x.unit.window.sentence_indices,

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 from localeval.text.numbers import numbers_in
 
-__all__ = ["CHECKS", "Atom", "Facts", "facts_of", "order_contrast", "polarity_contrast", "reads_premise", "supported_atom",
+__all__ = ["CHECKS", "Atom", "Facts", "facts_of", "order_confirmation", "order_contrast", "polarity_contrast", "reads_premise", "supported_atom",
            "swap_contrast"]
 
 _CORE = ("agent", "patient", "attr")
@@ -90,6 +90,17 @@ class Relation:
     direction: int
     left: frozenset[str]
     right: frozenset[str]
+    gap: float | None = None
+    """The difference the claim states ("three years before", "150 euros more expensive"),
+    or its ratio with ``times`` ("eight times the standard dose"); None when none is stated."""
+    hedge: str = "exact"
+    """How the gap is stated: exact, "almost" (at most), "about", "over" (at least), "under"."""
+    stated_gap: bool = False
+    events: bool = False
+    """A "before/after" between two events: their values must read as years (100 to 2100) to
+    confirm it (a number near an event -- an age, "after 11 years" -- is not its date)."""
+    """A gap is stated, read or not: such a relation is left to the number rule by the order
+    check, and confirmed only when its gap is read and matches."""
 
 
 @dataclass(frozen=True)
@@ -160,13 +171,36 @@ def _named_by(token):
 def _negated(verb) -> bool:
     """A "not"/"never" on the verb or its auxiliaries, or a negated permission above it
     ("are not permitted to carry", "must never be run")."""
-    if any(c.dep_ == "neg" for c in verb.children):
+    if any(c.dep_ == "neg" for c in verb.children) or _negated_by_word(verb):
         return True
     head = verb.head
     if verb.dep_ == "xcomp" and head is not verb and (_lemma(head) in _NEGATING_HEADS or head.pos_ == "AUX"):
         return any(c.dep_ == "neg" for c in head.children) or any(
             c.dep_ == "acomp" and _lemma(c) in _NEGATING_HEADS and any(g.dep_ == "neg" for g in c.children)
             for c in head.children)
+    return False
+
+
+_AVOIDING = frozenset("avoid stop quit cease".split())
+"""Verbs that negate the verb they govern: "avoid giving aspirin" is "do not give aspirin"."""
+_KEEPING_FROM = frozenset("refrain abstain prohibit forbid ban bar prevent".split())
+"""Verbs that negate the verb of their "from": "refrain from driving" is "do not drive"."""
+
+
+def _negated_by_word(verb) -> bool:
+    """A verb negated by a word other than "not": governed by "avoid" ("avoid giving"), the
+    "from" of "refrain" ("refrain from driving"), or the second of "X rather than / instead of
+    Y" ("kept to yourself rather than shared")."""
+    head = verb.head
+    if head is verb:
+        return False
+    if verb.dep_ == "xcomp" and _lemma(head) in _AVOIDING:
+        return not any(c.dep_ == "neg" for c in head.children)
+    if verb.dep_ == "pcomp" and _lemma(head) == "from" and _lemma(head.head) in _KEEPING_FROM:
+        return not any(c.dep_ == "neg" for c in head.head.children)
+    if verb.dep_ in ("conj", "pcomp", "advcl"):
+        between = " ".join(_lemma(t) for t in verb.doc[min(head.i, verb.i):verb.i])
+        return between.endswith(("rather than", "instead of")) or " rather than " in f" {between} "
     return False
 
 
@@ -207,22 +241,39 @@ def _atoms_of_verb(verb) -> list[Atom]:
             combos = [c + [(name, t)] for c in combos for t in tokens]
     for combo in combos:
         own = [p for _, t in combo for p in _preps(t) if t.pos_ in ("NOUN", "PROPN")]
-        out.append(_atom(lemma, negated, combo, shared + own, asserted, relational))
+        out.extend(_atoms(lemma, negated, combo, shared + own, asserted, relational))
     for noun in gapped:
         base = [(name, tokens[0]) for name, tokens in core if tokens and name == "agent"]
         obj = "patient" if patients else "attr" if attrs else "patient"
-        out.append(_atom(lemma, negated, base + [(obj, noun)], _preps(noun), asserted, relational))
+        out.extend(_atoms(lemma, negated, base + [(obj, noun)], _preps(noun), asserted, relational))
     return out
 
 
 _UNASSERTED = frozenset({"csubj", "csubjpass", "pcomp", "acl", "amod", "compound", "pobj"})
 
 
-def _atom(lemma: str, negated: bool, combo: list, preps: list, asserted: bool, relational: bool) -> Atom:
-    slots: list[tuple[str, Arg]] = [(name, _arg(t)) for name, t in combo]
+def _atoms(lemma: str, negated: bool, combo: list, preps: list, asserted: bool, relational: bool) -> list[Atom]:
+    """One atom per choice among coordinated preposition objects ("flights to Madrid and Oslo
+    leave from Terminal 2" states two facts), except for the prepositions that take their
+    conjuncts together ("between 2 and 8 °C")."""
+    core: list[tuple[str, Arg]] = [(name, _arg(t)) for name, t in combo]
+    choices: list[list[tuple[str, Arg]]] = [[]]
     for name, obj in preps:
-        slots += [(name, _arg(o)) for o in _conjuncts(obj)]
-    return Atom(lemma, negated, tuple(slots), asserted, relational)
+        objects = _conjuncts(obj)
+        values = [(name, _arg(o)) for o in objects]
+        # A conjunct with its own preposition, or of another kind, or the same preposition
+        # again, is a gapped clause the parse hung here ("covered for one year and parts for
+        # two years"): kept together.
+        gapped = (len({o.pos_ for o in objects}) > 1 or any(c.dep_ == "prep" for o in objects[1:] for c in o.children)
+                  or sum(n == name for n, _ in preps) > 1)
+        if name in _TOGETHER or len(values) == 1 or gapped:
+            choices = [c + values for c in choices]
+        else:
+            choices = [c + [v] for c in choices for v in values]
+    return [Atom(lemma, negated, tuple(core + c), asserted, relational) for c in choices]
+
+
+_TOGETHER = frozenset({"prep:between", "prep:among", "prep:amongst"})
 
 
 _BEFORE = {"before": -1, "after": 1, "earlier": -1, "later": 1, "prior": -1}
@@ -237,27 +288,82 @@ def _relations(doc) -> list[Relation]:
         lemma = _lemma(token)
         other = None
         direction = 0
+        measure = None
         if lemma in ("before", "after") and token.dep_ in ("prep", "mark"):
             direction = _BEFORE[lemma]
             other = next((c for c in token.children if c.dep_ == "pobj"), None) if token.dep_ == "prep" else token.head
-            if token.dep_ == "prep" and any(c.dep_ == "npadvmod" for c in token.children):
-                direction = 0  # "three years before": a stated gap, read by the number rule
-        elif token.tag_ in ("JJR", "RBR") and lemma in _MORE | _LESS | set(_BEFORE):
+            # "three years before": the gap hangs on "before", or on the clause "before" opens.
+            measure = next((c for c in (*token.children, *(token.head.children if token.dep_ == "mark" else ()))
+                            if c.dep_ == "npadvmod"), None)
+        elif token.tag_ in ("JJR", "RBR") and lemma in _MORE | _LESS | set(_BEFORE) or token.lower_ in _ADVERB_COMPARATIVES:
             than = next((c for c in token.subtree if _lemma(c) == "than"), None) or next(
-                (c for c in token.head.children if _lemma(c) == "than"), None)
+                (c for h in _up_to_verb(token) for c in h.children if _lemma(c) == "than"), None)
             if than is not None:
                 other = next((c for c in than.children if c.dep_ in ("pobj", "prep")), None)
-                direction = _BEFORE.get(lemma) or (1 if lemma in _MORE else -1)
+                direction = _BEFORE.get(token.lower_) or _BEFORE.get(lemma) or (
+                    1 if lemma in _MORE or token.lower_ in ("further", "farther") else -1)
                 if _lemma(token) in ("more", "less") and token.head.pos_ == "ADJ" and _lemma(token.head) in _LESS:
                     direction = -direction  # "less expensive"
+                # "150 euros more expensive", "an hour later", "90 km further"
+                holders = (token, token.head) if _lemma(token) in ("more", "less") else (token,)
+                measure = next((c for h in holders for c in h.children if c.dep_ == "npadvmod"), None)
         if other is None or not direction:
             continue
         right_tokens = set(other.subtree)
-        left = _anchors([t for t in token.sent if t not in right_tokens and t is not token])
-        right = _anchors(list(right_tokens))
+        measured = set(measure.subtree) if measure is not None else set()
+        left = _anchors([t for t in token.sent if t not in right_tokens and t not in measured and t is not token])
+        right = _anchors([t for t in right_tokens if t not in measured])
         if left - right and right - left:
-            out.append(Relation(direction, frozenset(left - right), frozenset(right - left)))
+            gap, hedge = _gap(measure) if measure is not None else (None, "exact")
+            out.append(Relation(direction, frozenset(left - right), frozenset(right - left), gap, hedge,
+                                measure is not None, lemma in ("before", "after")))
     return out
+
+
+def _up_to_verb(token) -> list:
+    """The token's heads up to its clause's verb ("opens earlier on Saturdays than ...": the
+    parse may hang "earlier" on "on")."""
+    out, head = [], token.head
+    while head is not token and len(out) < 4:
+        out.append(head)
+        if head.pos_ in ("VERB", "AUX") or head.head is head:
+            break
+        token, head = head, head.head
+    return out
+
+
+_ADVERB_COMPARATIVES = frozenset({"further", "farther", "later", "earlier", "sooner"})
+"""Comparatives spaCy may tag as plain adverbs ("opens an hour later than", "travel 90 km further")."""
+_HEDGES = {"almost": "almost", "nearly": "almost", "about": "about", "around": "about", "roughly": "about",
+           "approximately": "about", "some": "about", "over": "over", "more": "over", "under": "under",
+           "less": "under", "fewer": "under"}
+_SCALES = {"hundred": 100.0, "thousand": 1000.0, "million": 1e6, "billion": 1e9, "dozen": 12.0}
+
+
+def _gap(measure) -> tuple[float | None, str]:
+    """The number of a stated gap ("almost a thousand years" -> 1000, "almost"; "an hour" -> 1)
+    and its hedge; None when no number is read ("a few years")."""
+    value: float | None = None
+    hedge = "exact"
+    for t in measure.subtree:
+        lemma = _lemma(t)
+        if t is measure:
+            continue
+        if lemma in _HEDGES:
+            hedge = _HEDGES[lemma]
+        elif lemma in ("few", "several", "many", "some"):
+            return None, hedge
+        elif (number := _number(t)) is not None:
+            try:
+                value = (value or 1.0) * float(number)
+            except ValueError:
+                return None, hedge
+        elif lemma in _SCALES:
+            value = (value or 1.0) * _SCALES[lemma]
+        elif lemma in ("a", "an") and value is None:
+            value = 1.0
+    return value, hedge
+    return value, hedge
 
 
 def _anchors(tokens: list) -> set[str]:
@@ -288,7 +394,10 @@ def _value(tokens: list, i: int) -> float | None:
     try:
         value = float(number)
     except ValueError:
-        return None
+        hours, _, minutes = number.partition(":")  # a time of day, "9:30" -> 9.5
+        if not (hours.isdigit() and minutes.isdigit()):
+            return None
+        return int(hours) + int(minutes) / 60
     if 1000 <= value <= 2100 and i > 0 and _lemma(tokens[i - 1]) in _MONTHS:
         month = _MONTHS[_lemma(tokens[i - 1])]
         day = _number(tokens[i - 2]) if i > 1 else None
@@ -386,7 +495,7 @@ def swap_contrast(claim: Facts, premise: Facts) -> str | None:
         if mine.relational:
             continue
         same = [p for p in premise.atoms if p.lemma == mine.lemma and p.negated == mine.negated]
-        if not same or any(_supports(mine, p) for p in same):
+        if not same or any(_supports(mine, p) and not _given_elsewhere(mine, p, same) for p in same):
             continue
         swapped = next((p for p in same if _swapped(mine, p)), None)
         if swapped is not None:
@@ -406,6 +515,17 @@ def swap_contrast(claim: Facts, premise: Facts) -> str | None:
             if moved and (agree or lone):
                 return f"swap: the evidence has '{_say(theirs)}', not '{_say(mine)}'"
     return None
+
+
+def _given_elsewhere(mine: Atom, theirs: Atom, same: list[Atom]) -> bool:
+    """Is a preposition's object of the claim that ``theirs`` leaves undecided given to another
+    atom of the same predicate? Then ``theirs`` does not support the claim: "the landlord pays
+    for electricity" is not borne out by "the landlord pays for water" when the premise has
+    "the tenant pays for electricity"."""
+    _, _, neither = _match(mine, theirs)
+    return any(_compare(m, a, False) == 1 for k in neither if k.startswith("prep:")
+               for km, m in mine.slots if km == k
+               for q in same if q is not theirs for kk, a in q.slots if kk == k)
 
 
 _SYMMETRIC = frozenset("marry meet play fight face draw tie share partner collaborate merge join date divorce "
@@ -442,12 +562,82 @@ def _side_value(words: frozenset[str], clauses, avoid: frozenset[str]) -> tuple[
     return None if best is None or tie else (best[1], best[2])
 
 
+def _distances(words: frozenset[str], clauses, avoid: frozenset[str]) -> dict[tuple[int, int], tuple[int, float]]:
+    """Each number of the premise that shares a clause with a word only this side names: its
+    distance (in tokens) to the nearest such word, and its value."""
+    out: dict[tuple[int, int], tuple[int, float]] = {}
+    for ci, clause in enumerate(clauses):
+        anchors = [i for i, (lemma, _) in enumerate(clause) if lemma in words and lemma not in avoid]
+        for i, (_, v) in enumerate(clause):
+            if v is not None and anchors:
+                d = min(abs(i - a) for a in anchors)
+                if (ci, i) not in out or d < out[(ci, i)][0]:
+                    out[(ci, i)] = (d, v)
+    return out
+
+
+def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
+    """The premise's values of the two sides of a claim's relation, when each is found: each
+    side's nearest number; when both sides' nearest is the same number ("fell to 5.1 % in March
+    from 5.6 % in February": 5.6 is nearest to both), the two distinct numbers nearest in sum,
+    if one such pairing is best."""
+    left = _side_value(rel.left, premise.clauses, rel.right)
+    right = _side_value(rel.right, premise.clauses, rel.left)
+    if left is not None and right is not None and left[1] == right[1]:
+        ours = _distances(rel.left, premise.clauses, rel.right)
+        theirs = _distances(rel.right, premise.clauses, rel.left)
+        pairings = sorted((dl + dr, vl, vr) for pl, (dl, vl) in ours.items() for pr, (dr, vr) in theirs.items()
+                          if pl != pr and vl != vr)
+        if not pairings or (len(pairings) > 1 and pairings[1][0] == pairings[0][0]
+                            and (pairings[1][1] - pairings[1][2]) * (pairings[0][1] - pairings[0][2]) < 0):
+            return None
+        return pairings[0][1], pairings[0][2]
+    if left is None or right is None or left[1] == right[1] or left[0] == right[0]:
+        return None
+    return left[0], right[0]
+
+
+def _gap_holds(gap: float, hedge: str, difference: float) -> bool:
+    """Does the premise's ``difference`` bear out the claim's stated gap with its hedge?"""
+    if hedge == "over":
+        return difference > gap
+    if hedge == "under":
+        return difference < gap
+    if hedge == "almost":
+        return 0.8 * gap <= difference <= gap
+    if hedge == "about":
+        return 0.8 * gap <= difference <= 1.2 * gap
+    return abs(difference - gap) <= 0.01 * gap + 1e-9
+
+
+def order_confirmation(claim: Facts, premise: Facts) -> str | None:
+    """The claim's order or comparison borne out by the premise's numbers: each side's value
+    found, the claim's direction theirs, and a stated gap ("three years before", "150 euros
+    more") their difference. The judge reads "dedicated three years before" against "1886 ...
+    1889" as a contradiction (P(entailment) 0.01): arithmetic is beyond it. Every relation of
+    the claim must hold (one unconfirmed relation confirms nothing)."""
+    if not claim.relations:
+        return None
+    said = []
+    for rel in claim.relations:
+        sides = _sides(rel, premise)
+        if sides is None or (sides[0] - sides[1]) * rel.direction <= 0:
+            return None
+        if rel.events and not all(100 <= v < 2101 for v in sides):  # years (476 included), not ages
+            return None
+        if rel.stated_gap and (rel.gap is None or not _gap_holds(rel.gap, rel.hedge, abs(sides[0] - sides[1]))):
+            return None
+        said.append(f"{sides[0]:g} for {' '.join(sorted(rel.left))[:40]} and {sides[1]:g} for "
+                    f"{' '.join(sorted(rel.right))[:40]}")
+    return "order: the evidence gives " + "; ".join(said) + ", as the claim has it"
+
+
 def order_contrast(claim: Facts, premise: Facts) -> str | None:
     for rel in claim.relations:
-        left = _side_value(rel.left, premise.clauses, rel.right)
-        right = _side_value(rel.right, premise.clauses, rel.left)
-        if left is None or right is None or left[1] == right[1] or left[0] == right[0]:
+        sides = _sides(rel, premise)
+        if sides is None:
             continue
+        left, right = (sides[0], None), (sides[1], None)
         if (left[0] - right[0]) * rel.direction < 0:
             return (f"order: the evidence gives {left[0]:g} for {' '.join(sorted(rel.left))[:40]} and {right[0]:g} "
                     f"for {' '.join(sorted(rel.right))[:40]}, the other way round from the claim")

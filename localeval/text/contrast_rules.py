@@ -42,7 +42,7 @@ from localeval.text.lexical import normalise, stop_words
 from localeval.text.memo import memo_scope, remembered
 from localeval.text.numbers import numbers_in
 
-__all__ = ["CONTRAST_RULES", "RULES_WITHOUT_PARSE", "contrast", "contrast_identity", "contrast_many"]
+__all__ = ["CONTRAST_RULES", "RULES_WITHOUT_PARSE", "confirmation", "contrast", "contrast_identity", "contrast_many"]
 
 CONTRAST_RULES: tuple[str, ...] = ("number", "unit", "bound", "opposite", "negated", "role", "merge", "polarity",
                                    "swap", "order")
@@ -83,6 +83,10 @@ _pair("presence", "present,available", "absent,unavailable")
 _AUXILIARIES = frozenset("is are was were be been do does did has have had will would can could may might must "
                          "should".split())
 _NEGATORS = frozenset("not no never n't without nor neither cannot except excluding".split())
+# Words that negate what they govern without a "not": a claim using them restates a
+# prohibition in its own words ("you should avoid ibuprofen" / "do not take ibuprofen").
+_NEGATING_WORDS = frozenset("avoid avoids avoided avoiding refrain refrains rather instead prohibited forbidden "
+                            "banned".split())
 # "not only X but also Y" affirms X.
 _NOT_NEGATING = (("not", "only"), ("not", "just"), ("no", "longer"), ("no", "doubt"), ("not", "until"))
 
@@ -449,8 +453,10 @@ def _negated_rule(claim: str, premise: str, source: str) -> str | None:
     stems, words = _normalised(premise)
     if not (words & _NEGATORS or words & _AUXILIARIES):
         return None
-    if _normalised(claim)[1] & _NEGATORS:
-        return None  # the claim negates something itself: comparing scopes needs a parse
+    if _normalised(claim)[1] & (_NEGATORS | _NEGATING_WORDS):
+        # The claim negates something itself ("not", or "avoid ibuprofen", "by hand rather
+        # than in the dishwasher"): comparing scopes needs a parse (the polarity check).
+        return None
     wanted = _content_of(claim)
     tokens = _tokens(premise)
     negated: set[str] = set()
@@ -558,6 +564,19 @@ def contrast_many(triples: Sequence[tuple[str, str, str]],
         for k in open_:
             reasons[k] = contrast(*triples[k], later)
         return reasons
+
+
+def confirmation(claim: str, premise: str) -> str | None:
+    """Why ``premise`` bears out what the judge cannot check in ``claim``, or None: an order or
+    comparison its dates or numbers confirm, a stated gap included ("dedicated three years
+    before" / "completed in 1889 ... dedicated in 1886"; `localeval.text.checks.order_confirmation`).
+    The mirror of the ``order`` rule: positive evidence only, English only."""
+    from localeval.text import checks, roles  # spaCy, as for the role rule
+
+    if not checks.reads_premise(claim, premise, "order"):
+        return None
+    with memo_scope():
+        return checks.order_confirmation(roles.facts(claim), roles.facts(premise))
 
 
 def contrast_identity() -> str:
