@@ -105,7 +105,7 @@ CONFIRMED = [
 
 @pytest.mark.parametrize(("premise", "right", "wrong"), CONFIRMED, ids=[f"confirm-{i}" for i in range(len(CONFIRMED))])
 def test_an_order_the_numbers_bear_out_is_confirmed_and_a_wrong_one_is_not(premise, right, wrong):
-    from localeval.text.contrasts import confirmation
+    from localeval.text.contrast_rules import confirmation
 
     reason = confirmation(right, premise)
     assert reason is not None and reason.startswith("order"), reason
@@ -114,7 +114,7 @@ def test_an_order_the_numbers_bear_out_is_confirmed_and_a_wrong_one_is_not(premi
 
 
 def test_a_confirmed_order_lifts_the_judges_verdict_and_says_why(default_judge):
-    from localeval.backends.attribution import attribute
+    from localeval.evidence.attribution import attribute
 
     premise, right, wrong = CONFIRMED[0]
     (good,), (bad,) = attribute(default_judge, [([right], [premise]), ([wrong], [premise])])
@@ -166,7 +166,7 @@ def test_the_polarity_check_reads_a_verb_negated_by_avoid_refrain_from_or_rather
 
 
 def test_a_before_after_is_confirmed_only_by_years_not_by_an_age_near_each_event():
-    from localeval.text.contrasts import confirmation
+    from localeval.text.contrast_rules import confirmation
 
     premise = "Lizzi Crawford, 32, weighed 20 stone. A stranger mistook her for being pregnant 7 weeks ago."
     assert confirmation("Lizzi Crawford tipped the scales at 20 stone after a stranger mistook her for pregnant.",
