@@ -220,9 +220,18 @@ def _decode_parts(value: bytes) -> list[AtomicPart] | None:
         return None
 
 
+STEM_PREFIX = 5
+"""Two content words this long or longer count as one word when one begins with the other: the
+crude stems of `lexical_words` give "kilometre" for "12-kilometre" but "kilometr" for "kilometres"."""
+
+
 def _missing_words(text: str, unit: str) -> tuple[set[str], set[str]]:
     """(content words, numbers) of ``text`` that ``unit`` lacks."""
-    return set(lexical_words(text) - lexical_words(unit)), set(numbers_in(text) - numbers_in(unit))
+    theirs = lexical_words(unit)
+    missing = {w for w in lexical_words(text) - theirs
+               if not (len(w) >= STEM_PREFIX and any(len(u) >= STEM_PREFIX and (w.startswith(u) or u.startswith(w))
+                                                     for u in theirs))}
+    return missing, set(numbers_in(text) - numbers_in(unit))
 
 
 def _lacking(text: str, premises: Sequence[str]) -> str | None:
