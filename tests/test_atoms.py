@@ -153,3 +153,13 @@ def test_a_false_detail_costs_the_whole_sentence_in_factual_correctness(default_
     assert any(p.contradicted for p in claim.parts)  # ... one is contradicted (rule and judge agree)
     assert claim.credit == 0.0
     assert result.recall == 0.0
+
+
+def test_the_word_check_reads_a_stem_and_its_longer_form_as_one_word():
+    from localeval.metrics.pieced import _missing_words
+
+    unit = "The line will run 12 kilometres to the airport. Construction will cost 480 million euros."
+    words, numbers = _missing_words("The 12-kilometre line will cost 480 million euros to build.", unit)
+    assert words == {"build"} and not numbers  # "kilometre" is the "kilometres" of the unit
+    words, _ = _missing_words("Unused pens must never be frozen.", "Do not freeze the pens you are not using.")
+    assert "frozen" in words  # different words, not one form of the other
