@@ -119,7 +119,9 @@ def measured(rows: list[dict], metrics: list[str], judge, batch: int, cache: Pat
     with JudgeSession(RunOptions(model=judge, batch_size=batch, cache=cache)) as session:
         result = evaluate(rows, metrics, session=session, show_progress=False, workers=workers)
     seconds = time.perf_counter() - start
-    scores = [[row.results[m].score for m in metrics] for row in result.rows]
+    # `evaluate` keys each row's results by metric name, whether given a name or a metric object.
+    names = [m if isinstance(m, str) else m.name for m in metrics]
+    scores = [[row.results[m].score for m in names] for row in result.rows]
     return Measured(seconds, session, judge, scores)
 
 

@@ -35,6 +35,12 @@ def texts(claim: str) -> list[str]:
         # two modifiers of the verb: one part each
         ("The Titanic sank on 15 April 1912 after striking an iceberg.",
          ["The Titanic sank on 15 April 1912.", "The Titanic sank after striking an iceberg."]),
+        # a second predicate with its own auxiliary keeps it (no "will will cost")
+        ("The new line will run to the airport and will cost 480 million euros.",
+         ["The new line will run to the airport.", "The new line will cost 480 million euros."]),
+        # the parser hangs the second clause's subject on the first verb: it goes back
+        ("Either parent gets 16 weeks of parental leave, and up to five unused days can be carried over.",
+         ["Either parent gets 16 weeks of parental leave.", "Up to five unused days can be carried over."]),
     ],
 )
 def test_parts_distribute_what_the_pieces_share(claim, parts):
@@ -49,6 +55,7 @@ def test_parts_distribute_what_the_pieces_share(claim, parts):
         "He washed and dried the dishes.",  # the object is shared: no first part of its own
         "If it rains and the road is wet, drive slowly.",  # a condition
         "Paris is big.",  # one fact
+        "Do not freeze the pens and keep them away from light.",  # how far "not" reaches is a guess
     ],
 )
 def test_what_is_not_split(claim):
@@ -110,3 +117,49 @@ def test_one_unsupported_detail_costs_one_part(default_judge):
     assert claim.failed_parts == ["The warranty covers accidental damage for three years."]
     assert result.score == pytest.approx(0.5)
     assert Faithfulness(default_judge, pieced=False).score(row).score == 0.0
+
+
+def test_a_contradicted_part_sinks_its_claim():
+    from localeval.metrics.pieced import ClaimPart, contradicted, parts_credit
+
+    def part(ok: bool, contrast: str | None = None, against: bool = False) -> ClaimPart:
+        return ClaimPart(text="x", source_start=0, source_end=1, attributed=ok, probability=float(ok),
+                         contrast=contrast, contradicted=against)
+
+    assert parts_credit([part(True), part(True), part(False, "words: the contexts lack fell")]) == pytest.approx(2 / 3)
+    opposite = "opposite: the evidence says the opposite about revenue"
+    assert parts_credit([part(True), part(True), part(False, opposite, against=True)]) == 0.0
+    # the rule alone (the judge read the unit as entailing the part) does not sink the claim
+    assert parts_credit([part(True), part(False, opposite)]) == pytest.approx(0.5)
+    assert contradicted(opposite)
+    # "number" also fires on a unit that is merely about something else: an absence, not a contradiction
+    assert not contradicted("number: the claim's 0.5 is not in the evidence, which states 70")
+    assert not contradicted("words: the contexts lack fell")
+    assert parts_credit(None) == 0.0
+
+
+def test_a_false_detail_costs_the_whole_sentence_in_factual_correctness(default_judge):
+    from localeval.metrics import FactualCorrectness
+
+    row = {
+        "user_input": "How did the retailer do last year?",
+        "response": "Operating profit rose 5 percent to 300 million euros and sales also grew, to 4.1 billion euros.",
+        "reference": "Operating profit rose 5 percent to 300 million euros while sales fell 2 percent to 4.1 billion euros.",
+    }
+    result = FactualCorrectness(default_judge).score(row)
+    claim = result.reference_claims[0]
+    assert not claim.attributed and claim.parts
+    assert any(p.attributed for p in claim.parts)  # some parts hold ...
+    assert any(p.contradicted for p in claim.parts)  # ... one is contradicted (rule and judge agree)
+    assert claim.credit == 0.0
+    assert result.recall == 0.0
+
+
+def test_the_word_check_reads_a_stem_and_its_longer_form_as_one_word():
+    from localeval.metrics.pieced import _missing_words
+
+    unit = "The line will run 12 kilometres to the airport. Construction will cost 480 million euros."
+    words, numbers = _missing_words("The 12-kilometre line will cost 480 million euros to build.", unit)
+    assert words == {"build"} and not numbers  # "kilometre" is the "kilometres" of the unit
+    words, _ = _missing_words("Unused pens must never be frozen.", "Do not freeze the pens you are not using.")
+    assert "frozen" in words  # different words, not one form of the other

@@ -20,7 +20,7 @@ from localeval.evidence.attribution import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Ev
 from localeval.evidence.candidates import DEFAULT_SELECTOR, Selector, get_selector
 from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.decomposed import ClaimUnit, DecompositionRecord, check_decomposer, claim_units
-from localeval.metrics.pieced import ClaimPart, piece_together
+from localeval.metrics.pieced import ClaimPart, parts_credit, piece_together
 from localeval.metrics.thresholds import ThresholdChoice, choose_threshold, with_verdict
 from localeval.catalog import SCORING_OPTIONS
 from localeval.options import RunOptions
@@ -72,12 +72,9 @@ class ClaimAttribution(BaseModel):
     @property
     def credit(self) -> float:
         """What the claim counts for where parts are counted: 1.0 when supported, else the
-        share of its atomic parts that are supported (0.0 without parts)."""
-        if self.attributed:
-            return 1.0
-        if not self.parts:
-            return 0.0
-        return sum(p.attributed for p in self.parts) / len(self.parts)
+        share of its atomic parts that are supported (`parts_credit`: 0.0 without parts or
+        when a part is contradicted)."""
+        return 1.0 if self.attributed else parts_credit(self.parts)
 
     @property
     def failed_parts(self) -> list[str]:

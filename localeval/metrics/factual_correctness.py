@@ -40,7 +40,7 @@ from localeval.judge.batching import judge_by_key
 from localeval.metrics.base import MetricResult, register_metric
 from localeval.metrics.claim_support import ClaimAttribution, JudgedMetric
 from localeval.metrics.decomposed import ClaimUnit, DecompositionRecord, check_decomposer, claim_units
-from localeval.metrics.pieced import ClaimPart, piece_together
+from localeval.metrics.pieced import ClaimPart, parts_credit, piece_together
 from localeval.metrics.precision_recall import f1
 from localeval.schema import Sample
 from localeval.text import Span
@@ -78,10 +78,8 @@ class CheckedClaim(BaseModel):
 
     @property
     def credit(self) -> float:
-        """1.0 when supported, else the share of its supported parts (`ClaimAttribution.credit`)."""
-        if self.attributed:
-            return 1.0
-        return sum(p.attributed for p in self.parts) / len(self.parts) if self.parts else 0.0
+        """1.0 when supported, else `parts_credit` (as `ClaimAttribution.credit`)."""
+        return 1.0 if self.attributed else parts_credit(self.parts)
 
     @property
     def failed_parts(self) -> list[str]:

@@ -15,7 +15,14 @@ again too. Then:
 * some part unsupported -> the claim stays unsupported and its details list each part with
   its own verdict and evidence, so the failed part is named (`ClaimAttribution.failed_parts`);
   metrics that count parts (faithfulness, factual correctness) give the claim the share of
-  its parts that are supported (`ClaimAttribution.credit`).
+  its parts that are supported (`parts_credit`), unless a part is *contradicted*: a contrast
+  rule found that its best unit states the opposite (`CONTRADICTING_RULES`) and the judge, read
+  on that unit, finds contradiction at least as likely as entailment (`ClaimPart.contradicted`).
+  Then the claim counts 0: a reader who finds one false statement in a sentence does not trust
+  it two-thirds, while a detail the contexts merely do not mention costs only its own part. Both
+  must agree because each alone errs on realistic rows: the judge reads "rose" and "fell" as
+  neighbours, and a rule can tie "fell" to the wrong noun of a long sentence ("profit was up 8
+  percent, while revenue fell 3 percent").
 
 Claims the judge supports whole are never cut (no extra pairs), nor claims the rules find
 nothing to split in.
@@ -44,7 +51,14 @@ RESCUE_MISSING = 1
 one allows a paraphrase ("fell" for "ended"), two or more is a different statement more often
 than not."""
 
-__all__ = ["RESCUE_MISSING", "SENTENCE_UNITS", "ClaimPart", "piece_together"]
+__all__ = ["CONTRADICTING_RULES", "RESCUE_MISSING", "SENTENCE_UNITS", "ClaimPart", "contradicted", "parts_credit",
+           "piece_together"]
+
+CONTRADICTING_RULES = frozenset({"unit", "bound", "opposite", "negated", "role", "polarity", "swap", "order"})
+"""Contrast rules (`localeval.text.contrast_rules.CONTRAST_RULES`) whose finding is a statement of the
+opposite, not an absence: "number" also fires when the best unit is merely about something else
+("the claim's 0.5 is not in the evidence, which states 70" for a part whose sentence is
+elsewhere) and "merge" when a unit lacks the subject; both stay "unsupported"."""
 
 SENTENCE_UNITS = 1
 """Sentences per short unit when a failed claim and its parts are judged again: each sentence
@@ -65,6 +79,24 @@ class ClaimPart(BaseModel):
     probability: float
     evidence: Evidence | None = None
     contrast: str | None = None
+    contradicted: bool = False
+    """The premises state its opposite: a rule of `CONTRADICTING_RULES` fired on its best unit and
+    the judge's P(contradiction) on that unit is at least its P(entailment). A contradicted part
+    sinks its claim (`parts_credit`)."""
+
+
+def contradicted(contrast: str | None) -> bool:
+    """Whether a verdict's ``contrast`` reason is one of `CONTRADICTING_RULES` (reasons read
+    ``"<rule>: ..."``; the second pass's own ``"words: ..."`` reasons are absences)."""
+    return bool(contrast) and contrast.split(":", 1)[0].strip() in CONTRADICTING_RULES
+
+
+def parts_credit(parts: Sequence[ClaimPart] | None) -> float:
+    """What an unsupported claim counts for where parts are counted: the share of its parts
+    that are supported; 0.0 without parts or when any part is `contradicted`."""
+    if not parts or any(p.contradicted for p in parts):
+        return 0.0
+    return sum(p.attributed for p in parts) / len(parts)
 
 
 def piece_together(
@@ -106,6 +138,7 @@ def piece_together(
     judged_again = judge_by_key(lambda batch: metric.judge_claims(batch, threshold, session=session,
                                                                   unit_sentences=SENTENCE_UNITS), part_groups)
     verdicts = [_with_unjudged(hyps, whys, judged_again[key]) for key, hyps, whys in zip(failed, hypotheses, lacking)]
+    found: list[tuple[ClaimPart, Sequence[str]]] = []  # parts of claims left unsupported, with their premises
     for (g, k), parts, prefix, row, premises in zip(failed, parts_of, prefixes, verdicts, premises_of):
         for v in row:
             _check_words(v, premises)
@@ -129,6 +162,28 @@ def piece_together(
             claim.attributed = True
             claim.pieced = True
             claim.probability = min(v.probability for v in part_verdicts)
+        else:
+            found.extend((part, groups[g][1]) for part in claim.parts)
+    _confirm_contradictions(metric, found, session)
+
+
+def _confirm_contradictions(metric: JudgedMetric, parts: list[tuple[ClaimPart, Sequence[str]]],
+                            session: JudgeSession | None) -> None:
+    """Set `ClaimPart.contradicted` (in place) on the parts a contradicting rule overruled, where
+    the judge's own P(contradiction) of the part on its evidence unit is at least its
+    P(entailment): one judge call for all of them (their pairs were judged in the second pass,
+    so a session's memo answers most)."""
+    from localeval.judge.session import session_scope
+
+    todo = [(part, premises[part.evidence.context_index][part.evidence.window_start : part.evidence.window_end])
+            for part, premises in parts if contradicted(part.contrast) and part.evidence is not None]
+    if not todo:
+        return
+    with session_scope(session) as run:
+        batch = run.batch(metric.judge).add("contradicted", [(unit, part.text) for part, unit in todo]).run()
+        entailment, contradiction = batch.get("contradicted"), batch.contradiction("contradicted")
+    for (part, _), e, c in zip(todo, entailment, contradiction):
+        part.contradicted = bool(c >= e)
 
 
 def _atomic_parts(claim: str, session: JudgeSession | None) -> list[AtomicPart]:
@@ -167,9 +222,18 @@ def _decode_parts(value: bytes) -> list[AtomicPart] | None:
         return None
 
 
+STEM_PREFIX = 5
+"""Two content words this long or longer count as one word when one begins with the other: the
+crude stems of `lexical_words` give "kilometre" for "12-kilometre" but "kilometr" for "kilometres"."""
+
+
 def _missing_words(text: str, unit: str) -> tuple[set[str], set[str]]:
     """(content words, numbers) of ``text`` that ``unit`` lacks."""
-    return set(lexical_words(text) - lexical_words(unit)), set(numbers_in(text) - numbers_in(unit))
+    theirs = lexical_words(unit)
+    missing = {w for w in lexical_words(text) - theirs
+               if not (len(w) >= STEM_PREFIX and any(len(u) >= STEM_PREFIX and (w.startswith(u) or u.startswith(w))
+                                                     for u in theirs))}
+    return missing, set(numbers_in(text) - numbers_in(unit))
 
 
 def _lacking(text: str, premises: Sequence[str]) -> str | None:

@@ -361,21 +361,54 @@ def _predicate_split(doc: Doc) -> list[str] | None:
         # A first predicate with nothing of its own after it ("washed and dried the dishes").
         if not any(c.i > verb.i and c.i not in links and c.dep_ not in ("punct", "conj") for c in verb.children):
             return None
-        shared = set()
+        subject, auxiliaries = set(), set()
         for c in verb.children:
             if c.dep_ in _SHARED_BEFORE_VERB and c.i < verb.i:
-                shared |= _subtree(c)
+                (subject if c.dep_ in _SUBJECTS else auxiliaries).update(_subtree(c))
+        stolen = {m.i: _misplaced_subject(doc, verb, m, links) for m in members if m is not verb}
+        negated = any(doc[i].dep_ == "neg" for i in auxiliaries)
+        if negated and any(not stolen[m.i] and not _has_own_aux(m) for m in members if m is not verb):
+            # "Do not freeze the pens and keep them cool": whether "not" reaches the second
+            # predicate is the reader's guess, so the claim is kept whole.
+            return None
         pieces = []
         for m in members:
             own = _own(m, members) - links
             if m is verb:
-                others = set().union(*(_own(o, members) for o in members if o is not verb))
+                others = set().union(*(_own(o, members) for o in members if o is not verb), *stolen.values())
                 own = (_all(doc) - others - links)
+            elif stolen[m.i]:
+                own |= stolen[m.i]
             elif not any(c.dep_ in _SUBJECTS for c in m.children):
-                own |= shared
+                # Its own auxiliaries ("will run ... and will cost") replace the shared ones.
+                own |= subject if _has_own_aux(m) else subject | auxiliaries
             pieces.append(_render(doc, own))
         return pieces
     return None
+
+
+def _has_own_aux(predicate: Token) -> bool:
+    return any(c.dep_ in ("aux", "auxpass") and c.i < predicate.i for c in predicate.children)
+
+
+def _misplaced_subject(doc: Doc, verb: Token, member: Token, links: set[int]) -> set[int]:
+    """The subject of a coordinated predicate that the parser hung on the first predicate:
+    a noun phrase after the "and" and before the predicate's own auxiliaries ("gets 16 weeks,
+    and up to five days can be carried over": "days" parsed as the object of "gets"). English
+    puts nothing else there, so it is the conjunct's subject; empty when there is none."""
+    if any(c.dep_ in _SUBJECTS for c in member.children):
+        return set()
+    joins = [i for i in links if i < member.i and doc[i].lower_ in _SPLIT_CC]
+    aux = [c.i for c in member.children if c.dep_ in ("aux", "auxpass") and c.i < member.i]
+    if not joins or not aux:
+        return set()
+    lo, hi = max(joins), min(aux)
+    for c in verb.children:
+        if lo < c.i < hi and c.pos_ in ("NOUN", "PROPN", "PRON") and c.dep_ not in ("conj", "punct", "cc"):
+            span = _subtree(c)
+            if min(span) > lo and max(span) < hi:
+                return span
+    return set()
 
 
 def _in_one_entity(doc: Doc, members: list[Token]) -> bool:
