@@ -2,9 +2,10 @@
 
     python benchmarks/verdict.py [--model PATH] [--features FILE] [--signals A,B | --candidates "A,B;A,B,C"] [--write]
 
-1. **Signals.** Every item of five development families -- WiCE dev (claim vs whole cited
+1. **Signals.** Every item of six development families -- WiCE dev (claim vs whole cited
    article), SummaC validation (four subsets pooled), BEGIN dev, FRANK validation, RAGBench
-   validation adherence -- is split into claims as `Faithfulness` splits a response, and
+   validation adherence, AttributionBench dev (a claim of a generative-search answer vs the
+   references it cites; a class-balanced seeded sample, `benchmarks.ppi_signals`) -- is split into claims as `Faithfulness` splits a response, and
    every claim is judged by `attribute` exactly as the metric judges it (its 6 closest units,
    every unit judged), keeping each claim's signals (`localeval.evidence.verdict.SIGNALS`).
    Same samples as the agreement harness (`benchmarks.agreement.run.CAPS`, seeded). The
@@ -18,12 +19,13 @@
    (``p_best``) and word overlap (`benchmarks.lib.overlap`), each thresholded the same way on the
    same training families. Standard errors by bootstrap over items (1,000 resamples).
    With ``--candidates`` (several signal subsets) the subset is chosen too without the
-   held-out family: on the other four, by their own leave-one-family-out log-loss (nested);
+   held-out family: on the other families, by their own leave-one-family-out log-loss (nested);
    choosing it by the held-out figures would be selection on the test families.
-3. **Adoption.** The learned verdict is adopted only if it beats both the judge alone and
-   overlap alone on *every* family out of sample, and gets at least as many claims of the
-   hand-written contrast set right as the judge alone (`contrast_set_check`: the families'
-   unsupported claims mostly add words the source lacks, the contrast set's never do, so a
+3. **Adoption.** The verdict is adopted only if, out of sample, its AUROC is at least the
+   judge alone's on *every* family, and it gets at least as many claims right as the judge
+   alone on both hand-written contrast sets (`contrast_set_check`: the contrast set of
+   ``benchmarks/contrast.py`` and the check set of ``benchmarks/checks.py``; the families'
+   unsupported claims mostly add words the source lacks, the contrast sets' never do, so a
    verdict that leans on word overlap can win the one and lose the other); with ``--write`` it is then fitted on all
    families and stored in the judge's ``config.json`` (``localeval.verdict``). Otherwise the
    results say so and nothing is stored.
@@ -57,7 +59,10 @@ from benchmarks.lib.metrics import (  # noqa: E402
 )
 from benchmarks.lib.overlap import overlap_score  # noqa: E402
 
-FAMILIES = ("wice", "summac", "begin", "frank", "ragbench")
+FAMILIES = ("wice", "summac", "begin", "frank", "ragbench", "attributionbench")
+ATTRIBUTIONBENCH_SAMPLE = 400
+"""AttributionBench items judged (class-balanced, seeded) unless the family is in ``--all-items``:
+its 1,088 claims against long cited pages take about half an hour on two CPU cores."""
 BOOTSTRAP = 1000
 
 
@@ -86,6 +91,11 @@ def load_items(data: Path, limit: int | None, everything: Sequence[str] = ()) ->
         for r in rows:
             out["ragbench"].append({"text": r.response, "contexts": r.contexts, "label": r.adherence,
                                     "set": f"ragbench/{subset}"})
+    from benchmarks.ppi_signals import load_attributionbench  # here: ppi_signals imports this module
+
+    sample = limit if "attributionbench" in everything else min(limit or ATTRIBUTIONBENCH_SAMPLE, ATTRIBUTIONBENCH_SAMPLE)
+    out["attributionbench"] = load_attributionbench(
+        data / "attributionbench" / "dev_all_subset_balanced.noLFQA.jsonl", sample)
     return out
 
 
@@ -247,7 +257,7 @@ def _balanced_log_loss(labels: np.ndarray, p: np.ndarray) -> float:
 
 def selection_losses(items: dict[str, list[dict]], candidates: list[list[str]], vetoes: Sequence[str] = ()) -> list[float]:
     """Per candidate subset: its leave-one-family-out balanced log-loss (item = min over its
-    claims), averaged over the families of ``items``. Uses only ``items``: called on the four
+    claims), averaged over the families of ``items``. Uses only ``items``: called on the
     training families of an outer fold, it chooses a subset without seeing the held-out one."""
     losses = []
     for signals in candidates:
@@ -271,7 +281,7 @@ def choose_signals(items: dict[str, list[dict]], candidates: list[list[str]],
 def nested_leave_one_family_out(items: dict[str, list[dict]], candidates: list[list[str]],
                                 vetoes: Sequence[str] = ()) -> dict:
     """Leave one family out, the signal subset too chosen without the held-out family: on the
-    other four, by their own leave-one-family-out log-loss (`choose_signals`). No figure of a
+    other families, by their own leave-one-family-out log-loss (`choose_signals`). No figure of a
     held-out family takes part in choosing anything that scores it."""
     rng = np.random.default_rng(13)
     out = {}
@@ -313,44 +323,57 @@ def pooled_cv(items: dict[str, list[dict]], signals: list[str] | None = None, k:
     return out
 
 
-def contrast_set_check(judge, model) -> dict:
-    """The hand-written contrast set (`benchmarks/contrast/contrast_test.jsonl`), each claim
-    judged as context recall judges it: correct verdicts of the judge alone (at context
-    recall's stored threshold) and of the verdict model (at its own), overall and per
-    category. A verdict that wins on the families by trusting word overlap would lose here,
-    where every unsupported claim repeats the premise's words."""
-    from benchmarks.contrast import DATA
-    from benchmarks.contrast import load_items as load_contrast
+CONTRAST_SETS = ("contrast", "checks")
+"""The hand-written sets a verdict must not lose ground on: ``benchmarks/contrast.py``'s contrast
+set and ``benchmarks/checks.py``'s contradiction-check set."""
+
+
+def _contrast_items(name: str) -> list:
+    if name == "checks":
+        from benchmarks.checks import DATA, load_items
+    else:
+        from benchmarks.contrast import DATA, load_items
+    return load_items(DATA)
+
+
+def contrast_set_check(judge, model, name: str = "contrast") -> dict:
+    """A hand-written set (`CONTRAST_SETS`), each claim judged exactly as its benchmark judges
+    it (context recall's unit options, every unit judged, the premise as the only context):
+    correct verdicts of the judge alone (at context recall's stored threshold, the benchmark's
+    figure) and of the verdict (at its own), overall and per category. A verdict that wins on
+    the families by trusting word overlap would lose here, where every unsupported claim
+    repeats the premise's words."""
     from localeval.evidence.attribution import attribute
     from localeval.metrics import ContextRecall
 
-    items = load_contrast(DATA)
-    threshold = ContextRecall(judge).resolved_threshold()
+    items = _contrast_items(name)
+    metric = ContextRecall(judge)
+    threshold = metric.resolved_threshold()
     groups = [([it.claim], [it.premise]) for it in items]
-    # Each as a metric runs it: early acceptance at its own bar (the verdict's from the claim's words).
-    plain = attribute(judge, groups, accept_at=threshold)
-    learned = attribute(judge, groups, accept_at=model.threshold, verdict=model)
-    out: dict = {"n": len(items), "judge_threshold": threshold, "verdict_threshold": model.threshold,
+    plain = attribute(judge, groups, max_units=metric.max_units, accept_at=None)
+    learned = attribute(judge, groups, max_units=metric.max_units, accept_at=None, verdict=model)
+    out: dict = {"set": name, "n": len(items), "judge_threshold": threshold, "verdict_threshold": model.threshold,
                  "categories": {}}
-    for name in ("judge", "verdict"):
-        out[name] = {"correct": 0}
+    for scorer in ("judge", "verdict"):
+        out[scorer] = {"correct": 0}
     for it, (bare,), (support,) in zip(items, plain, learned):
         gold = it.label == "supported"
         row = out["categories"].setdefault(it.category, {"n": 0, "judge": 0, "verdict": 0})
         row["n"] += 1
-        for name, ok in (("judge", (bare.probability >= threshold) == gold),
-                         ("verdict", (support.probability >= model.threshold) == gold)):
-            row[name] += int(ok)
-            out[name]["correct"] += int(ok)
-    for name in ("judge", "verdict"):
-        acc = out[name]["correct"] / len(items)
-        out[name] |= {"accuracy": acc, "se": float(np.sqrt(acc * (1 - acc) / len(items)))}
+        for scorer, s, t in (("judge", bare, threshold), ("verdict", support, model.threshold)):
+            ok = (s.evidence is not None and s.probability >= t) == gold
+            row[scorer] += int(ok)
+            out[scorer]["correct"] += int(ok)
+    for scorer in ("judge", "verdict"):
+        acc = out[scorer]["correct"] / len(items)
+        out[scorer] |= {"accuracy": acc, "se": float(np.sqrt(acc * (1 - acc) / len(items)))}
     return out
 
 
 def adopt(lofo: dict) -> tuple[bool, list[str]]:
-    losses = [f for f, fig in lofo.items()
-              if not (fig["verdict"]["ba"] > fig["judge"]["ba"] and fig["verdict"]["ba"] > fig["overlap"]["ba"])]
+    """The families where the verdict's out-of-sample AUROC falls below the judge alone's (issue
+    rule: adopted only where it is at least the judge's on every family)."""
+    losses = [f for f, fig in lofo.items() if fig["verdict"]["auroc"] < fig["judge"]["auroc"]]
     return not losses, losses
 
 
@@ -381,15 +404,18 @@ def markdown(result: dict) -> str:
         *(["Verdict: `CoverageVerdict`, P(supported) = p_best * coverage_all ** power (no fitted coefficient;",
            "`coverage_all` = share of the claim's content words, numbers normalised, found in any context).",
            f"Each family is scored with the power among {result['coverage_powers']} that has the best mean BA on",
-           "the other four, at a threshold chosen on those four; the judge alone (highest P(entailment) over",
+           "the other families, at a threshold chosen on those; the judge alone (highest P(entailment) over",
            "the claim's units) and word overlap are"] if result.get("coverage_powers") else
-          ["Each family is scored by a logistic regression fitted on the other four, at a threshold chosen on",
-           "those four; the judge alone (highest P(entailment) over the claim's units) and word overlap are"]),
+          ["Each family is scored by a logistic regression fitted on the other families, at a threshold chosen on",
+           "those; the judge alone (highest P(entailment) over the claim's units) and word overlap are"]),
         "thresholded the same way on the same families. Item = min over its claims. BA and AUROC in %,",
         "+- one bootstrap standard error (1,000 resamples). Signals as the metric sees them: contrast",
         "rules on (``p_best`` after a rule's cut; ``contrast`` = a rule overruled the best-liked unit).",
         "n: the agreement harness's sample of a family, or its whole development split where the",
-        "signals were computed with ``--all-items`` (here: every family whose n exceeds the harness's cap).",
+        "signals were computed with ``--all-items`` (here: every family whose n exceeds the harness's cap);",
+        "AttributionBench: a class-balanced seeded sample (`benchmarks/ppi_signals.py`).",
+        *([f"Signals read from: {', '.join(f'`{f}`' for f in result['signals_from'])} (each as committed with "
+           "the code of its day; no judge call here but the contrast sets')."] if result.get("signals_from") else []),
         "",
         "| family | n (pos) | verdict BA | judge BA | overlap BA | verdict AUROC | judge AUROC | overlap AUROC |",
         "|---|---|---|---|---|---|---|---|",
@@ -414,25 +440,27 @@ def markdown(result: dict) -> str:
         lines.append(f"| {fam} | " + " | ".join(cells) + " |")
     lines.append("")
     if result["adopted"]:
-        lines.append(f"**Adopted**: beats both on every family; stored in the judge's config.json "
-                     f"(threshold {result['final']['threshold']}).")
+        lines.append(f"**Adopted**: AUROC at least the judge alone's on every family and no fewer claims right on "
+                     f"either contrast set; stored in the judge's config.json (threshold {result['final']['threshold']}).")
     else:
-        margins = "; ".join(
-            f"{fam} {100 * f['verdict']['ba']:.1f} vs judge {100 * f['judge']['ba']:.1f}, overlap {100 * f['overlap']['ba']:.1f}"
-            for fam, f in result["lofo"].items() if fam in result["losses"])
         families = [f for f in result["losses"] if f in result["lofo"]]
-        why = []
-        if families:
-            why.append(f"it does not beat both the judge alone and overlap alone on {', '.join(families)} ({margins})")
-        if "contrast set" in result["losses"]:
-            why.append("it gets fewer contrast-set claims right than the judge alone")
+        margins = "; ".join(f"{fam} {100 * result['lofo'][fam]['verdict']['auroc']:.1f} vs judge "
+                            f"{100 * result['lofo'][fam]['judge']['auroc']:.1f}" for fam in families)
+        why = [f"its AUROC is below the judge alone's on {', '.join(families)} ({margins})"] if families else []
+        for name, check in (result.get("contrast_set") or {}).items():
+            if f"{name} set" in result["losses"]:
+                why.append(f"it gets fewer {name}-set claims right than the judge alone "
+                           f"({100 * check['verdict']['accuracy']:.1f} % vs {100 * check['judge']['accuracy']:.1f} %)")
         lines.append(f"**Not adopted**: {'; and '.join(why)}; the metrics keep the judge's highest probability.")
-    c = result.get("contrast_set")
-    if c:
-        vetoes = result["final"].get("vetoes") or []
-        lines += ["", f"Contrast set ({c['n']} hand-written pairs, `benchmarks/contrast/contrast_test.jsonl`, judged as "
-                  f"context recall judges them): claims right, judge alone at {c['judge_threshold']:.4f} vs the final "
-                  f"verdict model at {c['verdict_threshold']:.4f}"
+    sets = result.get("contrast_set") or {}
+    if "categories" in sets:  # a result written when only the contrast set was checked
+        sets = {"contrast": sets}
+    vetoes = result["final"].get("vetoes") or []
+    for name, c in sets.items():
+        source = "checks/checks_test.jsonl" if name == "checks" else "contrast/contrast_test.jsonl"
+        lines += ["", f"{name.capitalize()} set ({c['n']} hand-written pairs, `benchmarks/{source}`, judged as "
+                  f"`benchmarks/{name}.py` judges them): claims right, judge alone at {c['judge_threshold']:.4f} vs "
+                  f"the final verdict at {c['verdict_threshold']:.4f}"
                   + (f" (vetoes: {', '.join(vetoes)})" if vetoes else "") + ". Accuracy in %, +- binomial SE.", "",
                   "| category | n | judge | verdict |", "|---|---:|---:|---:|"]
         for cat, row in c["categories"].items():
@@ -440,12 +468,12 @@ def markdown(result: dict) -> str:
         lines.append(f"| **overall** | {c['n']} | {100 * c['judge']['accuracy']:.1f} +- {100 * c['judge']['se']:.1f} | "
                      f"{100 * c['verdict']['accuracy']:.1f} +- {100 * c['verdict']['se']:.1f} |")
     if result.get("candidates"):
-        lines += ["", "Signal subset: chosen for each held-out family on the other four only (nested): the",
-                  "candidate with the lowest leave-one-family-out balanced log-loss among those four. Mean",
+        lines += ["", "Signal subset: chosen for each held-out family on the other families only (nested): the",
+                  "candidate with the lowest leave-one-family-out balanced log-loss among those. Mean",
                   "inner log-loss per candidate (columns) for each held-out family (rows); * = chosen.", "",
                   "| held out | " + " | ".join(f"[{i + 1}]" for i in range(len(result["candidates"]))) + " |",
                   "|---|" + "---|" * len(result["candidates"])]
-        rows = list(result["lofo"].items()) + [("all five (final)", {"selection_losses": result["selection_losses"],
+        rows = list(result["lofo"].items()) + [("all families (final)", {"selection_losses": result["selection_losses"],
                                                                      "signals": result["signals"]})]
         for fam, f in rows:
             lines.append(f"| {fam} | " + " | ".join(
@@ -461,9 +489,9 @@ def markdown(result: dict) -> str:
             lines.append(f"| [{i + 1}] | " + " | ".join(f"{100 * f['ba'][fam]:.1f}" for fam in FAMILIES)
                          + f" | {', '.join(f['losses']) or '-'} |")
     if result.get("coverage_powers"):
-        lines += ["", "Power chosen for each held-out family (on the other four): "
+        lines += ["", "Power chosen for each held-out family (on the other families): "
                   + ", ".join(f"{fam} {f['coef']['power']:g}" for fam, f in result["lofo"].items())
-                  + f"; on all five (final): {result['final']['power']:g}."]
+                  + f"; on all families (final): {result['final']['power']:g}."]
     used = [s for s in SIGNALS if any(s in f["coef"] for f in result["lofo"].values())]
     lines += [] if not used else ["", "Coefficients (standardised signals) of each leave-one-out fit:", "",
               "| held out | " + " | ".join(used) + " |", "|---|" + "---|" * len(used)]
@@ -473,7 +501,7 @@ def markdown(result: dict) -> str:
               f"({', '.join(result['signals'])}) and one threshold fitted on the other folds of every family;",
               "judge and overlap rows equal agreement.md's `ba_cv`), +- one bootstrap standard error.", ""]
     if result.get("candidates"):
-        lines += ["The subset here is the one chosen on all five families, so these figures are not nested.", ""]
+        lines += ["The subset here is the one chosen on all families, so these figures are not nested.", ""]
     lines += ["| family | n | verdict BA | judge BA | overlap BA | verdict - overlap |", "|---|---|---|---|---|---|"]
     for fam, f in result["pooled_cv"].items():
         cells = " | ".join(f"{100 * f[n]:.1f} +- {100 * f.get(n + '_se', float('nan')):.1f}"
@@ -489,8 +517,9 @@ def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", default=None, help="judge name or folder (default: the shipped judge)")
     p.add_argument("--data-dir", type=Path, default=REPO_ROOT.parent / "shared" / "data" / "meta-eval")
-    p.add_argument("--features", type=Path, default=None,
-                   help="signals file: read if it exists (no judge call), else computed and written there")
+    p.add_argument("--features", type=Path, nargs="+", default=None,
+                   help="signals file(s): read and merged if they all exist (no judge call; e.g. verdict_signals.json "
+                        "and ppi_signals_attributionbench.json), else computed and written to the first")
     p.add_argument("--limit", type=int, default=None, help="at most N items per set (plumbing runs)")
     p.add_argument("--all-items", default="",
                    help="comma-separated families scored on every item of their split, not the harness's sample "
@@ -498,13 +527,13 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--signals", default=",".join(SIGNALS), help="comma-separated subset of the signals")
     p.add_argument("--candidates", default=None,
                    help="semicolon-separated signal subsets (each comma-separated); each held-out family's subset "
-                        "is chosen among them on the other families (nested), the final one on all five")
+                        "is chosen among them on the other families (nested), the final one on all families")
     p.add_argument("--vetoes", default="",
                    help="comma-separated signals that cap a claim's P(supported) at the judge's (VerdictModel.vetoes)")
     p.add_argument("--coverage-powers", default=None,
                    help="comma-separated powers: study the coverage verdict p_best * coverage_all ** power "
                         "(CoverageVerdict) instead of a logistic model; each held-out family's power is chosen "
-                        "on the other four")
+                        "on the other families")
     p.add_argument("--output", type=Path, default=None,
                    help="results file (default benchmarks/results/verdict.json, verdict_coverage.json with "
                         "--coverage-powers)")
@@ -512,8 +541,13 @@ def main(argv: list[str] | None = None) -> dict:
     args = p.parse_args(argv)
 
     judge = NLIJudge(args.model, device="cpu")
-    if args.features and args.features.exists():
-        items = json.loads(args.features.read_text())
+    if args.features and all(f.exists() for f in args.features):
+        items = {}
+        for f in args.features:
+            items.update(json.loads(f.read_text()))
+        missing = [f for f in FAMILIES if f not in items]
+        if missing:
+            p.error(f"--features: no signals for {missing}")
     else:
         everything = [f for f in args.all_items.split(",") if f]
         unknown = sorted(set(everything) - set(FAMILIES))
@@ -521,7 +555,7 @@ def main(argv: list[str] | None = None) -> dict:
             p.error(f"--all-items: unknown families {unknown}; known: {list(FAMILIES)}")
         items = lean(compute_signals(judge, load_items(args.data_dir, args.limit, everything)))
         if args.features:
-            args.features.write_text(json.dumps(items))
+            args.features[0].write_text(json.dumps(items))
     candidates = [[s for s in c.split(",") if s] for c in (args.candidates or "").split(";") if c.strip()]
     vetoes = [v for v in args.vetoes.split(",") if v]
     per_candidate = {}
@@ -544,14 +578,16 @@ def main(argv: list[str] | None = None) -> dict:
         lofo = leave_one_family_out(items, signals, vetoes)
     adopted, losses = adopt(lofo)
     model, ba = final_model(items, signals, vetoes, fitter=fitter)
-    contrast = contrast_set_check(judge, model)
-    if contrast["verdict"]["correct"] < contrast["judge"]["correct"]:
-        adopted, losses = False, [*losses, "contrast set"]
+    contrast = {name: contrast_set_check(judge, model, name) for name in CONTRAST_SETS}
+    for name, check in contrast.items():
+        if check["verdict"]["correct"] < check["judge"]["correct"]:
+            adopted, losses = False, [*losses, f"{name} set"]
     result = {
         "model": judge.name, "weights_sha256": weights_sha256(judge.path), "machine": describe_machine(),
         "command": command_line("python benchmarks/verdict.py", sys.argv[1:] if argv is None else argv), "signals": signals, "candidates": candidates, "selection_losses": selection, "per_candidate": per_candidate, "lofo": lofo,
         "pooled_cv": pooled_cv(items, signals, vetoes=vetoes, fitter=fitter), "coverage_powers": powers, "contrast_set": contrast, "adopted": adopted, "losses": losses,
         "final": model.model_dump() | {"in_sample_mean_ba": ba}, "limit": args.limit,
+        "signals_from": [portable_path(f) for f in args.features or []],
     }
     report = markdown(result)
     print(report)

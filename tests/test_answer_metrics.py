@@ -202,6 +202,40 @@ def test_a_statement_longer_than_the_judge_reads_is_judged_in_pieces(default_jud
     assert len(result.statements) == 1 and result.score == 1.0
 
 
+def test_a_long_lead_in_and_a_long_instruction_fit_the_judge_together(default_judge):
+    """The "To <task>:" lead-in is read before each piece of an instruction, and a list item's
+    lead-in before each piece of the item: the pieces are sized with the lead-in counted (a
+    long task once overflowed a budget that assumed 12 tokens for it)."""
+    import warnings
+
+    from localeval.metrics import ContextRelevance
+
+    task = ("descale the Aquaflow 3000 espresso machine's internal boiler, steam wand and brewing group "
+            "after eighteen months of daily use with very hard tap water in a small office kitchen")
+    step = "Pour " + " ".join(f"descaler solution number {i} into the reservoir," for i in range(30)) + " then run it."
+    assert default_judge.count_tokens(f"To {task}:") > 30 and default_judge.count_tokens(step) > default_judge.max_length
+    question = f"How do I {task}?"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the judge warns when it truncates a pair
+        answer = AnswerRelevancy(default_judge).score({"user_input": question, "response": step})
+        context = ContextRelevance(default_judge).score(
+            {"user_input": question, "retrieved_contexts": [f"To {task}:\n- {step}\n- Rinse the tank twice."]})
+    assert answer.score == 1.0 and answer.statements[0].relevant
+    assert context.score is not None and context.score > 0.0
+
+
+def test_a_lead_in_keeps_half_the_budget_for_its_text():
+    from localeval.text.leads import fit_lead
+
+    def count(text):
+        return len(text.split())
+
+    assert fit_lead("", 100, count) == ("", 100)
+    assert fit_lead("To descale the machine:", 100, count) == ("To descale the machine:", 95)
+    lead, room = fit_lead(" ".join(f"w{i}" for i in range(80)), 100, count)
+    assert lead.split()[-1] == "w79" and count(lead) == 50 and room == 49
+
+
 def test_answer_relevancy_edge_cases(edge_results, default_judge):
     got = edge_results["answer_relevancy"]
     assert got["empty_response"].score == 0.0 and got["empty_response"].non_answer

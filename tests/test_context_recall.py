@@ -208,3 +208,22 @@ def test_evidence_located_by_words_keeps_every_verdict_and_asks_fewer_pairs(defa
     assert "push" in push.evidence.text.lower() or "registry" in push.evidence.text.lower()
     with pytest.raises(ValueError, match="locate"):
         ContextRecall(model=default_judge, locate="embedding")
+
+
+def test_a_claim_longer_than_half_the_input_is_judged_whole(default_judge):
+    """A reference sentence of ~170 tokens judged as a claim (factual recall reads a
+    reference's sentences as claims): the premise is windowed to what the claim leaves, so
+    the judge truncates nothing."""
+    import warnings
+
+    from localeval.evidence.attribution import attribute
+
+    claim = ("Patients presenting with fever, cough and shortness of breath " +
+             " ".join(f"in ward {i} of the hospital," for i in range(22)) + " were tested on admission.")
+    premise = " ".join(f"Ward {i} of the hospital admitted patients with fever, cough and shortness of breath, "
+                       f"and they were tested on admission." for i in range(12))
+    assert default_judge.max_length // 2 < default_judge.count_tokens(claim) < default_judge.max_length * 3 // 4 - 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the judge warns when it truncates a pair
+        (support,), = attribute(default_judge, [([claim], [premise])], accept_at=None)
+    assert support.evidence is not None

@@ -310,11 +310,15 @@ class JudgeSession:
     def premise_budget(self, judge: NLIJudge, hypotheses: Sequence[str]) -> int:
         """Tokens left for the premise beside the longest of ``hypotheses`` (claims or
         questions) and the input's other tokens (`NLIJudge.pair_overhead`: [CLS] [SEP] [SEP] of
-        a BERT pair, a format's prompt words). A hypothesis longer than half the input is rare and is the one thing truncated (with the judge's warning):
-        the premise always keeps at least half. The one token budget of every metric."""
+        a BERT pair, a format's prompt words). The premise always keeps a quarter of the input:
+        a hypothesis longer than the rest is the one thing truncated (with the judge's warning).
+        A quarter, not half: a reference sentence of a document (a long table row, a clause of
+        a leaflet; 174 tokens in RAGBench's ExpertQA) is judged as a claim by factual recall,
+        and with half kept for the premise it was cut. The one token budget of every metric."""
         count = self.token_counter(judge)
         longest = max((count(h) for h in hypotheses), default=0)
-        return judge.max_length - min(longest, judge.max_length // 2) - getattr(judge, "pair_overhead", 3)
+        overhead = getattr(judge, "pair_overhead", 3)
+        return judge.max_length - min(longest, judge.max_length - judge.max_length // 4 - overhead) - overhead
 
     def analysis(self, kind: str, text: str, build: Callable[[], T], encode: Callable[[T], bytes | None],
                  decode: Callable[[bytes], T | None], *, stage: str = "plan") -> T:

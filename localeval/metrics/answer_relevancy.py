@@ -46,7 +46,7 @@ from localeval.metrics.decomposed import DecompositionRecord, check_decomposer, 
 from localeval.schema import Sample
 from localeval.text import Span, make_windows
 from localeval.text.answers import is_non_answer, non_english_note
-from localeval.text.leads import instruction_lead
+from localeval.text.leads import fit_lead, instruction_lead
 from localeval.judge.session import JudgeSession
 
 __all__ = ["AnswerRelevancy", "AnswerRelevancyResult", "Statement"]
@@ -125,9 +125,10 @@ class AnswerRelevancy(JudgedMetric):
             budget = question_budget(self.judge, qs, session=session)
             # An instruction answering "how do I ..." is read with what it does ("To descale
             # the machine: Pour ..."): alone, the judge finds nothing of the question in it.
-            leads = instruction_lead(asked[i], texts)
-            statements = [ContextSentence(0, _whole(t), self._pieces(t, budget - 12 * bool(lead), session), lead)
-                          for t, lead in zip(texts, leads)]
+            count = session.token_counter(self.judge.for_task("relevance"))
+            fitted = [fit_lead(lead, budget, count) for lead in instruction_lead(asked[i], texts)]
+            statements = [ContextSentence(0, _whole(t), self._pieces(t, room, session), lead)
+                          for t, (lead, room) in zip(texts, fitted)]
             items.update(((r, q), (question, statements)) for q, question in enumerate(qs))
         scored = judge_by_key(lambda batch: judge_sentences(self.judge, batch, session=session, batch_size=self.batch_size,
                                                             show_progress_bar=show_progress_bar), items)
@@ -145,8 +146,9 @@ class AnswerRelevancy(JudgedMetric):
 
     def _pieces(self, text: str, budget: int, session: JudgeSession) -> tuple[Span, ...]:
         """The statement whole, or word-aligned pieces of one longer than the judge reads
-        beside the question (its relevance is its best piece's, nothing is truncated)."""
-        count = session.token_counter(self.judge)
+        beside the question (its relevance is its best piece's, nothing is truncated); counted by
+        the judge that answers relevance, whose input the budget is."""
+        count = session.token_counter(self.judge.for_task("relevance"))
         if count(text) <= budget:
             return (_whole(text),)
         return tuple(Span(text=w.text, start=w.start, end=w.end)

@@ -58,7 +58,7 @@ from localeval.metrics.base import MetricResult, register_metric
 from localeval.metrics.claim_support import JudgedMetric
 from localeval.schema import Sample
 from localeval.text import Span, make_windows, split_sentences
-from localeval.text.leads import list_leads
+from localeval.text.leads import fit_lead, list_leads
 from localeval.judge.session import JudgeSession
 
 __all__ = [
@@ -131,10 +131,9 @@ def context_sentences(judge: NLIJudge, contexts: Sequence[str], budget: int, *,
     out = []
     for ci, sentence, lead in found:
         pieces: tuple[Span, ...] = (sentence,)
-        room = budget - (count(lead) if lead else 0)
+        lead, room = fit_lead(lead, budget, count)  # the lead-in is read before each piece
         if not session.fits(judge, sentence.text, room):  # only over-long sentences pay for windowing
-            windows = make_windows(contexts[ci], [sentence], count, max(room, budget // 2),
-                                   piece_words=RELEVANCE_PIECE_WORDS)
+            windows = make_windows(contexts[ci], [sentence], count, room, piece_words=RELEVANCE_PIECE_WORDS)
             pieces = tuple(Span(text=w.text, start=w.start, end=w.end) for w in windows)
         out.append(ContextSentence(ci, sentence, pieces, lead))
     return out

@@ -17,9 +17,9 @@ The metrics judge ``lead + " " + text`` in place of the text; the details still 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-__all__ = ["LEAD_MAX_WORDS", "instruction_lead", "is_list_item", "list_leads", "task_of"]
+__all__ = ["LEAD_MAX_WORDS", "fit_lead", "instruction_lead", "is_list_item", "list_leads", "task_of"]
 
 LEAD_MAX_WORDS = 30
 """A lead-in longer than this is cut to its last words: the judge's input is short, and the
@@ -39,6 +39,22 @@ def is_list_item(line: str) -> bool:
 def _cut(lead: str) -> str:
     words = lead.split()
     return " ".join(words[-LEAD_MAX_WORDS:])
+
+
+def fit_lead(lead: str, budget: int, count: Callable[[str], int]) -> tuple[str, int]:
+    """``lead`` as it is read before a text in a premise of ``budget`` tokens, and the tokens
+    left for the text. The text is windowed to what is left, so lead and text together always
+    fit the judge's input (a lead-in glued on after the text was sized is what the judge
+    truncated). A lead-in that would take more than half the budget keeps its last words
+    (those next to the list say what it lists); one token is kept for the joining space,
+    which a byte-pair vocabulary may count."""
+    if not lead:
+        return "", budget
+    words = lead.split()
+    while words and count(" ".join(words)) > budget // 2:
+        words = words[1:]
+    lead = " ".join(words)
+    return lead, budget - (count(lead) + 1 if lead else 0)
 
 
 def list_leads(context: str, starts: Sequence[int]) -> list[str]:
