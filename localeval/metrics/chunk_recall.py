@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field
 from localeval.evidence.attribution import Support, attribute
 from localeval.judge.batching import judge_by_key
 from localeval.metrics.base import CHUNK_INDEX, MetricResult, register_metric
-from localeval.metrics.claim_support import JudgedMetric, RelevanceThresholdArgument
+from localeval.metrics.judged import JudgedMetric, RelevanceThresholdArgument
 from localeval.metrics.context_relevance import context_sentences, judge_sentences, question_budget
 from localeval.schema import Sample
 from localeval.metrics.decomposed import rule_claims

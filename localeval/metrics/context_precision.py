@@ -30,7 +30,7 @@ from localeval.evidence.attribution import Evidence, attribute
 from localeval.judge.batching import judge_by_key
 from localeval.evidence.relevance import chunk_relevance
 from localeval.metrics.base import CHUNK_INDEX, MetricResult, register_metric
-from localeval.metrics.claim_support import JudgedMetric
+from localeval.metrics.judged import JudgedMetric
 from localeval.metrics.decomposed import check_decomposer, claim_units
 from localeval.schema import Sample
 from localeval.judge.session import JudgeSession

@@ -55,7 +55,7 @@ from localeval.evidence.candidates import relevance_screen
 from localeval.judge.nli import NLIJudge
 from localeval.evidence.relevance import chunk_relevance, sentence_relevance
 from localeval.metrics.base import MetricResult, register_metric
-from localeval.metrics.claim_support import JudgedMetric
+from localeval.metrics.judged import JudgedMetric
 from localeval.schema import Sample
 from localeval.text import Span, make_windows, split_sentences
 from localeval.text.leads import fit_lead, list_leads

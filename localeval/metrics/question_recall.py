@@ -39,7 +39,7 @@ from localeval.evidence.attribution import Evidence
 from localeval.judge.batching import judge_by_key
 from localeval.evidence.relevance import chunk_relevance
 from localeval.metrics.base import MetricResult, register_metric
-from localeval.metrics.claim_support import JudgedMetric
+from localeval.metrics.judged import JudgedMetric
 from localeval.metrics.context_relevance import (
     ContextSentence,
     context_sentences,

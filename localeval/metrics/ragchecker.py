@@ -48,7 +48,7 @@ from pydantic import BaseModel
 
 from localeval.evidence.attribution import Evidence
 from localeval.metrics.base import MetricResult, register_metric
-from localeval.metrics.claim_support import ClaimAttribution
+from localeval.metrics.judged import ClaimAttribution
 from localeval.metrics.decomposed import DecompositionRecord
 from localeval.metrics.factual_correctness import (
     AnswerClaims,
