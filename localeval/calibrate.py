@@ -198,7 +198,7 @@ def _pieces_claims(name: str) -> bool:
 
 def _shipped_value(name: str, model: Any, device: str | None) -> tuple[str, float, Any]:
     """The metric's threshold key, the value it uses with no threshold given, and its judge."""
-    from localeval.metrics.claim_support import JudgedMetric
+    from localeval.metrics.judged import JudgedMetric
     from localeval.metrics.registry import get_metric
 
     metric = get_metric(name, model=model, device=device)

@@ -16,7 +16,7 @@ import pytest
 
 from localeval import evaluate
 from localeval.metrics import get_metric
-from localeval.metrics.claim_support import JudgedMetric
+from localeval.metrics.judged import JudgedMetric
 from localeval.metrics.registry import METRICS
 
 from bulk_helpers import FIVE_LABELS, make_rows, sharp_tiny_model

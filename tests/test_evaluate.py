@@ -12,7 +12,7 @@ import pytest
 
 from localeval import Sample, evaluate
 from localeval.metrics import ChunkRecall, ContextPrecision, ContextRecall, Faithfulness, get_metric
-from localeval.metrics.claim_support import JudgedMetric
+from localeval.metrics.judged import JudgedMetric
 from localeval.metrics.registry import METRICS
 
 from bulk_helpers import FIVE_LABELS, THREE_LABELS, make_rows, sharp_tiny_model, write_jsonl

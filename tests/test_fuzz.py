@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from localeval import Sample, evaluate
 from localeval.metrics import Metric, MetricResult, get_metric
-from localeval.metrics.claim_support import JudgedMetric
+from localeval.metrics.judged import JudgedMetric
 from localeval.metrics.registry import METRICS
 from localeval.runner.columns import ColumnError, ColumnMap
 from localeval.runner.output import dumps

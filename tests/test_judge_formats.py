@@ -20,7 +20,7 @@ from localeval import evaluate
 from localeval.judge import NLIJudge, get_judge
 from localeval.judge.formats import HHEM_PROMPT, UnknownJudgeFormat, detect_format
 from localeval.judge.nli import JudgePair
-from localeval.evidence.relevance import chunk_relevance
+from localeval.evidence.relevance import context_relevance
 from localeval.judge.session import JudgeSession
 
 PAIRS = [
@@ -332,7 +332,7 @@ def test_relevance_windows_fit_the_relevance_model(judges, folders):
     session = JudgeSession()
     budget = session.premise_budget(reranker, ["what does docker push"])
     chunk = " ".join(AKS_CONTEXTS * 3)
-    scored = chunk_relevance(pair, [("what does docker push", [chunk])], session=session)
+    scored = context_relevance(pair, [("what does docker push", [chunk])], session=session)
     probability, window = scored[0][0]
     assert window is not None and 0 <= probability <= 1
     assert reranker.count_tokens(window.text) <= budget < judges["nli"].max_length - 10

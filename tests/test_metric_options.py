@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from localeval.judge.session import JudgeSession
-from localeval.metrics.claim_support import SCORING_OPTIONS, JudgedMetric
+from localeval.catalog import SCORING_OPTIONS
+from localeval.metrics.judged import JudgedMetric
 from localeval.metrics.registry import METRICS
 from localeval.options import RunOptions
 

@@ -12,7 +12,7 @@ import pytest
 from localeval import evaluate
 from localeval.metrics import Metric, MetricResult, get_metric
 from localeval.metrics.chunk_recall import ChunkRecallResult
-from localeval.metrics.claim_support import JudgedMetric
+from localeval.metrics.judged import JudgedMetric
 from localeval.metrics.context_precision import ContextPrecisionResult
 from localeval.metrics.registry import METRICS
 from localeval.reports.explain import RENDERERS, explain, generic, renderer_for

@@ -12,7 +12,7 @@ import numpy as np
 from localeval import evaluate
 from localeval.judge import NLIJudge
 from localeval.judge.cache import JudgementCache
-from localeval.metrics.claim_support import JudgedMetric
+from localeval.metrics.judged import JudgedMetric
 from localeval.metrics import (
     ChunkRecall,
     ContextRecall,

@@ -251,7 +251,7 @@ def _drop_unread_file_thresholds(settings, flagged: set[str]):
     """A threshold from the configuration file that none of this run's metrics reads is said in
     one line and left out (the file serves runs of other metrics too); one given as a flag is
     refused later, by `resolve_metrics`."""
-    from localeval.metrics.claim_support import JudgedMetric
+    from localeval.metrics.judged import JudgedMetric
     from localeval.metrics.thresholds import unread_thresholds
     from localeval.runner import resolve_metrics
 

@@ -1,8 +1,8 @@
-"""Relevance judgements: does a passage (a sentence, a window, a chunk) answer a question?
+"""Relevance judgements: does a passage (a sentence, a window, a retrieved context) answer a question?
 
 Scored by the judge's relevance head with (passage, question) pairs, evidence first as in NLI.
-A chunk longer than the judge's input is windowed by sentence and its relevance is the best
-window's, so a long chunk with one answering sentence is still relevant. Pairs go through the
+A context longer than the judge's input is windowed by sentence and its relevance is the best
+window's, so a long context with one answering sentence is still relevant. Pairs go through the
 run's `JudgeSession` (``session=None``: a short-lived one).
 """
 
@@ -14,7 +14,7 @@ from localeval.judge.nli import NLIJudge
 from localeval.judge.session import JudgeSession, session_scope
 from localeval.text import Span, make_windows, split_sentences
 
-__all__ = ["sentence_relevance", "chunk_relevance"]
+__all__ = ["sentence_relevance", "context_relevance", "chunk_relevance"]
 
 
 def sentence_relevance(
@@ -35,7 +35,7 @@ def sentence_relevance(
         return [[float(p) for p in batch.get(i)] for i in range(len(items))]
 
 
-def chunk_relevance(
+def context_relevance(
     judge: NLIJudge,
     items: Sequence[tuple[str, Sequence[str]]],
     *,
@@ -43,19 +43,19 @@ def chunk_relevance(
     batch_size: int | None = None,
     show_progress_bar: bool = False,
 ) -> list[list[tuple[float, Span | None]]]:
-    """Per question, per chunk: (P(relevant), best window). Empty chunks get (0.0, None)."""
+    """Per question, per context: (P(relevant), best window). Empty contexts get (0.0, None)."""
     judge = judge.for_task("relevance")  # windows sized for the relevance model's own input
     with session_scope(session) as run:
         count = run.token_counter(judge)
         batch = run.batch(judge, batch_size=batch_size, show_progress_bar=show_progress_bar)
         plan: list[list[list[Span]]] = []
-        for q, (question, chunks) in enumerate(items):
+        for q, (question, contexts) in enumerate(items):
             budget = run.premise_budget(judge, [question])
             row = []
-            for c, chunk in enumerate(chunks):
+            for c, context in enumerate(contexts):
                 windows: list[Span] = []
-                if chunk and chunk.strip():
-                    windows = list(make_windows(chunk, split_sentences(chunk), count, budget))
+                if context and context.strip():
+                    windows = list(make_windows(context, split_sentences(context), count, budget))
                 row.append(windows)
                 batch.add((q, c), [(w.text, question) for w in windows], task="relevance")
             plan.append(row)
@@ -72,3 +72,7 @@ def chunk_relevance(
             scored.append((float(probs[best]), windows[best]))
         result.append(scored)
     return result
+
+
+chunk_relevance = context_relevance
+"""Deprecated: the old name of `context_relevance` (README, "Changelog")."""

@@ -5,7 +5,7 @@ pieces) and wants it judged in one call, so batches stay full across rows. Build
 list, judging it and cutting the results back by hand-kept offsets was written anew in every
 metric; `judge_by_key` is that step once: ``{key: group}`` in, ``{key: result}`` out, where
 ``judge_all`` is any function that judges a list of groups in one call through the run's
-`JudgeSession` (`attribute`, `sentence_relevance`, `chunk_relevance`, a metric's
+`JudgeSession` (`attribute`, `sentence_relevance`, `context_relevance`, a metric's
 ``judge_claims``), so the verdict cache, identical-pair deduplication and progress keep
 working. Groups are handed over in the mapping's order, so the judge sees the same pairs in
 the same order as a hand-built flat list would give it (scores stay byte-identical).

@@ -9,8 +9,9 @@ and passes down (``Metric.score_many(samples, session=...)``):
 * the run's options (`localeval.options.RunOptions`, frozen);
 * the verdict cache (`JudgementCache`: an in-memory LRU, emptied per chunk by the runner,
   in front of the optional SQLite file that carries verdicts across runs);
-* memos of derived text: token counts per judge (a bounded LRU) and, emptied per chunk by
-  the runner, the units a context is cut into, sentence splits (a `SplitMemo`) and the text
+* memos of derived text: token counts per judge (a bounded LRU) and, in the session's
+  `memory` (`localeval.judge.memory.SessionMemory`), emptied per chunk by the runner, the
+  units a context is cut into, sentence splits (a `SplitMemo`) and the text
   functions' results (a `localeval.text.memo.TextMemo`: tokens, parses, numbers, word sets),
   the last two active while the session's metrics score;
 * stored text analyses (`localeval.text.analyses.TextAnalyses`): with a cache file, sentence
@@ -38,20 +39,20 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
 from localeval.judge.cache import JudgementCache, open_cache
+from localeval.judge.memory import SessionMemory
 from localeval.options import RunOptions
 from localeval.text.analyses import TextAnalyses
-from localeval.text.memo import TextMemo, remembering
-from localeval.text.sentences import SplitMemo, remembering_splits
+from localeval.text.memo import TextMemo
+from localeval.text.sentences import SplitMemo
 
 if TYPE_CHECKING:  # the judge module imports torch: only loaded when a judge is asked
     from localeval.judge.nli import NLIJudge, Pair, ScoringState, Task
@@ -61,9 +62,6 @@ __all__ = ["STAGES", "Counters", "JudgeSession", "PairBatch", "Timings", "sessio
 T = TypeVar("T")
 
 _TOKEN_MEMO_SIZE = 65536
-_DERIVED_MEMO_SIZE = 4096
-"""Entries of each kind of derived value (e.g. a context's units) a session remembers
-within a chunk (`JudgeSession.clear_memory` empties them all per chunk)."""
 
 
 STAGES = ("read", "split", "parse", "plan", "judge", "metric", "write")
@@ -154,12 +152,10 @@ class JudgeSession:
         self.counters = Counters()
         self.timings = Timings()
         # Analyses are stored only when the verdicts are: in the cache's file.
-        self.analyses = TextAnalyses(self.cache if self.cache.persistent else None)
-        self.splits = SplitMemo(store=self.analyses, timer=self.timings.stage)
-        self.text_memo = TextMemo()
+        self.memory = SessionMemory(self.cache if self.cache.persistent else None, self.timings.stage)
+        """The memos of derived text and the stored analyses (`localeval.judge.memory`)."""
         self._states: dict[int, tuple[NLIJudge, ScoringState]] = {}
         self._counters: dict[str, Callable[[str], int]] = {}
-        self._derived: dict[str, OrderedDict[Hashable, Any]] = {}
         self.remote: Callable[[NLIJudge, list[Pair], Task, int], np.ndarray] | None = None
         """Where the pairs the cache lacks are judged instead of ``judge.score_distinct``: set
         in a worker process of ``--workers`` (`localeval.runner.workers`), where it sends them to
@@ -176,7 +172,7 @@ class JudgeSession:
         """Within the block, sentence splits (`localeval.text.split_sentences`) and the text
         functions' results (`localeval.text.memo`: tokens, parses, numbers, word sets,
         languages) are remembered in this session."""
-        with remembering_splits(self.splits), remembering(self.text_memo):
+        with self.memory.active():
             yield self
 
     def clear_memory(self) -> None:
@@ -187,24 +183,22 @@ class JudgeSession:
         budget, so a memo bounded per kind still grew with every budget a long run met
         (~10 MB per 1,000 rows, benchmarks/results/memory_curve.md)."""
         self.cache.clear_memory()
-        self._derived.clear()
-        self.splits.clear()
-        self.text_memo.clear()
+        self.memory.clear()
 
     @property
     def remembered(self) -> int:
         """How many derived values (units, claims, contrast reasons, ...) and text functions'
         results (`text_memo`) the session holds."""
-        return sum(len(memo) for memo in self._derived.values()) + len(self.text_memo)
+        return self.memory.remembered
 
     def prefetch(self, texts: Iterable[str]) -> None:
         """Read the stored analyses of ``texts`` (a chunk's texts) from the cache file in one
         query; the runner calls it per chunk, before the metrics score."""
-        self.analyses.prefetch(texts, derive=self.splits.stored_sentences)
+        self.memory.prefetch(texts)
 
     def flush(self) -> None:
         """Write the analyses made since the last flush (one transaction per chunk)."""
-        self.analyses.flush()
+        self.memory.flush()
 
     def close(self) -> None:
         """Write pending analyses; close the cache file if the session opened it."""
@@ -320,116 +314,46 @@ class JudgeSession:
         overhead = getattr(judge, "pair_overhead", 3)
         return judge.max_length - min(longest, judge.max_length - judge.max_length // 4 - overhead) - overhead
 
-    def analysis(self, kind: str, text: str, build: Callable[[], T], encode: Callable[[T], bytes | None],
-                 decode: Callable[[bytes], T | None], *, stage: str = "plan") -> T:
-        """An analysis of ``text`` (``kind`` names it with its parameters and code identity,
-        `localeval.text.analyses`): remembered for the session, read from the cache file when
-        stored there, else ``build()`` (timed as ``stage``) and stored. ``encode`` may refuse
-        (``None``) and ``decode`` may reject (``None``: built again)."""
-        def make() -> T:
-            if self.analyses.enabled:
-                value = self.analyses.load(kind, text)
-                found = decode(value) if value is not None else None
-                if found is not None:
-                    return found
-            with self.timings.stage(stage):
-                built = build()
-            if self.analyses.enabled:
-                self.analyses.save(kind, text, encode(built))
-            return built
-
-        return self.remember(kind, text, make)
-
-    def detect_language(self, text: str) -> str | None:
-        """`localeval.text.language.detect_language`, stored with the session's analyses."""
-        from localeval.text.analyses import code_identity
-        from localeval.text.language import detect_language
-
-        if not self.analyses.enabled:
-            return detect_language(text)
-        kind = f"language/{code_identity(('localeval.text.language',), ('py3langid',))}"
-        # Stored as the ISO code, or "-" for "not sure" (None).
-        code = self.analysis(kind, text, lambda: detect_language(text) or "-", str.encode, _language_code,
-                             stage="metric")
-        return None if code == "-" else code
-
-    def contrasts(self, triples: Sequence[tuple[str, str, str]],
-                  rules: tuple[str, ...] | None = None) -> list[str | None]:
-        """`localeval.text.contrast_rules.contrast` of each ``(claim, premise, source)`` under
-        ``rules`` (default: all): stored with the session's analyses (one query per call), so
-        a re-run in a new process reads the reasons back instead of parsing again (the role
-        and merge rules' parse is the costly part). The reasons not known yet are found in
-        one call, so their parses are batched (`localeval.text.contrast_rules.contrast_many`)."""
-        from localeval.text.analyses import text_digest
-        from localeval.text.contrast_rules import CONTRAST_RULES, contrast_identity, contrast_many
-
-        rules = rules or CONTRAST_RULES
-        kind = f"contrast/{contrast_identity()}/{','.join(rules)}"
-        digests: dict[str, str] = {}  # a group's pairs share one (long) source: hashed once
-
-        def key(claim: str, premise: str, source: str) -> str:
-            if source not in digests:
-                digests[source] = text_digest(source).hex()
-            return f"{claim}\x1f{premise}\x1f{digests[source]}"
-
-        keys = [key(*t) for t in triples]
-        if self.analyses.enabled:
-            self.analyses.fetch(keys)
-        memo = self._derived.get(kind, {})
-        new = {k: t for k, t in zip(keys, triples)
-               if k not in memo and (not self.analyses.enabled or self.analyses.load(kind, k, count=False) is None)}
-        found = dict(zip(new, self.timed("metric", lambda: contrast_many(list(new.values()), rules)))) if new else {}
-
-        def build(k: str, t: tuple[str, str, str]) -> Callable[[], str | None]:
-            return lambda: found[k] if k in found else contrast_many([t], rules)[0]
-
-        if not self.analyses.enabled:  # remembered for the session only (a claim meets a unit again)
-            return [self.remember(kind, k, build(k, t)) for k, t in zip(keys, triples)]
-        return [self.analysis(kind, k, build(k, t), _encode_reason, _decode_reason, stage="metric") or None
-                for k, t in zip(keys, triples)]
-
     def timed(self, stage: str, build: Callable[[], T]) -> T:
         """``build()``, its seconds counted for ``stage`` in `timings`."""
         with self.timings.stage(stage):
             return build()
 
+    # ------------------------------------------------------------------ derived text (`memory`)
+    # Thin views of `SessionMemory`, kept on the session because metrics, the runner and tests
+    # ask the session they were handed.
+    @property
+    def analyses(self) -> TextAnalyses:
+        """The stored text analyses (`SessionMemory.analyses`)."""
+        return self.memory.analyses
+
+    @property
+    def splits(self) -> SplitMemo:
+        """The sentence-split memo (`SessionMemory.splits`)."""
+        return self.memory.splits
+
+    @property
+    def text_memo(self) -> TextMemo:
+        """The text functions' memo (`SessionMemory.text_memo`)."""
+        return self.memory.text_memo
+
     def remember(self, kind: str, key: Hashable, build: Callable[[], T]) -> T:
-        """``build()``, remembered under ``(kind, key)`` for the session (a bounded memo per
-        kind; e.g. the units a context is cut into, shared by rows and metrics)."""
-        memo = self._derived.setdefault(kind, OrderedDict())
-        if key in memo:
-            memo.move_to_end(key)
-            return memo[key]
-        value = memo[key] = build()
-        while len(memo) > _DERIVED_MEMO_SIZE:
-            memo.popitem(last=False)
-        return value
+        """`SessionMemory.remember`."""
+        return self.memory.remember(kind, key, build)
 
+    def analysis(self, kind: str, text: str, build: Callable[[], T], encode: Callable[[T], bytes | None],
+                 decode: Callable[[bytes], T | None], *, stage: str = "plan") -> T:
+        """`SessionMemory.analysis`."""
+        return self.memory.analysis(kind, text, build, encode, decode, stage=stage)
 
-def _encode_reason(reason: str | None) -> bytes:
-    return b"\x00" if reason is None else reason.encode("utf-8")  # "\x00": no rule fired
+    def detect_language(self, text: str) -> str | None:
+        """`SessionMemory.detect_language`."""
+        return self.memory.detect_language(text)
 
-
-def _decode_reason(value: bytes) -> str | None:
-    """A stored contrast reason ("rule: why"); a value that is not one (damaged) is made
-    again. ``None`` means "not found" to `JudgeSession.analysis`, so "no rule fired" is
-    the empty string."""
-    from localeval.text.contrast_rules import CONTRAST_RULES
-
-    if value == b"\x00":
-        return ""
-    try:
-        reason = value.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    return reason if reason.partition(":")[0] in CONTRAST_RULES else None
-
-
-def _language_code(value: bytes) -> str | None:
-    """A stored language: an ISO 639 code or "-" (not sure); ``None`` (detect again) for
-    anything else (a damaged value)."""
-    code = value.decode("ascii", "replace")
-    return code if code == "-" or (code.isalpha() and code.islower() and 2 <= len(code) <= 3) else None
+    def contrasts(self, triples: Sequence[tuple[str, str, str]],
+                  rules: tuple[str, ...] | None = None) -> list[str | None]:
+        """`SessionMemory.contrasts`."""
+        return self.memory.contrasts(triples, rules)
 
 
 class PairBatch:

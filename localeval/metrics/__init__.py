@@ -4,7 +4,7 @@ from localeval.metrics.answer_correctness import AnswerCorrectness, AnswerCorrec
 from localeval.metrics.answer_relevancy import AnswerRelevancy, AnswerRelevancyResult
 from localeval.metrics.base import Metric, MetricResult
 from localeval.metrics.chunk_recall import ChunkRecall, ChunkRecallEvaluation, ChunkRecallResult
-from localeval.metrics.claim_support import ClaimAttribution
+from localeval.metrics.judged import ClaimAttribution
 from localeval.metrics.context_precision import ContextPrecision, ContextPrecisionResult
 from localeval.metrics.context_recall import ContextRecall, ContextRecallResult
 from localeval.metrics.context_relevance import ContextRelevance, ContextRelevanceResult

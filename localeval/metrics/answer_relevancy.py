@@ -40,7 +40,7 @@ from pydantic import BaseModel
 
 from localeval.judge.batching import judge_by_key
 from localeval.metrics.base import MetricResult, register_metric
-from localeval.metrics.claim_support import JudgedMetric
+from localeval.metrics.judged import JudgedMetric
 from localeval.metrics.context_relevance import ContextSentence, judge_sentences, question_budget, require_relevance_head
 from localeval.metrics.decomposed import DecompositionRecord, check_decomposer, claim_units, sub_questions
 from localeval.schema import Sample

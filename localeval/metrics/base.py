@@ -27,13 +27,16 @@ from localeval.schema import Sample
 if TYPE_CHECKING:
     from localeval.judge.session import JudgeSession
 
-__all__ = ["CHUNK_INDEX", "REGISTERED", "Metric", "MetricResult", "OpaqueSetting", "plain_setting", "register_metric"]
+__all__ = ["CHUNK_INDEX", "CONTEXT_INDEX", "REGISTERED", "Metric", "MetricResult", "OpaqueSetting", "plain_setting", "register_metric"]
 
-CHUNK_INDEX = AliasChoices("context_index", "rank", "id_chunk", "chunk_id")
-"""How a chunk's 0-based position in ``retrieved_contexts`` may be spelled on input. Results
+CONTEXT_INDEX = AliasChoices("context_index", "rank", "id_chunk", "chunk_id")
+"""How a retrieved context's 0-based position in ``retrieved_contexts`` may be spelled on input. Results
 write it as ``context_index`` (RAGAS' name, as in `Evidence`); the older names (context
 precision's ``rank``, chunk recall's ``id_chunk`` / ``chunk_id``) are read from outputs
 written before the rename, so resume, reports and comparisons still load them."""
+
+CHUNK_INDEX = CONTEXT_INDEX
+"""Deprecated: the old name of `CONTEXT_INDEX` (README, "Changelog")."""
 
 
 class MetricResult(BaseModel):

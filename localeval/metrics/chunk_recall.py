@@ -26,8 +26,8 @@ from pydantic import BaseModel, Field
 
 from localeval.evidence.attribution import Support, attribute
 from localeval.judge.batching import judge_by_key
-from localeval.metrics.base import CHUNK_INDEX, MetricResult, register_metric
-from localeval.metrics.claim_support import JudgedMetric, RelevanceThresholdArgument
+from localeval.metrics.base import CONTEXT_INDEX, MetricResult, register_metric
+from localeval.metrics.judged import JudgedMetric, RelevanceThresholdArgument
 from localeval.metrics.context_relevance import context_sentences, judge_sentences, question_budget
 from localeval.schema import Sample
 from localeval.metrics.decomposed import rule_claims
@@ -35,20 +35,24 @@ from localeval.text import Span
 from localeval.text.hygiene import non_claim_reason
 from localeval.judge.session import JudgeSession
 
-__all__ = ["ChunkEvaluation", "ChunkRecall", "ChunkRecallEvaluation", "ChunkRecallResult", "missing_information"]
+__all__ = ["ChunkEvaluation", "ContextEvaluation", "ChunkRecall", "ChunkRecallEvaluation", "ChunkRecallResult", "missing_information"]
 
 
-class ChunkEvaluation(BaseModel):
-    """The per-chunk verdict in rag_evals' shape (seed 000)."""
+class ContextEvaluation(BaseModel):
+    """The verdict on one retrieved context, in rag_evals' shape (seed 000)."""
 
-    context_index: int = Field(validation_alias=CHUNK_INDEX)
+    context_index: int = Field(validation_alias=CONTEXT_INDEX)
     """0-based position in ``retrieved_contexts`` (read as ``id_chunk`` from older outputs)."""
     is_relevant: bool
     is_included: bool
     missing_info: str | None = None
 
 
-def missing_information(chunks: list[ChunkEvaluation]) -> list[dict]:
+ChunkEvaluation = ContextEvaluation
+"""Deprecated: the old name of `ContextEvaluation` (README, "Changelog")."""
+
+
+def missing_information(chunks: list[ContextEvaluation]) -> list[dict]:
     """``{context_index, missing_info}`` for every relevant chunk the answer leaves out."""
     return [
         {"context_index": c.context_index, "missing_info": c.missing_info}
@@ -57,7 +61,7 @@ def missing_information(chunks: list[ChunkEvaluation]) -> list[dict]:
     ]
 
 
-class ChunkRecallEvaluation(ChunkEvaluation):
+class ChunkRecallEvaluation(ContextEvaluation):
     """rag_evals' verdict plus the evidence behind it."""
 
     relevance: float

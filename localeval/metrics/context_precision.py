@@ -28,35 +28,39 @@ from pydantic import BaseModel, Field
 
 from localeval.evidence.attribution import Evidence, attribute
 from localeval.judge.batching import judge_by_key
-from localeval.evidence.relevance import chunk_relevance
-from localeval.metrics.base import CHUNK_INDEX, MetricResult, register_metric
-from localeval.metrics.claim_support import JudgedMetric
+from localeval.evidence.relevance import context_relevance
+from localeval.metrics.base import CONTEXT_INDEX, MetricResult, register_metric
+from localeval.metrics.judged import JudgedMetric
 from localeval.metrics.decomposed import check_decomposer, claim_units
 from localeval.schema import Sample
 from localeval.judge.session import JudgeSession
 
-__all__ = ["ChunkVerdict", "ContextPrecision", "ContextPrecisionResult", "average_precision"]
+__all__ = ["ChunkVerdict", "ContextVerdict", "ContextPrecision", "ContextPrecisionResult", "average_precision"]
 
 Mode = Literal["auto", "reference", "response", "question"]
 RowMode = Literal["reference", "response", "question"]
 _CLAIM_MODES = ("reference", "response")
 
 
-class ChunkVerdict(BaseModel):
-    context_index: int = Field(validation_alias=CHUNK_INDEX)
+class ContextVerdict(BaseModel):
+    context_index: int = Field(validation_alias=CONTEXT_INDEX)
     """0-based position in ``retrieved_contexts`` (its rank; read as ``rank`` from older outputs)."""
     useful: bool
     probability: float
     supported_claim: str | None = None
-    """In reference (response) mode: the reference (response) claim this chunk supports best."""
+    """In reference (response) mode: the reference (response) claim this context supports best."""
     evidence: Evidence | None = None
+
+
+ChunkVerdict = ContextVerdict
+"""Deprecated: the old name of `ContextVerdict` (README, "Changelog")."""
 
 
 class ContextPrecisionResult(MetricResult):
     metric: str = "context_precision"
     mode: RowMode | None = None
     threshold: float | None = None
-    chunks: list[ChunkVerdict] = []
+    chunks: list[ContextVerdict] = []
 
 
 def average_precision(useful: list[bool]) -> float:
@@ -100,7 +104,7 @@ class ContextPrecision(JudgedMetric):
         modes = [self._row_mode(s) for s in samples]
         by_claims = [i for i, m in enumerate(modes) if m in _CLAIM_MODES]
         by_question = [i for i, m in enumerate(modes) if m == "question"]
-        verdicts: dict[int, list[ChunkVerdict] | str] = {}
+        verdicts: dict[int, list[ContextVerdict] | str] = {}
 
         # Reference / response mode: each chunk is its own group, so support is per chunk and
         # per claim.
@@ -128,7 +132,7 @@ class ContextPrecision(JudgedMetric):
                 row = verdicts.setdefault(i, [])
                 assert isinstance(row, list)
                 row.append(
-                    ChunkVerdict(
+                    ContextVerdict(
                         context_index=rank,
                         # An empty chunk has no evidence and is never useful, whatever the threshold.
                         useful=support.evidence is not None and support.probability >= threshold,
@@ -140,7 +144,7 @@ class ContextPrecision(JudgedMetric):
 
         if by_question:
             threshold = self.resolved_threshold("relevance")
-            scored = chunk_relevance(
+            scored = context_relevance(
                 self.judge,
                 [(samples[i].user_input or "", samples[i].retrieved_contexts or []) for i in by_question],
                 session=session,
@@ -149,7 +153,7 @@ class ContextPrecision(JudgedMetric):
             )
             for i, per_chunk in zip(by_question, scored):
                 verdicts[i] = [
-                    ChunkVerdict(context_index=rank, useful=window is not None and p >= threshold, probability=round(p, 6))
+                    ContextVerdict(context_index=rank, useful=window is not None and p >= threshold, probability=round(p, 6))
                     for rank, (p, window) in enumerate(per_chunk)
                 ]
 

@@ -21,7 +21,8 @@ Edge cases (deterministic, documented, tested):
 from __future__ import annotations
 
 from localeval.metrics.base import register_metric
-from localeval.metrics.claim_support import ClaimAttribution, ClaimSupportMetric, ClaimSupportResult
+from localeval.metrics.claim_support import ClaimSupportMetric, ClaimSupportResult
+from localeval.metrics.judged import ClaimAttribution
 
 __all__ = ["ClaimAttribution", "ContextRecall", "ContextRecallResult"]
 

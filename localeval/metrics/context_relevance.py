@@ -24,7 +24,7 @@ punished for its other sentences)::
 
     score = relevant chunks / non-empty chunks
 
-A chunk is relevant when its best sentence-aligned window is (`chunk_relevance`). The judge
+A chunk is relevant when its best sentence-aligned window is (`context_relevance`). The judge
 reads a window as a whole, as it was trained on coherent paragraphs: a chunk on the question's
 topic with the answer somewhere in it passes, but one answering sentence lost among unrelated
 ones (concatenated snippets) dilutes the window and may fail; sentence level still finds it.
@@ -53,9 +53,9 @@ from pydantic import BaseModel
 from localeval.judge.batching import judge_by_key
 from localeval.evidence.candidates import relevance_screen
 from localeval.judge.nli import NLIJudge
-from localeval.evidence.relevance import chunk_relevance, sentence_relevance
+from localeval.evidence.relevance import context_relevance, sentence_relevance
 from localeval.metrics.base import MetricResult, register_metric
-from localeval.metrics.claim_support import JudgedMetric
+from localeval.metrics.judged import JudgedMetric
 from localeval.schema import Sample
 from localeval.text import Span, make_windows, split_sentences
 from localeval.text.leads import fit_lead, list_leads
@@ -63,6 +63,7 @@ from localeval.judge.session import JudgeSession
 
 __all__ = [
     "ChunkRelevance",
+    "ContextRelevanceVerdict",
     "ContextRelevance",
     "ContextRelevanceResult",
     "ContextSentence",
@@ -177,12 +178,16 @@ class SentenceRelevance(BaseModel):
     ``None`` when the judge read it."""
 
 
-class ChunkRelevance(BaseModel):
+class ContextRelevanceVerdict(BaseModel):
     context_index: int
     relevant: bool
     probability: float
     window: Span | None = None
-    """The best window of the chunk (the whole chunk when it fits the judge)."""
+    """The best window of the context (the whole context when it fits the judge)."""
+
+
+ChunkRelevance = ContextRelevanceVerdict
+"""Deprecated: the old name of `ContextRelevanceVerdict` (README, "Changelog")."""
 
 
 class ContextRelevanceResult(MetricResult):
@@ -191,7 +196,7 @@ class ContextRelevanceResult(MetricResult):
     threshold: float | None = None
     sentences: list[SentenceRelevance] = []
     """Sentence level: every sentence of every non-empty context."""
-    chunks: list[ChunkRelevance] = []
+    chunks: list[ContextRelevanceVerdict] = []
     """Chunk level: every non-empty chunk."""
 
     @property
@@ -288,12 +293,12 @@ class ContextRelevance(JudgedMetric):
 
     def _chunk_level(self, rows, threshold: float, show_progress_bar: bool,
                      session: JudgeSession) -> list[ContextRelevanceResult]:
-        scored = chunk_relevance(self.judge, rows, session=session, batch_size=self.batch_size,
+        scored = context_relevance(self.judge, rows, session=session, batch_size=self.batch_size,
                                  show_progress_bar=show_progress_bar)
         results = []
         for (_, contexts), per_chunk in zip(rows, scored):
             details = [
-                ChunkRelevance(
+                ContextRelevanceVerdict(
                     context_index=ci,
                     relevant=p >= threshold,
                     probability=round(p, 6),

@@ -38,7 +38,7 @@ from pydantic import BaseModel
 
 from localeval.judge.batching import judge_by_key
 from localeval.metrics.base import MetricResult, register_metric
-from localeval.metrics.claim_support import ClaimAttribution, JudgedMetric
+from localeval.metrics.judged import ClaimAttribution, JudgedMetric
 from localeval.metrics.decomposed import ClaimUnit, DecompositionRecord, check_decomposer, claim_units
 from localeval.metrics.pieced import ClaimPart, parts_credit, piece_together
 from localeval.metrics.precision_recall import f1

@@ -44,7 +44,7 @@ from localeval.text.atoms import AtomicPart, atomic_parts
 
 if TYPE_CHECKING:
     from localeval.judge.session import JudgeSession
-    from localeval.metrics.claim_support import ClaimAttribution, JudgedMetric
+    from localeval.metrics.judged import ClaimAttribution, JudgedMetric
 
 RESCUE_MISSING = 1
 """Content words of a claim (or part) that the unit supporting it in the second pass may lack:
@@ -248,7 +248,7 @@ def _with_unjudged(hypotheses: list[str], lacking: list[str | None],
                    judged: list[ClaimAttribution]) -> list[ClaimAttribution]:
     """The verdicts of ``hypotheses`` in order: those judged (``lacking`` None) from ``judged``,
     in their order; the others unsupported, with why they were not judged."""
-    from localeval.metrics.claim_support import ClaimAttribution
+    from localeval.metrics.judged import ClaimAttribution
 
     by_position = dict(zip((j for j, why in enumerate(lacking) if why is None), judged))
     return [by_position[j] if why is None else

@@ -14,7 +14,7 @@ supports.
 from __future__ import annotations
 
 from localeval.metrics.base import MetricResult, register_metric
-from localeval.metrics.claim_support import JudgedMetric
+from localeval.metrics.judged import JudgedMetric
 from localeval.metrics.context_precision import ContextPrecision, ContextPrecisionResult
 from localeval.metrics.context_recall import ContextRecall, ContextRecallResult
 from localeval.metrics.decomposed import DecompositionRecord, check_decomposer

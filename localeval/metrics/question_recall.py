@@ -37,9 +37,9 @@ from pydantic import BaseModel
 
 from localeval.evidence.attribution import Evidence
 from localeval.judge.batching import judge_by_key
-from localeval.evidence.relevance import chunk_relevance
+from localeval.evidence.relevance import context_relevance
 from localeval.metrics.base import MetricResult, register_metric
-from localeval.metrics.claim_support import JudgedMetric
+from localeval.metrics.judged import JudgedMetric
 from localeval.metrics.context_relevance import (
     ContextSentence,
     context_sentences,
@@ -188,7 +188,7 @@ class QuestionRecall(JudgedMetric):
                    session: JudgeSession) -> dict[int, list[tuple[float, Evidence]]]:
         """Per row, per sub-question: (best P over all windows of all chunks, evidence)."""
         items = {(i, k): (q, contexts) for i, (questions, contexts) in rows.items() for k, q in enumerate(questions)}
-        scored = judge_by_key(lambda batch: chunk_relevance(self.judge, batch, session=session, batch_size=self.batch_size,
+        scored = judge_by_key(lambda batch: context_relevance(self.judge, batch, session=session, batch_size=self.batch_size,
                                                             show_progress_bar=show_progress_bar), items)
         return {i: [_best_window(scored[(i, k)]) for k in range(len(questions))] for i, (questions, _) in rows.items()}
 

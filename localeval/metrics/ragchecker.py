@@ -48,7 +48,7 @@ from pydantic import BaseModel
 
 from localeval.evidence.attribution import Evidence
 from localeval.metrics.base import MetricResult, register_metric
-from localeval.metrics.claim_support import ClaimAttribution
+from localeval.metrics.judged import ClaimAttribution
 from localeval.metrics.decomposed import DecompositionRecord
 from localeval.metrics.factual_correctness import (
     AnswerClaims,
@@ -60,7 +60,7 @@ from localeval.metrics.factual_correctness import (
 from localeval.schema import Sample
 from localeval.judge.session import JudgeSession
 
-__all__ = ["RAGChecker", "RAGCheckerClaim", "RAGCheckerResult", "Figure"]
+__all__ = ["RAGChecker", "RAGCheckerChunk", "RAGCheckerClaim", "RAGCheckerContext", "RAGCheckerResult", "Figure"]
 
 Figure = Literal[
     "f1", "precision", "recall", "claim_recall", "context_precision", "context_utilization",
@@ -86,12 +86,16 @@ class RAGCheckerClaim(CheckedClaim):
     """The best sentence of the chunk that gave ``context_probability``."""
 
 
-class RAGCheckerChunk(BaseModel):
+class RAGCheckerContext(BaseModel):
     context_index: int
     relevant: bool
     """Entails at least one reference claim."""
     reference_claims: list[int] = []
     """Positions (in ``reference_claims``) of the reference claims it entails."""
+
+
+RAGCheckerChunk = RAGCheckerContext
+"""Deprecated: the old name of `RAGCheckerContext` (README, "Changelog")."""
 
 
 class RAGCheckerResult(MetricResult):
@@ -112,7 +116,7 @@ class RAGCheckerResult(MetricResult):
     faithfulness: float | None = None
     response_claims: list[RAGCheckerClaim] = []
     reference_claims: list[RAGCheckerClaim] = []
-    chunks: list[RAGCheckerChunk] = []
+    chunks: list[RAGCheckerContext] = []
     non_answer: bool = False
     non_answer_statements: list[str] = []
     decomposition: DecompositionRecord | None = None
@@ -185,7 +189,7 @@ class RAGChecker(AnswerClaimsMetric):
         response = [_with_chunks(c, [v[i] for v in response_in], kept) for i, c in enumerate(response_claims)]
         reference = [_with_chunks(c, [v[j] for v in reference_in], kept) for j, c in enumerate(reference_claims)]
         chunk_rows = [
-            RAGCheckerChunk(context_index=k, relevant=any(k in c.in_chunks for c in reference),
+            RAGCheckerContext(context_index=k, relevant=any(k in c.in_chunks for c in reference),
                             reference_claims=[j for j, c in enumerate(reference) if k in c.in_chunks])
             for k in kept
         ]

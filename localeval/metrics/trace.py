@@ -66,7 +66,8 @@ from localeval.evidence.attribution import Support, attribute
 from localeval.judge.batching import judge_by_key
 from localeval.judge.session import JudgeSession
 from localeval.metrics.base import MetricResult, register_metric
-from localeval.metrics.claim_support import ClaimAttribution, JudgedMetric, RelevanceThresholdArgument, SkippedClaim
+from localeval.metrics.claim_support import SkippedClaim
+from localeval.metrics.judged import ClaimAttribution, JudgedMetric, RelevanceThresholdArgument
 from localeval.metrics.context_relevance import ContextRelevance, ContextRelevanceResult
 from localeval.metrics.decomposed import claim_units
 from localeval.metrics.thresholds import ThresholdChoice, choose_threshold

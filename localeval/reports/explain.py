@@ -278,7 +278,7 @@ def _relevance(details: dict[str, Any], contexts: list[str] | None) -> str:
             f'<li class="{"ok" if s.get("relevant") else "bad"}">{fmt(s.get("probability"))} {esc(s.get("text", ""))}</li>'
             for s in sentences) + "</ul>"
     if chunks:
-        return _chunk_verdicts(chunks, "relevant", ("relevant", "irrelevant"))
+        return _context_verdicts(chunks, "relevant", ("relevant", "irrelevant"))
     return '<p class="muted">no sentence judged</p>'
 
 
@@ -338,7 +338,7 @@ def _entities(details: dict[str, Any], contexts: list[str] | None = None) -> str
     return f"<p><b>{_of(len(missing), len(ents), 'reference entity', 'reference entities')} not found</b> in the contexts.</p><ul>{items}</ul>"
 
 
-def _chunk_verdicts(chunks: list[dict[str, Any]], flag: str, words: tuple[str, str]) -> str:
+def _context_verdicts(chunks: list[dict[str, Any]], flag: str, words: tuple[str, str]) -> str:
     """One line per chunk (context relevance at chunk level, context precision): its position,
     its verdict (``chunk[flag]``), the probability, and the claim it supports when there is one."""
     items = "".join(
@@ -351,7 +351,7 @@ def _chunk_verdicts(chunks: list[dict[str, Any]], flag: str, words: tuple[str, s
 
 @renders("context_precision")
 def _precision(details: dict[str, Any], contexts: list[str] | None = None) -> str:
-    return _chunk_verdicts(_dicts(details.get("chunks")), "useful", ("useful", "not useful"))
+    return _context_verdicts(_dicts(details.get("chunks")), "useful", ("useful", "not useful"))
 
 
 @renders("question_recall")

@@ -70,7 +70,7 @@ def text_units(text: str | None) -> int:
 def estimated_pairs(metric: Any, sample: Sample) -> int:
     """About how many judge pairs ``metric`` asks for ``sample`` (see the module docstring):
     an upper estimate from the metric's declared columns, not a count of its own code."""
-    from localeval.metrics.claim_support import JudgedMetric
+    from localeval.metrics.judged import JudgedMetric
 
     if not isinstance(metric, JudgedMetric):
         return 0  # no judge (IDs, embeddings, entities)

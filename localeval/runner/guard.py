@@ -292,7 +292,7 @@ def _metric_description(name: str, metric: Any) -> dict[str, Any]:
 def _judge_weights(named: Sequence[tuple[str, Any]], model: Any) -> list[str]:
     """The weights of every judge the metrics use, without loading one that is not loaded."""
     from localeval.judge.registry import resolve_model
-    from localeval.metrics.claim_support import JudgedMetric
+    from localeval.metrics.judged import JudgedMetric
 
     dirs: dict[str, Path] = {}
     for _, metric in named:
@@ -407,7 +407,7 @@ def _metric_as_recorded_now(old: Any, new: Any, before: Mapping[str, Any]) -> An
         return old
     # A scoring option the metric does not read is no longer recorded for it (it never changed
     # its scores): an earlier record's value of it is left out of the comparison.
-    from localeval.metrics.claim_support import SCORING_OPTIONS
+    from localeval.catalog import SCORING_OPTIONS
 
     kept = {k: v for k, v in options.items() if k in now or k not in SCORING_OPTIONS}
     filled = {**kept, **{k: _plain(before[k]) for k in now.keys() - options.keys() if k in before}}

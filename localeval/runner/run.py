@@ -36,7 +36,7 @@ from typing import Any, TextIO
 from localeval.judge.nli import NLIJudge
 from localeval.judge.session import JudgeSession
 from localeval.metrics.base import Metric, MetricResult
-from localeval.metrics.claim_support import JudgedMetric
+from localeval.metrics.judged import JudgedMetric
 from localeval.options import DEFAULT_CHUNK_SIZE, RunOptions, parse_max_units
 from localeval.runner.heap import long_lived_heap, release_freed_memory
 from localeval.runner.output import dumps, record
