@@ -98,7 +98,7 @@ def packed_vs_plain(model: str | None, rounds: int, batch: int) -> dict:
 
     import torch
 
-    from benchmarks.flops import encoder_flops
+    from benchmarks.lib.flops import encoder_flops
     from localeval.judge import NLIJudge
 
     packed = NLIJudge(model, device="cpu", precision="bf16")
