@@ -18,7 +18,7 @@ from seed_texts import AKS_CONTEXTS, AKS_REFERENCE, AKS_STEPS
 
 from localeval import evaluate
 from localeval.judge import NLIJudge, get_judge
-from localeval.judge.formats import HHEM_PROMPT, UnknownJudgeFormat, detect_format
+from localeval.judge.formats import HHEM_PROMPT, UnknownJudgeFormat
 from localeval.judge.nli import JudgePair
 from localeval.evidence.relevance import context_relevance
 from localeval.judge.session import JudgeSession

@@ -29,7 +29,7 @@ from benchmarks.lib.files import portable_path
 from benchmarks.lib.metrics import paired_bootstrap_se
 
 from benchmarks.agreement import ragbench
-from benchmarks.agreement.run import CAPS, _cap
+from benchmarks.agreement.run import _cap
 from benchmarks.agreement.scoring import Harness, graded_figures, pearson, rmse
 from benchmarks.agreement.thresholds import FOLDS, _best_rmse_threshold, cv_graded, folds_of, share_at
 

@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.agreement import ragbench
-from benchmarks.agreement.run import CAPS, _cap
+from benchmarks.agreement.run import _cap
 from benchmarks.agreement.scoring import Harness, pearson, rmse
 from benchmarks.agreement.thresholds import FOLDS, _best_rmse_threshold, folds_of
 from benchmarks.agreement.trace import _oof, margin, overlap_completeness

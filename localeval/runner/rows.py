@@ -52,11 +52,11 @@ def _validation_message(err: ValidationError) -> str:
 def _warn_if_both_names(data: Mapping[str, Any], columns: ColumnMap) -> None:
     """A row with a field under both its RAGAS name and its legacy one (``user_input`` and
     ``question``): the RAGAS name is read; say so (once per pair), as the other is ignored."""
-    for legacy, field in LEGACY.items():
-        if field in data and legacy in data and field not in columns.mapping:
+    for legacy, name in LEGACY.items():
+        if name in data and legacy in data and name not in columns.mapping:
             warnings.warn(
-                f"rows hold both {field!r} and {legacy!r}: {field!r} is scored, {legacy!r} is only "
-                f"kept as an input column (map another column with column_map={{{field!r}: ...}})",
+                f"rows hold both {name!r} and {legacy!r}: {name!r} is scored, {legacy!r} is only "
+                f"kept as an input column (map another column with column_map={{{name!r}: ...}})",
                 UserWarning,
                 stacklevel=4,
             )
