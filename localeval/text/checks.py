@@ -101,6 +101,14 @@ class Relation:
     confirm it (a number near an event -- an age, "after 11 years" -- is not its date)."""
     """A gap is stated, read or not: such a relation is left to the number rule by the order
     check, and confirmed only when its gap is read and matches."""
+    ratio: bool = False
+    """The gap is a factor ("eight times the standard dose", "twice as long as"), not a difference."""
+    gap_alt: float | None = None
+    """The gap in the larger unit of its kind when it is stated in a hundredth ("70 cents more":
+    0.7), since the premise may give the prices in euros."""
+    right_ends: bool = False
+    """The right side is the end of a span ("after Victoria's reign ended"): its value is the
+    span's end where the premise states one ("reigned from 1837 to 1901")."""
 
 
 @dataclass(frozen=True)
@@ -297,7 +305,9 @@ def _relations(doc) -> list[Relation]:
                             if c.dep_ == "npadvmod"), None)
         elif token.tag_ in ("JJR", "RBR") and lemma in _MORE | _LESS | set(_BEFORE) or token.lower_ in _ADVERB_COMPARATIVES:
             than = next((c for c in token.subtree if _lemma(c) == "than"), None) or next(
-                (c for h in _up_to_verb(token) for c in h.children if _lemma(c) == "than"), None)
+                (c for h in _up_to_verb(token) for c in h.children if _lemma(c) == "than"), None) or next(
+                # "more inhabitants in 2020 than in 2010": the parse may hang "than" on "2020"
+                (c for c in token.doc[token.i + 1:token.sent.end] if _lemma(c) == "than"), None)
             if than is not None:
                 other = next((c for c in than.children if c.dep_ in ("pobj", "prep")), None)
                 direction = _BEFORE.get(token.lower_) or _BEFORE.get(lemma) or (
@@ -311,13 +321,146 @@ def _relations(doc) -> list[Relation]:
             continue
         right_tokens = set(other.subtree)
         measured = set(measure.subtree) if measure is not None else set()
-        left = _anchors([t for t in token.sent if t not in right_tokens and t not in measured and t is not token])
-        right = _anchors([t for t in right_tokens if t not in measured])
+        # What the comparative itself governs ("more per month") is the measure, not a side.
+        own = set(token.subtree) if lemma not in ("before", "after") else {token}
+        parallel = _parallel(other, right_tokens)
+        left_tokens = [t for t in (parallel.subtree if parallel is not None else token.sent)
+                       if t not in right_tokens | measured | own and _lemma(t) != "than"]
+        left, right = _side_anchors(left_tokens, [t for t in right_tokens if t not in measured])
         if left - right and right - left:
             gap, hedge = _gap(measure) if measure is not None else (None, "exact")
             out.append(Relation(direction, frozenset(left - right), frozenset(right - left), gap, hedge,
-                                measure is not None, lemma in ("before", "after")))
+                                measure is not None, lemma in ("before", "after"),
+                                gap_alt=_in_larger_unit(gap, measure),
+                                right_ends=lemma in ("before", "after") and _lemma(other) in _ENDING))
+    return out + _ratios(doc) + _changes(doc)
+
+
+_ENDING = frozenset("end finish close conclude die stop cease expire retire abdicate".split())
+"""Verbs that date the end of a span: "after Victoria's reign ended" reads 1901 of "reigned from
+1837 to 1901"."""
+
+
+def _side_anchors(left_tokens: list, right_tokens: list) -> tuple[set[str], set[str]]:
+    """Each side's anchors; when both sides are told apart by a number ("the 2 L bottle" / "the
+    1 L bottle", "in 2020" / "in 2010"), by their numbers alone: the words around them may be
+    tagged differently on each side."""
+    left, right = _anchors(left_tokens), _anchors(right_tokens)
+    numbers = [{_lemma(t) for t in side if t.pos_ == "NUM" and _number(t) is not None}
+               for side in (left_tokens, right_tokens)]
+    if all(numbers) and numbers[0] != numbers[1]:
+        return numbers[0], numbers[1]
+    return left, right
+
+
+def _parallel(other, right_tokens: set):
+    """The phrase a "than" phrase parallels when it is a preposition ("more inhabitants in 2020
+    than in 2010": "in 2020"), or None: then the side is the rest of the sentence."""
+    if other.dep_ != "prep":
+        return None
+    return next((t for t in other.sent if t.dep_ == "prep" and _lemma(t) == _lemma(other) and t not in right_tokens
+                 and any(c.dep_ == "pobj" for c in t.children)), None)
+
+
+_HUNDREDTHS = frozenset("cent cents penny pence p centime centimes".split())
+"""Units a hundredth of the unit prices are usually stated in."""
+
+
+def _in_larger_unit(gap: float | None, measure) -> float | None:
+    if gap is None or measure is None or _lemma(measure) not in _HUNDREDTHS | {"cent"}:
+        return None
+    return gap / 100
+
+
+_MULTIPLIERS = {"twice": 2.0, "thrice": 3.0, "double": 2.0, "triple": 3.0}
+
+
+def _ratios(doc) -> list[Relation]:
+    """"X is eight times the Y", "X lasts three times as long as Y", "twice the adult dose":
+    the subject against the compared phrase, with the factor as a stated gap."""
+    out = []
+    for token in doc:
+        lemma = _lemma(token)
+        if lemma == "time" and token.tag_ == "NNS":
+            number = next((c for c in token.children if c.dep_ == "nummod"), None)
+            value = _number(number) if number is not None else None
+            factor = float(value) if value and value.replace(".", "", 1).isdigit() else None
+            hedge = next((_HEDGES[_lemma(c)] for c in number.children if _lemma(c) in _HEDGES),
+                         "exact") if number is not None else "exact"
+        elif token.lower_ in _MULTIPLIERS and token.pos_ in ("ADV", "ADJ"):
+            factor, hedge = _MULTIPLIERS[token.lower_], "exact"
+        else:
+            continue
+        if not factor or factor == 1:
+            continue
+        other = _compared(token)
+        verb = next((h for h in (token, *token.ancestors) if h.pos_ in ("VERB", "AUX")), None)
+        subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None) if verb is not None else None
+        if other is None or subject is None:
+            continue
+        left, right = _side_anchors(list(subject.subtree), list(other.subtree))
+        if left - right and right - left:
+            out.append(Relation(1 if factor > 1 else -1, frozenset(left - right), frozenset(right - left), factor,
+                                hedge, True, False, ratio=True))
     return out
+
+
+def _compared(multiplier):
+    """What a multiplier compares with: the noun phrase it governs ("times the standard dose"),
+    or the object of the "as" that closes "as long as"."""
+    for t in multiplier.doc[multiplier.i + 1:multiplier.sent.end]:
+        if _lemma(t) == "as" and any(c.dep_ == "pobj" for c in t.children) and t.i > multiplier.i + 1:
+            return next(c for c in t.children if c.dep_ == "pobj")
+        if t.pos_ in ("NOUN", "PROPN") and t.dep_ in ("appos", "pobj", "dobj", "attr") and (
+                multiplier in t.ancestors or t.head is multiplier.head):
+            return t
+    return None
+
+
+_RISING = frozenset("rise increase grow climb gain jump soar improve".split())
+_FALLING = frozenset("fall decrease drop decline shrink sink slip dip plunge worsen".split())
+
+
+def _changes(doc) -> list[Relation]:
+    """"Revenue fell from 2022 to 2023", "rose between 2022 and 2023": the value of the later
+    year against the earlier one's, a "by" phrase its stated gap."""
+    out = []
+    for verb in doc:
+        lemma = _lemma(verb)
+        particle = next((_lemma(c) for c in verb.children if c.dep_ == "prt"), "")
+        direction = (1 if lemma in _RISING or (lemma == "go" and particle == "up")
+                     else -1 if lemma in _FALLING or (lemma == "go" and particle == "down") else 0)
+        if not direction or verb.pos_ != "VERB":
+            continue
+        years = _span_years(verb)
+        if years is None:
+            continue
+        start, end = years
+        by = next((o for p in verb.children if p.dep_ == "prep" and _lemma(p) == "by"
+                   for o in p.children if o.dep_ == "pobj"), None)
+        gap, hedge = _gap(by) if by is not None else (None, "exact")
+        if by is not None and gap is None and _number(by) is not None:
+            gap = float(_number(by))
+        out.append(Relation(direction, frozenset({end}), frozenset({start}), gap, hedge, by is not None, False))
+    return out
+
+
+def _span_years(verb) -> tuple[str, str] | None:
+    """The two years of "from X to Y" or "between X and Y" on ``verb``, earlier first."""
+    objects = {_lemma(p): o for p in verb.children if p.dep_ == "prep" for o in p.children if o.dep_ == "pobj"}
+    pair = None
+    if "from" in objects and ("to" in objects or "until" in objects):
+        pair = (objects["from"], objects.get("to", objects.get("until")))
+    elif "between" in objects and objects["between"].conjuncts:
+        pair = (objects["between"], objects["between"].conjuncts[0])
+    if pair is None or not all(_is_year_token(t) for t in pair):
+        return None
+    return _lemma(pair[0]), _lemma(pair[1])
+
+
+def _is_year_token(token) -> bool:
+    number = _number(token)
+    return bool(number and number.isdigit() and 1000 <= int(number) <= 2100)
 
 
 def _up_to_verb(token) -> list:
@@ -370,7 +513,9 @@ def _anchors(tokens: list) -> set[str]:
     """What a side of a relation is found by in the premise: its names, else its nouns (the
     verb and the measured quantity -- "fell", "inhabitants" -- are shared by both sides)."""
     names = {_lemma(t) for t in tokens if t.pos_ == "PROPN"}
-    return names or {_lemma(t) for t in tokens if t.pos_ in ("NOUN", "ADJ") and not t.is_stop}
+    # A number naming the thing ("the 2 L bottle", "in 2020") tells the sides apart as well.
+    numbers = {_lemma(t) for t in tokens if t.pos_ == "NUM" and _number(t) is not None}
+    return (names or {_lemma(t) for t in tokens if t.pos_ in ("NOUN", "ADJ") and not t.is_stop}) | numbers
 
 
 def _clauses(doc) -> list[tuple[tuple[str, float | None], ...]]:
@@ -545,13 +690,16 @@ def _swapped(mine: Atom, theirs: Atom) -> bool:
             and _compare(a, ta, True) == -1 and _compare(p, tp, True) == -1)
 
 
-def _side_value(words: frozenset[str], clauses, avoid: frozenset[str]) -> tuple[float, tuple[int, int]] | None:
-    """The number nearest (in tokens, inside its clause) to a word only this side names."""
+def _side_value(words: frozenset[str], clauses, avoid: frozenset[str],
+                tied: list | None = None) -> tuple[float, tuple[int, int]] | None:
+    """The number nearest (in tokens, inside its clause) to a word only this side names (a
+    number that names a side -- "in 2020", "the 2 L bottle" -- is an anchor, not a value).
+    A tie is recorded in ``tied`` when given."""
     best: tuple[int, float, tuple[int, int]] | None = None
     tie = False
     for ci, clause in enumerate(clauses):
         anchors = [i for i, (lemma, _) in enumerate(clause) if lemma in words and lemma not in avoid]
-        numbers = [(i, v) for i, (_, v) in enumerate(clause) if v is not None]
+        numbers = [(i, v) for i, (lemma, v) in enumerate(clause) if v is not None and lemma not in words | avoid]
         for a in anchors:
             for i, v in numbers:
                 d = abs(i - a)
@@ -559,7 +707,20 @@ def _side_value(words: frozenset[str], clauses, avoid: frozenset[str]) -> tuple[
                     best, tie = (d, v, (ci, i)), False
                 elif d == best[0] and (ci, i) != best[2] and v != best[1]:
                     tie = True
+    if tie and tied is not None:
+        tied.append(True)
     return None if best is None or tie else (best[1], best[2])
+
+
+def _span_end(words: frozenset[str], clauses, avoid: frozenset[str]) -> tuple[float, tuple[int, int]] | None:
+    """The end of a span ("from 1837 to 1901") in the one clause that names this side, or None."""
+    ends = [(v, (ci, i)) for ci, clause in enumerate(clauses)
+            if any(lemma in words and lemma not in avoid for lemma, _ in clause)
+            for i, (_, v) in enumerate(clause) if v is not None and i > 0 and clause[i - 1][0] in _SPAN_ENDS]
+    return ends[0] if len(ends) == 1 else None
+
+
+_SPAN_ENDS = frozenset({"to", "until", "till", "through", "-", "–"})
 
 
 def _distances(words: frozenset[str], clauses, avoid: frozenset[str]) -> dict[tuple[int, int], tuple[int, float]]:
@@ -568,8 +729,8 @@ def _distances(words: frozenset[str], clauses, avoid: frozenset[str]) -> dict[tu
     out: dict[tuple[int, int], tuple[int, float]] = {}
     for ci, clause in enumerate(clauses):
         anchors = [i for i, (lemma, _) in enumerate(clause) if lemma in words and lemma not in avoid]
-        for i, (_, v) in enumerate(clause):
-            if v is not None and anchors:
+        for i, (lemma, v) in enumerate(clause):
+            if v is not None and anchors and lemma not in words | avoid:
                 d = min(abs(i - a) for a in anchors)
                 if (ci, i) not in out or d < out[(ci, i)][0]:
                     out[(ci, i)] = (d, v)
@@ -581,9 +742,13 @@ def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
     side's nearest number; when both sides' nearest is the same number ("fell to 5.1 % in March
     from 5.6 % in February": 5.6 is nearest to both), the two distinct numbers nearest in sum,
     if one such pairing is best."""
-    left = _side_value(rel.left, premise.clauses, rel.right)
-    right = _side_value(rel.right, premise.clauses, rel.left)
-    if left is not None and right is not None and left[1] == right[1]:
+    tied: list[bool] = []
+    left = _side_value(rel.left, premise.clauses, rel.right, tied)
+    right = (rel.right_ends and _span_end(rel.right, premise.clauses, rel.left)) or _side_value(
+        rel.right, premise.clauses, rel.left, tied)
+    # Both sides nearest the same number, or one side between two at the same distance
+    # ("312,000 in 2010 and 298,000 in 2020"): the pairing nearest in sum decides.
+    if (left is not None and right is not None and left[1] == right[1]) or tied:
         ours = _distances(rel.left, premise.clauses, rel.right)
         theirs = _distances(rel.right, premise.clauses, rel.left)
         pairings = sorted((dl + dr, vl, vr) for pl, (dl, vl) in ours.items() for pr, (dr, vr) in theirs.items()
@@ -595,6 +760,18 @@ def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
     if left is None or right is None or left[1] == right[1] or left[0] == right[0]:
         return None
     return left[0], right[0]
+
+
+def _rel_gap_holds(rel: Relation, sides: tuple[float, float]) -> bool:
+    """Does the premise bear out the relation's stated gap: a factor as the ratio of its two
+    values, a difference as their difference (in either unit of a hundredth: "70 cents")?"""
+    if rel.gap is None:
+        return False
+    if rel.ratio:
+        low, high = sorted(abs(v) for v in sides)
+        return low > 0 and _gap_holds(max(rel.gap, 1 / rel.gap), rel.hedge, high / low)
+    difference = abs(sides[0] - sides[1])
+    return any(_gap_holds(g, rel.hedge, difference) for g in (rel.gap, rel.gap_alt) if g)
 
 
 def _gap_holds(gap: float, hedge: str, difference: float) -> bool:
@@ -625,7 +802,7 @@ def order_confirmation(claim: Facts, premise: Facts) -> str | None:
             return None
         if rel.events and not all(100 <= v < 2101 for v in sides):  # years (476 included), not ages
             return None
-        if rel.stated_gap and (rel.gap is None or not _gap_holds(rel.gap, rel.hedge, abs(sides[0] - sides[1]))):
+        if rel.stated_gap and not _rel_gap_holds(rel, sides):
             return None
         said.append(f"{sides[0]:g} for {' '.join(sorted(rel.left))[:40]} and {sides[1]:g} for "
                     f"{' '.join(sorted(rel.right))[:40]}")
@@ -645,7 +822,8 @@ def order_contrast(claim: Facts, premise: Facts) -> str | None:
 
 
 CHECKS = ("polarity", "swap", "order")
-_RELATION_WORDS = re.compile(r"\b(?:before|after|than|earlier|later)\b", re.IGNORECASE)
+_RELATION_WORDS = re.compile(r"\b(?:before|after|than|earlier|later|times|twice|thrice)\b"
+                             r"|\b(?:from|between)\b[^.;]*\b\d{4}\b", re.IGNORECASE)
 _NEGATION = re.compile(r"\b(?:not|never|cannot|no)\b|n't", re.IGNORECASE)
 _SEVERAL = re.compile(r"\band\b|\bwhile\b|\bwhereas\b|\bby\b|[;,]|\.\s", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
