@@ -38,7 +38,7 @@ two numbers. English only.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from localeval.text.numbers import numbers_in
 
@@ -78,6 +78,9 @@ class Atom:
     requires"), a clause of a noun, a non-finite "when using the drill"."""
     relational: bool = False
     """A comparative ("is longer than"): a relation between two things, read by the order check."""
+    sentence: int = 0
+    """Where the atom's sentence starts (a token index): a swap reads the atoms of one sentence
+    as one coordinated statement."""
 
     def slot(self, name: str) -> Arg | None:
         return next((a for k, a in self.slots if k == name), None)
@@ -556,8 +559,8 @@ def _value(tokens: list, i: int) -> float | None:
 def facts_of(doc) -> Facts:
     """The atoms, relations and numbered clauses of a parsed text (`localeval.text.roles`
     parses once for the role, merge and these checks)."""
-    atoms = [a for t in doc if t.pos_ in ("VERB", "AUX") and t.dep_ != "aux" and t.dep_ != "auxpass"
-             for a in _atoms_of_verb(t)]
+    atoms = [replace(a, sentence=t.sent.start) for t in doc
+             if t.pos_ in ("VERB", "AUX") and t.dep_ != "aux" and t.dep_ != "auxpass" for a in _atoms_of_verb(t)]
     return Facts(tuple(a for a in atoms if len(a.slots) >= 1), tuple(_relations(doc)), tuple(_clauses(doc)))
 
 
@@ -635,7 +638,6 @@ def polarity_contrast(claim: Facts, premise: Facts) -> str | None:
 
 
 def swap_contrast(claim: Facts, premise: Facts) -> str | None:
-    given = {a.head for p in premise.atoms for _, a in p.slots}
     for mine in claim.atoms:
         if mine.relational:
             continue
@@ -654,7 +656,12 @@ def swap_contrast(claim: Facts, premise: Facts) -> str | None:
             # The claim's value is given something else in the premise: moved, not merely
             # unknown. With no other slot to pair it by, a name the predicate never takes in
             # that slot ("Collins walked" / "Armstrong and Aldrin walked ... Collins remained").
-            moved = arg.head in given
+            # Given to something else: a name anywhere ("Ortiz leads cardiology. Oncology is
+            # run by Reed."), a common noun in a parallel statement (an atom of the same
+            # predicate) or in the same coordinated statement (the same sentence): "line" in
+            # "The line will run ... . Construction will cost 480 million euros." is not moved.
+            moved = any(arg.head == a.head for p in premise.atoms
+                        if arg.named or p.lemma == mine.lemma or p.sentence == theirs.sentence for _, a in p.slots)
             lone = (not agree and arg.named and len([k for k, _ in mine.slots if k in _CORE]) == 1
                     and not any(_compare(arg, a, True) == 1 for p in same for k, a in p.slots if k == slot))
             if moved and (agree or lone):

@@ -429,9 +429,14 @@ def _opposite_rule(claim: str, premise: str, source: str) -> str | None:
         sides = set()
         for theirs in about:
             side = theirs.side
-            if (mine.name in _RELATIONS and mine.left & theirs.right and mine.right & theirs.left
-                    and not (mine.left & theirs.left or mine.right & theirs.right)):
-                side = -side  # the two sides traded places: "A before B" is "B after A"
+            crossed = len(mine.left & theirs.right) + len(mine.right & theirs.left)
+            straight = len(mine.left & theirs.left) + len(mine.right & theirs.right)
+            if mine.name in _RELATIONS and crossed > straight:
+                # The two sides traded places: "A before B" is "B after A". The sides are told
+                # by more shared words across than along, not by every word: a word both sides
+                # share ("remove the old filter ... before fitting the new filter") or one side
+                # read past its two nearest words does not undo the trade.
+                side = -side
             sides.add(side)
         if sides == {-mine.side}:
             return (f"opposite: the evidence says the opposite about {', '.join(sorted(mine.anchors)[:3])} "
