@@ -120,6 +120,11 @@ class Facts:
     relations: tuple[Relation, ...] = ()
     # Per clause of the text: its (lemma, numeric value or None) tokens.
     clauses: tuple[tuple[tuple[str, float | None], ...], ...] = field(default=())
+    durations: tuple[tuple[str, float, str], ...] = ()
+    """Each "<verb> for N years": the verb's lemma, N and its hedge ("followed for six years")."""
+    spans: tuple[tuple[str, float, float], ...] = ()
+    """Each verb dated by a span of years: its lemma, the first and the last year ("ran from 2015
+    to 2019"; "enrolled in 2015 and followed them until 2021" dates "follow")."""
 
 
 # ------------------------------------------------------------------ reading a parse
@@ -561,7 +566,55 @@ def facts_of(doc) -> Facts:
     parses once for the role, merge and these checks)."""
     atoms = [replace(a, sentence=t.sent.start) for t in doc
              if t.pos_ in ("VERB", "AUX") and t.dep_ != "aux" and t.dep_ != "auxpass" for a in _atoms_of_verb(t)]
-    return Facts(tuple(a for a in atoms if len(a.slots) >= 1), tuple(_relations(doc)), tuple(_clauses(doc)))
+    return Facts(tuple(a for a in atoms if len(a.slots) >= 1), tuple(_relations(doc)), tuple(_clauses(doc)),
+                 tuple(_durations(doc)), tuple(_spans(doc)))
+
+
+def _durations(doc) -> list[tuple[str, float, str]]:
+    out = []
+    for verb in doc:
+        if verb.pos_ != "VERB":
+            continue
+        for p in verb.children:
+            if p.dep_ == "prep" and _lemma(p) == "for":
+                unit = next((o for o in p.children if o.dep_ == "pobj" and _lemma(o) == "year"), None)
+                if unit is not None:
+                    value, hedge = _gap(unit)
+                    if value:
+                        out.append((_lemma(verb), value, hedge))
+    return out
+
+
+def _spans(doc) -> list[tuple[str, float, float]]:
+    """Verbs dated by a span of years: "from X to Y" on the verb, or "until Y" on it with the
+    start on the verb it is coordinated with ("enrolled ... in 2015 and followed them until 2021")."""
+    out = []
+    for verb in doc:
+        if verb.pos_ != "VERB":
+            continue
+        years = {_lemma(p): o for v in (verb, verb.head if verb.dep_ == "conj" else verb)
+                 for p in v.children if p.dep_ == "prep" for o in p.children
+                 if o.dep_ == "pobj" and _is_year_token(o)}
+        own_end = [o for p in verb.children if p.dep_ == "prep" and _lemma(p) in _SPAN_ENDS
+                   for o in p.children if o.dep_ == "pobj" and _is_year_token(o)]
+        start = next((years[k] for k in ("from", "since", "in") if k in years), None)  # the span's first year
+        if own_end and start is not None and start.i < own_end[0].i:
+            out.append((_lemma(verb), float(_number(start)), float(_number(own_end[0]))))
+    return out
+
+
+def duration_confirmation(claim: Facts, premise: Facts) -> str | None:
+    """Every "<verb> for N years" of the claim borne out by a span of the same verb in the
+    premise ("were followed for six years" / "enrolled in 2015 and followed them until 2021")."""
+    if not claim.durations:
+        return None
+    said = []
+    for lemma, value, hedge in claim.durations:
+        match = next(((a, b) for v, a, b in premise.spans if v == lemma and _gap_holds(value, hedge, b - a)), None)
+        if match is None:
+            return None
+        said.append(f"{lemma} from {match[0]:g} to {match[1]:g}")
+    return "duration: the evidence has " + "; ".join(said) + ", as long as the claim has it"
 
 
 # ------------------------------------------------------------------ comparing atoms
@@ -801,7 +854,7 @@ def order_confirmation(claim: Facts, premise: Facts) -> str | None:
     1889" as a contradiction (P(entailment) 0.01): arithmetic is beyond it. Every relation of
     the claim must hold (one unconfirmed relation confirms nothing)."""
     if not claim.relations:
-        return None
+        return duration_confirmation(claim, premise)
     said = []
     for rel in claim.relations:
         sides = _sides(rel, premise)
@@ -830,7 +883,7 @@ def order_contrast(claim: Facts, premise: Facts) -> str | None:
 
 CHECKS = ("polarity", "swap", "order")
 _RELATION_WORDS = re.compile(r"\b(?:before|after|than|earlier|later|times|twice|thrice)\b"
-                             r"|\b(?:from|between)\b[^.;]*\b\d{4}\b", re.IGNORECASE)
+                             r"|\b(?:from|between)\b[^.;]*\b\d{4}\b|\bfor\b[^.;]*\byears?\b", re.IGNORECASE)
 _NEGATION = re.compile(r"\b(?:not|never|cannot|no)\b|n't", re.IGNORECASE)
 _SEVERAL = re.compile(r"\band\b|\bwhile\b|\bwhereas\b|\bby\b|[;,]|\.\s", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
