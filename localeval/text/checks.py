@@ -248,7 +248,10 @@ def _atoms_of_verb(verb) -> list[Atom]:
             patients += [g for c in head.children if c.dep_ == "nsubjpass" for g in _conjuncts(c)]
     lemma, negated = _lemma(verb), _negated(verb)
     asserted = verb.dep_ not in _UNASSERTED and not (verb.dep_ == "advcl" and verb.tag_ in ("VBG", "VBN"))
-    relational = any(t.tag_ in ("JJR", "RBR") for t in attrs) or any(_lemma(c) == "than" for c in verb.subtree)
+    # (A factor relates two things too: "the limit is four times the intake" is no swap of "mg".)
+    relational = any(t.tag_ in ("JJR", "RBR") for t in attrs) or any(
+        _lemma(c) == "than" or (_lemma(c) == "time" and c.tag_ == "NNS") or c.lower_ in _MULTIPLIERS
+        for c in verb.subtree)
     out = []
     core = [("agent", agents), ("patient", patients), ("attr", attrs)]
     combos: list[list[tuple[str, object]]] = [[]]
@@ -390,7 +393,10 @@ def _ratios(doc) -> list[Relation]:
     for token in doc:
         lemma = _lemma(token)
         if lemma == "time" and token.tag_ == "NNS":
-            number = next((c for c in token.children if c.dep_ == "nummod"), None)
+            # "eight times the dose" (the number on "times"), or "four times the intake"
+            # parsed as a number of "intake" that "times" modifies.
+            number = next((c for c in token.children if c.dep_ == "nummod"), None) or (
+                token.head if token.dep_ == "quantmod" and token.head.pos_ == "NUM" else None)
             value = _number(number) if number is not None else None
             factor = float(value) if value and value.replace(".", "", 1).isdigit() else None
             hedge = next((_HEDGES[_lemma(c)] for c in number.children if _lemma(c) in _HEDGES),
@@ -420,7 +426,7 @@ def _compared(multiplier):
         if _lemma(t) == "as" and any(c.dep_ == "pobj" for c in t.children) and t.i > multiplier.i + 1:
             return next(c for c in t.children if c.dep_ == "pobj")
         if t.pos_ in ("NOUN", "PROPN") and t.dep_ in ("appos", "pobj", "dobj", "attr") and (
-                multiplier in t.ancestors or t.head is multiplier.head):
+                multiplier in t.ancestors or t.head is multiplier.head or t in multiplier.ancestors):
             return t
     return None
 
