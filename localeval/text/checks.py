@@ -250,7 +250,8 @@ def _atoms_of_verb(verb) -> list[Atom]:
     asserted = verb.dep_ not in _UNASSERTED and not (verb.dep_ == "advcl" and verb.tag_ in ("VBG", "VBN"))
     # (A factor relates two things too: "the limit is four times the intake" is no swap of "mg".)
     relational = any(t.tag_ in ("JJR", "RBR") for t in attrs) or any(
-        _lemma(c) == "than" or (_lemma(c) == "time" and c.tag_ == "NNS") or c.lower_ in _MULTIPLIERS
+        _lemma(c) == "than" or (((_lemma(c) == "time" and c.tag_ == "NNS") or c.lower_ in _MULTIPLIERS)
+                                and _compared(c) is not None)  # not "three times a day"
         for c in verb.subtree)
     out = []
     core = [("agent", agents), ("patient", patients), ("attr", attrs)]
