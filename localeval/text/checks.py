@@ -338,7 +338,7 @@ def _relations(doc) -> list[Relation]:
         parallel = _parallel(other, right_tokens)
         left_tokens = [t for t in (parallel.subtree if parallel is not None else token.sent)
                        if t not in right_tokens | measured | own and _lemma(t) != "than"]
-        left, right = _side_anchors(left_tokens, [t for t in right_tokens if t not in measured])
+        left, right = _side_anchors(left_tokens, [t for t in right_tokens if t not in measured], parallel is not None)
         if left - right and right - left:
             gap, hedge = _gap(measure) if measure is not None else (None, "exact")
             out.append(Relation(direction, frozenset(left - right), frozenset(right - left), gap, hedge,
@@ -353,12 +353,17 @@ _ENDING = frozenset("end finish close conclude die stop cease expire retire abdi
 1837 to 1901"."""
 
 
-def _side_anchors(left_tokens: list, right_tokens: list) -> tuple[set[str], set[str]]:
+def _naming_number(token) -> bool:
+    """A number that names a thing ("the 2 L bottle"), not one stated of it ("ended in 476")."""
+    return token.pos_ == "NUM" and token.dep_ in ("nummod", "compound") and _number(token) is not None
+
+
+def _side_anchors(left_tokens: list, right_tokens: list, parallel: bool = False) -> tuple[set[str], set[str]]:
     """Each side's anchors; when both sides are told apart by a number ("the 2 L bottle" / "the
     1 L bottle", "in 2020" / "in 2010"), by their numbers alone: the words around them may be
     tagged differently on each side."""
     left, right = _anchors(left_tokens), _anchors(right_tokens)
-    numbers = [{_lemma(t) for t in side if t.pos_ == "NUM" and _number(t) is not None}
+    numbers = [{_lemma(t) for t in side if _naming_number(t) or (parallel and t.dep_ == "pobj" and _number(t))}
                for side in (left_tokens, right_tokens)]
     if all(numbers) and numbers[0] != numbers[1]:
         return numbers[0], numbers[1]
@@ -529,7 +534,7 @@ def _anchors(tokens: list) -> set[str]:
     verb and the measured quantity -- "fell", "inhabitants" -- are shared by both sides)."""
     names = {_lemma(t) for t in tokens if t.pos_ == "PROPN"}
     # A number naming the thing ("the 2 L bottle", "in 2020") tells the sides apart as well.
-    numbers = {_lemma(t) for t in tokens if t.pos_ == "NUM" and _number(t) is not None}
+    numbers = {_lemma(t) for t in tokens if _naming_number(t)}
     return (names or {_lemma(t) for t in tokens if t.pos_ in ("NOUN", "ADJ") and not t.is_stop}) | numbers
 
 
