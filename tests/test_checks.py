@@ -173,3 +173,58 @@ def test_a_before_after_is_confirmed_only_by_years_not_by_an_age_near_each_event
                         premise) is None
     assert confirmation("The Western Roman Empire fell almost a thousand years before Constantinople.",
                         "The Western Roman Empire fell in 476. Constantinople fell to the Ottomans in 1453.") is not None
+
+
+QUANTITIES = [
+    # (premise, claim its numbers bear out, claim they refute or do not bear out) -- a factor, a
+    # change between two years, two sides told by a year or by a number, a gap in cents, the end
+    # of a span, a duration.
+    ("The recommended daily intake is 250 mg; the upper safe limit is 1,000 mg.",
+     "The upper safe limit is four times the recommended daily intake.",
+     "The recommended daily intake is twice the upper safe limit."),
+    ("In 2021 the airport handled 9.1 million passengers, up from 6.4 million in 2020.",
+     "Passenger numbers rose from 2020 to 2021.", "Passenger numbers fell from 2020 to 2021."),
+    ("The town had 41,000 residents in 2001 and 47,500 residents in 2011.",
+     "The town had more residents in 2011 than in 2001.", "The town had more residents in 2001 than in 2011."),
+    ("The 500 g jar costs 3.20 euros and the 250 g jar costs 1.90 euros.",
+     "The 500 g jar costs 130 cents more than the 250 g jar.", "The 250 g jar costs more than the 500 g jar."),
+    ("Edward VII reigned from 1901 to 1910. The Titanic sank in 1912.",
+     "The Titanic sank two years after Edward VII's reign ended.",
+     "The Titanic sank eleven years after Edward VII's reign ended."),
+    ("The survey recruited 800 households in 2012 and tracked them until 2020.",
+     "The households were tracked for eight years.", "The households were tracked for five years."),
+]
+
+
+@pytest.mark.parametrize(("premise", "right", "wrong"), QUANTITIES, ids=[f"quantity-{i}" for i in range(len(QUANTITIES))])
+def test_factors_changes_spans_and_durations_are_read_from_the_numbers(premise, right, wrong):
+    from localeval.text.contrast_rules import confirmation
+
+    reason = confirmation(right, premise)
+    assert reason is not None, right
+    assert contrast(right, premise) is None, contrast(right, premise)  # the number rule yields to the gap
+    assert confirmation(wrong, premise) is None
+
+
+def test_a_direction_against_the_years_numbers_is_a_contrast():
+    premise = QUANTITIES[2][0]
+    reason = contrast(QUANTITIES[2][2], premise)
+    assert reason is not None and reason.startswith("order"), reason
+
+
+@pytest.mark.parametrize(("premise", "restated", "contradicting"), [
+    # A common noun of another sentence is not "moved" by the swap check.
+    ("The new bridge will span 300 metres and open in 2030. Construction will cost 95 million euros.",
+     "The 300-metre bridge will cost 95 million euros to build.", None),
+    # "A before B" restates "B only after A" though a word ("pump") is on both sides.
+    ("Refit the new pump only after the old pump has been drained and the valve has been closed.",
+     "Drain the old pump and close the valve before refitting the new pump.",
+     "Refit the new pump before the old pump has been drained."),
+    # Two figures sharing "percent" and "dollars" are not about the same thing.
+    ("Operating income was 420 million dollars, up 6 percent. Sales fell 2 percent to 3.1 billion dollars.",
+     "Operating income rose 6 percent to 420 million dollars.", "Sales rose 2 percent."),
+])
+def test_the_rules_stay_quiet_on_restatements_that_share_only_their_frame(premise, restated, contradicting):
+    assert contrast(restated, premise) is None, contrast(restated, premise)
+    if contradicting is not None:
+        assert contrast(contradicting, premise) is not None

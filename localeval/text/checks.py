@@ -38,7 +38,7 @@ two numbers. English only.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from localeval.text.numbers import numbers_in
 
@@ -78,6 +78,9 @@ class Atom:
     requires"), a clause of a noun, a non-finite "when using the drill"."""
     relational: bool = False
     """A comparative ("is longer than"): a relation between two things, read by the order check."""
+    sentence: int = 0
+    """Where the atom's sentence starts (a token index): a swap reads the atoms of one sentence
+    as one coordinated statement."""
 
     def slot(self, name: str) -> Arg | None:
         return next((a for k, a in self.slots if k == name), None)
@@ -101,6 +104,14 @@ class Relation:
     confirm it (a number near an event -- an age, "after 11 years" -- is not its date)."""
     """A gap is stated, read or not: such a relation is left to the number rule by the order
     check, and confirmed only when its gap is read and matches."""
+    ratio: bool = False
+    """The gap is a factor ("eight times the standard dose", "twice as long as"), not a difference."""
+    gap_alt: float | None = None
+    """The gap in the larger unit of its kind when it is stated in a hundredth ("70 cents more":
+    0.7), since the premise may give the prices in euros."""
+    right_ends: bool = False
+    """The right side is the end of a span ("after Victoria's reign ended"): its value is the
+    span's end where the premise states one ("reigned from 1837 to 1901")."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +120,11 @@ class Facts:
     relations: tuple[Relation, ...] = ()
     # Per clause of the text: its (lemma, numeric value or None) tokens.
     clauses: tuple[tuple[tuple[str, float | None], ...], ...] = field(default=())
+    durations: tuple[tuple[str, float, str], ...] = ()
+    """Each "<verb> for N years": the verb's lemma, N and its hedge ("followed for six years")."""
+    spans: tuple[tuple[str, float, float], ...] = ()
+    """Each verb dated by a span of years: its lemma, the first and the last year ("ran from 2015
+    to 2019"; "enrolled in 2015 and followed them until 2021" dates "follow")."""
 
 
 # ------------------------------------------------------------------ reading a parse
@@ -232,7 +248,11 @@ def _atoms_of_verb(verb) -> list[Atom]:
             patients += [g for c in head.children if c.dep_ == "nsubjpass" for g in _conjuncts(c)]
     lemma, negated = _lemma(verb), _negated(verb)
     asserted = verb.dep_ not in _UNASSERTED and not (verb.dep_ == "advcl" and verb.tag_ in ("VBG", "VBN"))
-    relational = any(t.tag_ in ("JJR", "RBR") for t in attrs) or any(_lemma(c) == "than" for c in verb.subtree)
+    # (A factor relates two things too: "the limit is four times the intake" is no swap of "mg".)
+    relational = any(t.tag_ in ("JJR", "RBR") for t in attrs) or any(
+        _lemma(c) == "than" or (((_lemma(c) == "time" and c.tag_ == "NNS") or c.lower_ in _MULTIPLIERS)
+                                and _compared(c) is not None)  # not "three times a day"
+        for c in verb.subtree)
     out = []
     core = [("agent", agents), ("patient", patients), ("attr", attrs)]
     combos: list[list[tuple[str, object]]] = [[]]
@@ -297,7 +317,9 @@ def _relations(doc) -> list[Relation]:
                             if c.dep_ == "npadvmod"), None)
         elif token.tag_ in ("JJR", "RBR") and lemma in _MORE | _LESS | set(_BEFORE) or token.lower_ in _ADVERB_COMPARATIVES:
             than = next((c for c in token.subtree if _lemma(c) == "than"), None) or next(
-                (c for h in _up_to_verb(token) for c in h.children if _lemma(c) == "than"), None)
+                (c for h in _up_to_verb(token) for c in h.children if _lemma(c) == "than"), None) or next(
+                # "more inhabitants in 2020 than in 2010": the parse may hang "than" on "2020"
+                (c for c in token.doc[token.i + 1:token.sent.end] if _lemma(c) == "than"), None)
             if than is not None:
                 other = next((c for c in than.children if c.dep_ in ("pobj", "prep")), None)
                 direction = _BEFORE.get(token.lower_) or _BEFORE.get(lemma) or (
@@ -311,13 +333,154 @@ def _relations(doc) -> list[Relation]:
             continue
         right_tokens = set(other.subtree)
         measured = set(measure.subtree) if measure is not None else set()
-        left = _anchors([t for t in token.sent if t not in right_tokens and t not in measured and t is not token])
-        right = _anchors([t for t in right_tokens if t not in measured])
+        # What the comparative itself governs ("more per month") is the measure, not a side.
+        own = set(token.subtree) if lemma not in ("before", "after") else {token}
+        parallel = _parallel(other, right_tokens)
+        left_tokens = [t for t in (parallel.subtree if parallel is not None else token.sent)
+                       if t not in right_tokens | measured | own and _lemma(t) != "than"]
+        left, right = _side_anchors(left_tokens, [t for t in right_tokens if t not in measured], parallel is not None)
         if left - right and right - left:
             gap, hedge = _gap(measure) if measure is not None else (None, "exact")
             out.append(Relation(direction, frozenset(left - right), frozenset(right - left), gap, hedge,
-                                measure is not None, lemma in ("before", "after")))
+                                measure is not None, lemma in ("before", "after"),
+                                gap_alt=_in_larger_unit(gap, measure),
+                                right_ends=lemma in ("before", "after") and _lemma(other) in _ENDING))
+    return out + _ratios(doc) + _changes(doc)
+
+
+_ENDING = frozenset("end finish close conclude die stop cease expire retire abdicate".split())
+"""Verbs that date the end of a span: "after Victoria's reign ended" reads 1901 of "reigned from
+1837 to 1901"."""
+
+
+def _naming_number(token) -> bool:
+    """A number that names a thing ("the 2 L bottle"), not one stated of it ("ended in 476")."""
+    return token.pos_ == "NUM" and token.dep_ in ("nummod", "compound") and _number(token) is not None
+
+
+def _side_anchors(left_tokens: list, right_tokens: list, parallel: bool = False) -> tuple[set[str], set[str]]:
+    """Each side's anchors; when both sides are told apart by a number ("the 2 L bottle" / "the
+    1 L bottle", "in 2020" / "in 2010"), by their numbers alone: the words around them may be
+    tagged differently on each side."""
+    left, right = _anchors(left_tokens), _anchors(right_tokens)
+    numbers = [{_lemma(t) for t in side if _naming_number(t) or (parallel and t.dep_ == "pobj" and _number(t))}
+               for side in (left_tokens, right_tokens)]
+    if all(numbers) and numbers[0] != numbers[1]:
+        return numbers[0], numbers[1]
+    return left, right
+
+
+def _parallel(other, right_tokens: set):
+    """The phrase a "than" phrase parallels when it is a preposition ("more inhabitants in 2020
+    than in 2010": "in 2020"), or None: then the side is the rest of the sentence."""
+    if other.dep_ != "prep":
+        return None
+    return next((t for t in other.sent if t.dep_ == "prep" and _lemma(t) == _lemma(other) and t not in right_tokens
+                 and any(c.dep_ == "pobj" for c in t.children)), None)
+
+
+_HUNDREDTHS = frozenset("cent cents penny pence p centime centimes".split())
+"""Units a hundredth of the unit prices are usually stated in."""
+
+
+def _in_larger_unit(gap: float | None, measure) -> float | None:
+    if gap is None or measure is None or _lemma(measure) not in _HUNDREDTHS | {"cent"}:
+        return None
+    return gap / 100
+
+
+_MULTIPLIERS = {"twice": 2.0, "thrice": 3.0, "double": 2.0, "triple": 3.0}
+
+
+def _ratios(doc) -> list[Relation]:
+    """"X is eight times the Y", "X lasts three times as long as Y", "twice the adult dose":
+    the subject against the compared phrase, with the factor as a stated gap."""
+    out = []
+    for token in doc:
+        lemma = _lemma(token)
+        if lemma == "time" and token.tag_ == "NNS":
+            # "eight times the dose" (the number on "times"), or "four times the intake"
+            # parsed as a number of "intake" that "times" modifies.
+            number = next((c for c in token.children if c.dep_ == "nummod"), None) or (
+                token.head if token.dep_ == "quantmod" and token.head.pos_ == "NUM" else None)
+            value = _number(number) if number is not None else None
+            factor = float(value) if value and value.replace(".", "", 1).isdigit() else None
+            hedge = next((_HEDGES[_lemma(c)] for c in number.children if _lemma(c) in _HEDGES),
+                         "exact") if number is not None else "exact"
+        elif token.lower_ in _MULTIPLIERS and token.pos_ in ("ADV", "ADJ"):
+            factor, hedge = _MULTIPLIERS[token.lower_], "exact"
+        else:
+            continue
+        if not factor or factor == 1:
+            continue
+        other = _compared(token)
+        verb = next((h for h in (token, *token.ancestors) if h.pos_ in ("VERB", "AUX")), None)
+        subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None) if verb is not None else None
+        if other is None or subject is None:
+            continue
+        left, right = _side_anchors(list(subject.subtree), list(other.subtree))
+        if left - right and right - left:
+            out.append(Relation(1 if factor > 1 else -1, frozenset(left - right), frozenset(right - left), factor,
+                                hedge, True, False, ratio=True))
     return out
+
+
+def _compared(multiplier):
+    """What a multiplier compares with: the noun phrase it governs ("times the standard dose"),
+    or the object of the "as" that closes "as long as"."""
+    for t in multiplier.doc[multiplier.i + 1:multiplier.sent.end]:
+        if _lemma(t) == "as" and any(c.dep_ == "pobj" for c in t.children) and t.i > multiplier.i + 1:
+            return next(c for c in t.children if c.dep_ == "pobj")
+        if t.pos_ in ("NOUN", "PROPN") and t.dep_ in ("appos", "pobj", "dobj", "attr") and (
+                multiplier in t.ancestors or t.head is multiplier.head or t in multiplier.ancestors):
+            return t
+    return None
+
+
+_RISING = frozenset("rise increase grow climb gain jump soar improve".split())
+_FALLING = frozenset("fall decrease drop decline shrink sink slip dip plunge worsen".split())
+
+
+def _changes(doc) -> list[Relation]:
+    """"Revenue fell from 2022 to 2023", "rose between 2022 and 2023": the value of the later
+    year against the earlier one's, a "by" phrase its stated gap."""
+    out = []
+    for verb in doc:
+        lemma = _lemma(verb)
+        particle = next((_lemma(c) for c in verb.children if c.dep_ == "prt"), "")
+        direction = (1 if lemma in _RISING or (lemma == "go" and particle == "up")
+                     else -1 if lemma in _FALLING or (lemma == "go" and particle == "down") else 0)
+        if not direction or verb.pos_ != "VERB":
+            continue
+        years = _span_years(verb)
+        if years is None:
+            continue
+        start, end = years
+        by = next((o for p in verb.children if p.dep_ == "prep" and _lemma(p) == "by"
+                   for o in p.children if o.dep_ == "pobj"), None)
+        gap, hedge = _gap(by) if by is not None else (None, "exact")
+        if by is not None and gap is None and _number(by) is not None:
+            gap = float(_number(by))
+        out.append(Relation(direction, frozenset({end}), frozenset({start}), gap, hedge, by is not None, False))
+    return out
+
+
+def _span_years(verb) -> tuple[str, str] | None:
+    """The two years of "from X to Y" or "between X and Y" on ``verb``, earlier first."""
+    objects = {_lemma(p): o for p in verb.children if p.dep_ == "prep" for o in p.children if o.dep_ == "pobj"}
+    pair = None
+    if "from" in objects and ("to" in objects or "until" in objects):
+        pair = (objects["from"], objects.get("to", objects.get("until")))
+    elif "between" in objects and objects["between"].conjuncts:
+        pair = (objects["between"], objects["between"].conjuncts[0])
+    if pair is None or not all(_is_year_token(t) for t in pair):
+        return None
+    return _lemma(pair[0]), _lemma(pair[1])
+
+
+def _is_year_token(token) -> bool:
+    number = _number(token)
+    return bool(number and number.isdigit() and 1000 <= int(number) <= 2100)
 
 
 def _up_to_verb(token) -> list:
@@ -370,7 +533,9 @@ def _anchors(tokens: list) -> set[str]:
     """What a side of a relation is found by in the premise: its names, else its nouns (the
     verb and the measured quantity -- "fell", "inhabitants" -- are shared by both sides)."""
     names = {_lemma(t) for t in tokens if t.pos_ == "PROPN"}
-    return names or {_lemma(t) for t in tokens if t.pos_ in ("NOUN", "ADJ") and not t.is_stop}
+    # A number naming the thing ("the 2 L bottle", "in 2020") tells the sides apart as well.
+    numbers = {_lemma(t) for t in tokens if _naming_number(t)}
+    return (names or {_lemma(t) for t in tokens if t.pos_ in ("NOUN", "ADJ") and not t.is_stop}) | numbers
 
 
 def _clauses(doc) -> list[tuple[tuple[str, float | None], ...]]:
@@ -411,9 +576,57 @@ def _value(tokens: list, i: int) -> float | None:
 def facts_of(doc) -> Facts:
     """The atoms, relations and numbered clauses of a parsed text (`localeval.text.roles`
     parses once for the role, merge and these checks)."""
-    atoms = [a for t in doc if t.pos_ in ("VERB", "AUX") and t.dep_ != "aux" and t.dep_ != "auxpass"
-             for a in _atoms_of_verb(t)]
-    return Facts(tuple(a for a in atoms if len(a.slots) >= 1), tuple(_relations(doc)), tuple(_clauses(doc)))
+    atoms = [replace(a, sentence=t.sent.start) for t in doc
+             if t.pos_ in ("VERB", "AUX") and t.dep_ != "aux" and t.dep_ != "auxpass" for a in _atoms_of_verb(t)]
+    return Facts(tuple(a for a in atoms if len(a.slots) >= 1), tuple(_relations(doc)), tuple(_clauses(doc)),
+                 tuple(_durations(doc)), tuple(_spans(doc)))
+
+
+def _durations(doc) -> list[tuple[str, float, str]]:
+    out = []
+    for verb in doc:
+        if verb.pos_ != "VERB":
+            continue
+        for p in verb.children:
+            if p.dep_ == "prep" and _lemma(p) == "for":
+                unit = next((o for o in p.children if o.dep_ == "pobj" and _lemma(o) == "year"), None)
+                if unit is not None:
+                    value, hedge = _gap(unit)
+                    if value:
+                        out.append((_lemma(verb), value, hedge))
+    return out
+
+
+def _spans(doc) -> list[tuple[str, float, float]]:
+    """Verbs dated by a span of years: "from X to Y" on the verb, or "until Y" on it with the
+    start on the verb it is coordinated with ("enrolled ... in 2015 and followed them until 2021")."""
+    out = []
+    for verb in doc:
+        if verb.pos_ != "VERB":
+            continue
+        years = {_lemma(p): o for v in (verb, verb.head if verb.dep_ == "conj" else verb)
+                 for p in v.children if p.dep_ == "prep" for o in p.children
+                 if o.dep_ == "pobj" and _is_year_token(o)}
+        own_end = [o for p in verb.children if p.dep_ == "prep" and _lemma(p) in _SPAN_ENDS
+                   for o in p.children if o.dep_ == "pobj" and _is_year_token(o)]
+        start = next((years[k] for k in ("from", "since", "in") if k in years), None)  # the span's first year
+        if own_end and start is not None and start.i < own_end[0].i:
+            out.append((_lemma(verb), float(_number(start)), float(_number(own_end[0]))))
+    return out
+
+
+def duration_confirmation(claim: Facts, premise: Facts) -> str | None:
+    """Every "<verb> for N years" of the claim borne out by a span of the same verb in the
+    premise ("were followed for six years" / "enrolled in 2015 and followed them until 2021")."""
+    if not claim.durations:
+        return None
+    said = []
+    for lemma, value, hedge in claim.durations:
+        match = next(((a, b) for v, a, b in premise.spans if v == lemma and _gap_holds(value, hedge, b - a)), None)
+        if match is None:
+            return None
+        said.append(f"{lemma} from {match[0]:g} to {match[1]:g}")
+    return "duration: the evidence has " + "; ".join(said) + ", as long as the claim has it"
 
 
 # ------------------------------------------------------------------ comparing atoms
@@ -490,7 +703,6 @@ def polarity_contrast(claim: Facts, premise: Facts) -> str | None:
 
 
 def swap_contrast(claim: Facts, premise: Facts) -> str | None:
-    given = {a.head for p in premise.atoms for _, a in p.slots}
     for mine in claim.atoms:
         if mine.relational:
             continue
@@ -509,7 +721,12 @@ def swap_contrast(claim: Facts, premise: Facts) -> str | None:
             # The claim's value is given something else in the premise: moved, not merely
             # unknown. With no other slot to pair it by, a name the predicate never takes in
             # that slot ("Collins walked" / "Armstrong and Aldrin walked ... Collins remained").
-            moved = arg.head in given
+            # Given to something else: a name anywhere ("Ortiz leads cardiology. Oncology is
+            # run by Reed."), a common noun in a parallel statement (an atom of the same
+            # predicate) or in the same coordinated statement (the same sentence): "line" in
+            # "The line will run ... . Construction will cost 480 million euros." is not moved.
+            moved = any(arg.head == a.head for p in premise.atoms
+                        if arg.named or p.lemma == mine.lemma or p.sentence == theirs.sentence for _, a in p.slots)
             lone = (not agree and arg.named and len([k for k, _ in mine.slots if k in _CORE]) == 1
                     and not any(_compare(arg, a, True) == 1 for p in same for k, a in p.slots if k == slot))
             if moved and (agree or lone):
@@ -545,13 +762,16 @@ def _swapped(mine: Atom, theirs: Atom) -> bool:
             and _compare(a, ta, True) == -1 and _compare(p, tp, True) == -1)
 
 
-def _side_value(words: frozenset[str], clauses, avoid: frozenset[str]) -> tuple[float, tuple[int, int]] | None:
-    """The number nearest (in tokens, inside its clause) to a word only this side names."""
+def _side_value(words: frozenset[str], clauses, avoid: frozenset[str],
+                tied: list | None = None) -> tuple[float, tuple[int, int]] | None:
+    """The number nearest (in tokens, inside its clause) to a word only this side names (a
+    number that names a side -- "in 2020", "the 2 L bottle" -- is an anchor, not a value).
+    A tie is recorded in ``tied`` when given."""
     best: tuple[int, float, tuple[int, int]] | None = None
     tie = False
     for ci, clause in enumerate(clauses):
         anchors = [i for i, (lemma, _) in enumerate(clause) if lemma in words and lemma not in avoid]
-        numbers = [(i, v) for i, (_, v) in enumerate(clause) if v is not None]
+        numbers = [(i, v) for i, (lemma, v) in enumerate(clause) if v is not None and lemma not in words | avoid]
         for a in anchors:
             for i, v in numbers:
                 d = abs(i - a)
@@ -559,7 +779,20 @@ def _side_value(words: frozenset[str], clauses, avoid: frozenset[str]) -> tuple[
                     best, tie = (d, v, (ci, i)), False
                 elif d == best[0] and (ci, i) != best[2] and v != best[1]:
                     tie = True
+    if tie and tied is not None:
+        tied.append(True)
     return None if best is None or tie else (best[1], best[2])
+
+
+def _span_end(words: frozenset[str], clauses, avoid: frozenset[str]) -> tuple[float, tuple[int, int]] | None:
+    """The end of a span ("from 1837 to 1901") in the one clause that names this side, or None."""
+    ends = [(v, (ci, i)) for ci, clause in enumerate(clauses)
+            if any(lemma in words and lemma not in avoid for lemma, _ in clause)
+            for i, (_, v) in enumerate(clause) if v is not None and i > 0 and clause[i - 1][0] in _SPAN_ENDS]
+    return ends[0] if len(ends) == 1 else None
+
+
+_SPAN_ENDS = frozenset({"to", "until", "till", "through", "-", "–"})
 
 
 def _distances(words: frozenset[str], clauses, avoid: frozenset[str]) -> dict[tuple[int, int], tuple[int, float]]:
@@ -568,8 +801,8 @@ def _distances(words: frozenset[str], clauses, avoid: frozenset[str]) -> dict[tu
     out: dict[tuple[int, int], tuple[int, float]] = {}
     for ci, clause in enumerate(clauses):
         anchors = [i for i, (lemma, _) in enumerate(clause) if lemma in words and lemma not in avoid]
-        for i, (_, v) in enumerate(clause):
-            if v is not None and anchors:
+        for i, (lemma, v) in enumerate(clause):
+            if v is not None and anchors and lemma not in words | avoid:
                 d = min(abs(i - a) for a in anchors)
                 if (ci, i) not in out or d < out[(ci, i)][0]:
                     out[(ci, i)] = (d, v)
@@ -581,9 +814,13 @@ def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
     side's nearest number; when both sides' nearest is the same number ("fell to 5.1 % in March
     from 5.6 % in February": 5.6 is nearest to both), the two distinct numbers nearest in sum,
     if one such pairing is best."""
-    left = _side_value(rel.left, premise.clauses, rel.right)
-    right = _side_value(rel.right, premise.clauses, rel.left)
-    if left is not None and right is not None and left[1] == right[1]:
+    tied: list[bool] = []
+    left = _side_value(rel.left, premise.clauses, rel.right, tied)
+    right = (rel.right_ends and _span_end(rel.right, premise.clauses, rel.left)) or _side_value(
+        rel.right, premise.clauses, rel.left, tied)
+    # Both sides nearest the same number, or one side between two at the same distance
+    # ("312,000 in 2010 and 298,000 in 2020"): the pairing nearest in sum decides.
+    if (left is not None and right is not None and left[1] == right[1]) or tied:
         ours = _distances(rel.left, premise.clauses, rel.right)
         theirs = _distances(rel.right, premise.clauses, rel.left)
         pairings = sorted((dl + dr, vl, vr) for pl, (dl, vl) in ours.items() for pr, (dr, vr) in theirs.items()
@@ -595,6 +832,18 @@ def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
     if left is None or right is None or left[1] == right[1] or left[0] == right[0]:
         return None
     return left[0], right[0]
+
+
+def _rel_gap_holds(rel: Relation, sides: tuple[float, float]) -> bool:
+    """Does the premise bear out the relation's stated gap: a factor as the ratio of its two
+    values, a difference as their difference (in either unit of a hundredth: "70 cents")?"""
+    if rel.gap is None:
+        return False
+    if rel.ratio:
+        low, high = sorted(abs(v) for v in sides)
+        return low > 0 and _gap_holds(max(rel.gap, 1 / rel.gap), rel.hedge, high / low)
+    difference = abs(sides[0] - sides[1])
+    return any(_gap_holds(g, rel.hedge, difference) for g in (rel.gap, rel.gap_alt) if g)
 
 
 def _gap_holds(gap: float, hedge: str, difference: float) -> bool:
@@ -617,7 +866,7 @@ def order_confirmation(claim: Facts, premise: Facts) -> str | None:
     1889" as a contradiction (P(entailment) 0.01): arithmetic is beyond it. Every relation of
     the claim must hold (one unconfirmed relation confirms nothing)."""
     if not claim.relations:
-        return None
+        return duration_confirmation(claim, premise)
     said = []
     for rel in claim.relations:
         sides = _sides(rel, premise)
@@ -625,7 +874,7 @@ def order_confirmation(claim: Facts, premise: Facts) -> str | None:
             return None
         if rel.events and not all(100 <= v < 2101 for v in sides):  # years (476 included), not ages
             return None
-        if rel.stated_gap and (rel.gap is None or not _gap_holds(rel.gap, rel.hedge, abs(sides[0] - sides[1]))):
+        if rel.stated_gap and not _rel_gap_holds(rel, sides):
             return None
         said.append(f"{sides[0]:g} for {' '.join(sorted(rel.left))[:40]} and {sides[1]:g} for "
                     f"{' '.join(sorted(rel.right))[:40]}")
@@ -645,7 +894,8 @@ def order_contrast(claim: Facts, premise: Facts) -> str | None:
 
 
 CHECKS = ("polarity", "swap", "order")
-_RELATION_WORDS = re.compile(r"\b(?:before|after|than|earlier|later)\b", re.IGNORECASE)
+_RELATION_WORDS = re.compile(r"\b(?:before|after|than|earlier|later|times|twice|thrice)\b"
+                             r"|\b(?:from|between)\b[^.;]*\b\d{4}\b|\bfor\b[^.;]*\byears?\b", re.IGNORECASE)
 _NEGATION = re.compile(r"\b(?:not|never|cannot|no)\b|n't", re.IGNORECASE)
 _SEVERAL = re.compile(r"\band\b|\bwhile\b|\bwhereas\b|\bby\b|[;,]|\.\s", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
