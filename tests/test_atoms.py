@@ -56,6 +56,8 @@ def test_parts_distribute_what_the_pieces_share(claim, parts):
         "If it rains and the road is wet, drive slowly.",  # a condition
         "Paris is big.",  # one fact
         "Do not freeze the pens and keep them away from light.",  # how far "not" reaches is a guess
+        "The lid should be washed by hand rather than in the dishwasher.",  # a denied modifier
+        "Store it in the fridge, not in the freezer.",  # the negation belongs to the second modifier
     ],
 )
 def test_what_is_not_split(claim):
@@ -163,3 +165,12 @@ def test_the_word_check_reads_a_stem_and_its_longer_form_as_one_word():
     assert words == {"build"} and not numbers  # "kilometre" is the "kilometres" of the unit
     words, _ = _missing_words("Unused pens must never be frozen.", "Do not freeze the pens you are not using.")
     assert "frozen" in words  # different words, not one form of the other
+
+
+def test_no_part_ends_on_a_preposition_the_parse_left_without_its_object():
+    # The tagger reads "for" as a conjunct of "during", without an object: a part cut there
+    # ("Avoid alcohol for.") would be judged as a fact of its own.
+    parts = [p.text for p in atomic_parts("Avoid alcohol during the course and for at least 48 hours after the last dose.")]
+    assert "Avoid alcohol during the course." in parts
+    assert "Avoid alcohol for at least 48 hours after the last dose." in parts
+    assert not any(p.rstrip(".").split()[-1] in ("for", "during") for p in parts)

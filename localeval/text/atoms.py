@@ -20,7 +20,8 @@ none applies (at most `MAX_PARTS` parts):
    sentence says about them distributed to each;
 7. two or more modifiers of the main verb (time, place, manner, cause: "sank on 15 April 1912
    after striking an iceberg"): one part per modifier, each with the core clause, so that a
-   detail one text adds costs one part.
+   detail one text adds costs one part; not when one modifier denies another ("by hand rather
+   than in the dishwasher", "in the fridge, not in the freezer").
 
 Not split: alternatives ("or", "nor", "either"), "between A and B", collective predicates
 ("A and B met / differ / combine"), conjuncts inside one named entity ("Procter and Gamble"),
@@ -139,9 +140,20 @@ def _split_once(text: str) -> list[str] | None:
         pieces = rule(doc)
         if pieces:
             pieces = [p for p in (_render_text(p) for p in pieces) if p]
-            if len(pieces) >= 2 and all(p != _render_text(text) for p in pieces):
+            if len(pieces) >= 2 and all(p != _render_text(text) for p in pieces) and not _stranded(doc, pieces):
                 return pieces
     return None
+
+
+def _stranded(doc: Doc, pieces: list[str]) -> bool:
+    """Whether a piece ends on a preposition the parse left without its object ("Avoid alcohol
+    for." from "during the course and for at least 48 hours", where the tagger read "for" as a
+    conjunct of "during"): the parse is wrong there, and a part cut from it states a fact the
+    claim does not."""
+    dangling = {t.lower_ for t in doc if t.pos_ == "ADP" and t.dep_ in ("prep", "conj")
+                and not any(c.dep_ in ("pobj", "pcomp") for c in t.children)}
+    ends = (re.findall(r"\w+", p.lower()) for p in pieces)
+    return any(words and words[-1] in dangling for words in ends)
 
 
 # ----- rendering -------------------------------------------------------------------------
@@ -450,6 +462,9 @@ def _nominal_split(doc: Doc) -> list[str] | None:
 
 _ADJUNCTS = frozenset({"prep", "advcl", "npadvmod", "agent"})
 _NOT_ADJUNCT_MARKS = frozenset({"if", "unless", "whether", "than", "as"})
+_DENIED_ALTERNATIVE = frozenset({"rather", "instead", "than", "not", "never"})
+"""Words that, inside a modifier, deny the modifier beside it ("by hand rather than in the
+dishwasher", "in the fridge, not in the freezer"): cut apart, the denied one would be asserted."""
 
 
 def _adjunct_split(doc: Doc) -> list[str] | None:
@@ -469,6 +484,11 @@ def _adjunct_split(doc: Doc) -> list[str] | None:
             adjuncts.append(_subtree(c))
         if len(adjuncts) < 2:
             return None
+        if any(doc[i].lower_ in _DENIED_ALTERNATIVE and doc[i].dep_ in ("cc", "advmod", "neg", "preconj")
+               for a in adjuncts for i in a):
+            return None
+        if any(c.dep_ == "neg" and c.i > min(min(a) for a in adjuncts) for c in verb.children):
+            return None  # "in the fridge, not in the freezer": the negation belongs to a modifier
         cut = set().union(*adjuncts)
         core = _all(doc) - cut
         if not any(t.is_alpha for t in (doc[i] for i in core if i != verb.i)):
