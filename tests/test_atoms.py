@@ -163,3 +163,19 @@ def test_the_word_check_reads_a_stem_and_its_longer_form_as_one_word():
     assert words == {"build"} and not numbers  # "kilometre" is the "kilometres" of the unit
     words, _ = _missing_words("Unused pens must never be frozen.", "Do not freeze the pens you are not using.")
     assert "frozen" in words  # different words, not one form of the other
+
+
+def test_claims_parsed_in_one_batch_give_the_same_parts_and_the_parse_memo_stays_bounded(monkeypatch):
+    from localeval.text import atoms
+
+    claims = ["The museum, which opened in 1889, holds paintings and sculptures from Spain.",
+              "Switch the machine off, clean the filter and check the hose every week.",
+              "Clara Voss wrote the novel when she lived in Lisbon."]
+    alone = [atoms._parts_of.__wrapped__(c) for c in claims]  # parsed one call per text
+    memo = atoms._Parses(maxsize=2)
+    monkeypatch.setattr(atoms, "_PARSES", memo)
+    atoms.parse_claims(claims)
+    assert len(memo) == 2 and claims[0] not in memo and claims[2] in memo  # the oldest went
+    batched = [atoms._parts_of.__wrapped__(c) for c in claims]
+    assert batched == alone and any(len(p) >= 2 for p in batched)
+    assert len(memo) == 2
