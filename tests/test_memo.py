@@ -105,3 +105,22 @@ def test_the_runner_empties_the_memo_per_chunk():
     session.clear_memory()
     assert len(session.text_memo) == 0 and session.remembered == 0
     session.close()
+
+
+def test_contrast_many_parses_only_claims_a_rule_reads_with_the_same_reasons(monkeypatch):
+    from localeval.text import roles
+    from localeval.text.contrast_rules import contrast, contrast_many
+
+    triples = [
+        ("Martin Hale wrote 'Winter Harbour'.",
+         "'Winter Harbour' was written by Clara Voss and adapted for the stage by Martin Hale.", ""),
+        ("the cat sat on the mat in the garden.", "a dog ran across the road.", ""),  # no gate opens
+        ("the museum did not open on mondays.", "the museum opens every day of the week.", ""),  # negation gate
+    ]
+    parsed: list[str] = []
+    real = roles._parsed
+    monkeypatch.setattr(roles, "_parsed", lambda texts: (parsed.extend(texts), real(texts))[1])
+    batched = contrast_many(triples)
+    assert triples[1][0] not in parsed and triples[0][0] in parsed and triples[2][0] in parsed
+    assert batched == [contrast(*t) for t in triples]
+    assert batched[0] is not None and batched[1] is None

@@ -40,7 +40,7 @@ from localeval.evidence.attribution import Evidence
 from localeval.judge.batching import judge_by_key
 from localeval.evidence.verdict import lexical_words
 from localeval.text.numbers import numbers_in
-from localeval.text.atoms import AtomicPart, atomic_parts
+from localeval.text.atoms import AtomicPart, atomic_parts, parse_claims
 
 if TYPE_CHECKING:
     from localeval.judge.session import JudgeSession
@@ -124,6 +124,8 @@ def piece_together(
     failed = [(g, k) for g, row in enumerate(judged) for k, claim in enumerate(row) if not claim.attributed]
     if not failed:
         return
+    if session is None or not session.analyses.enabled:  # else most are read from the cache file
+        parse_claims([judged[g][k].text for g, k in failed])  # one spaCy batch, not one call each
     parts_of = [_atomic_parts(judged[g][k].text, session) for g, k in failed]
     # The whole claim first, then its parts (when the rules split it).
     prefixes = [_prefix(questions[g] if questions else None, groups[g][1]) for g, _ in failed]

@@ -560,8 +560,9 @@ def contrast_many(triples: Sequence[tuple[str, str, str]],
     """``[contrast(*t, rules) for t in triples]``, with the parses of the rules that need one
     (role, merge) made in batches: spaCy parses many short texts about twice as fast as one
     at a time (`localeval.text.roles.parse_many`). Only the texts those rules would parse
-    are parsed: the claims of pairs no earlier rule decided, then the premises that
-    `roles.reads_premise` or `merges.reads_premise` let through."""
+    are parsed: the claims of pairs no earlier rule decided that a rule's gate lets through
+    (`roles.may_name_someone`, the word gates), then the premises that the rules'
+    ``reads_premise`` let through."""
     with memo_scope():  # kept for the call at least: the batched parses are read from it
         first = next((k for k, name in enumerate(rules) if name in _PARSING_RULES), len(rules))
         reasons = [contrast(*t, rules[:first]) for t in triples]
@@ -571,11 +572,16 @@ def contrast_many(triples: Sequence[tuple[str, str, str]],
             return reasons
         from localeval.text import merges, roles
 
-        roles.parse_many(triples[k][0] for k in open_)
         from localeval.text import checks
 
         readers = [m.reads_premise for name, m in (("role", roles), ("merge", merges)) if name in later]
         readers += [lambda c, p, n=name: checks.reads_premise(c, p, n) for name in later if name in checks.CHECKS]
+        # Only the claims some rule will parse: the role rule's gate first (its own
+        # `reads_premise` parses the claim), then the word gates of the others.
+        word_gates = [reads for reads in readers if reads is not roles.reads_premise]
+        roles.parse_many(triples[k][0] for k in open_
+                         if ("role" in later and roles.may_name_someone(triples[k][0]))
+                         or any(reads(triples[k][0], triples[k][1]) for reads in word_gates))
         roles.parse_many(triples[k][1] for k in open_
                          if any(reads(triples[k][0], triples[k][1]) for reads in readers))
         for k in open_:

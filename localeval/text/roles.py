@@ -30,7 +30,7 @@ from localeval.text.memo import active_memo
 if TYPE_CHECKING:
     from localeval.text.checks import Facts
 
-__all__ = ["Parse", "Tagged", "facts", "parse_many", "reads_premise", "role_contrast", "tagged_sentences"]
+__all__ = ["Parse", "Tagged", "facts", "may_name_someone", "parse_many", "reads_premise", "role_contrast", "tagged_sentences"]
 
 _PRONOUNS = frozenset("it he she they them him her this that these those which who whom its itself himself herself "
                       "themselves one you we i me us".split())
@@ -167,10 +167,16 @@ def _same(x: _Argument, y: _Argument) -> bool:
     return x.unknown or y.unknown or x.head in y.words or y.head in x.words or bool(x.words & y.words)
 
 
+def may_name_someone(claim: str) -> bool:
+    """The role rule's gate before any parse: a capitalised word that does not merely start a
+    sentence. A claim without one is never parsed for the role rule."""
+    return any(w not in _SENTENCE_STARTERS for w in _CAPITALISED.findall(claim))
+
+
 def _named_triples(claim: str) -> list[tuple[str, _Argument, _Argument]]:
     """The claim's acts with a named argument (none when it names no one: then no parse is
     paid for)."""
-    if not any(w not in _SENTENCE_STARTERS for w in _CAPITALISED.findall(claim)):
+    if not may_name_someone(claim):
         return []
     return [t for t in _triples(claim) if t[0] not in _LIGHT_VERBS and (t[1].names or t[2].names)]
 
