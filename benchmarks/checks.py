@@ -15,7 +15,10 @@ the passage as the only context). Reported per category and overall: n, accuracy
 standard error, the share of must-fire pairs a contrast rule or check overruled, and the share
 of must-not-fire pairs left alone (no rule overruled the unit the judge liked best), each ± SE.
 
-Run: ``python benchmarks/checks.py [--no-contrasts] [--output PATH]``; results go to
+With ``--metric`` each claim is scored instead through the whole `ContextRecall` metric (its
+second pass included: atomic parts), supported when the score is 1.0.
+
+Run: ``python benchmarks/checks.py [--no-contrasts] [--metric] [--output PATH]``; results go to
 ``benchmarks/results/checks.{json,md}``.
 """
 
@@ -26,6 +29,7 @@ import hashlib
 import json
 import math
 import sys
+import time
 from pathlib import Path
 from typing import Literal
 
@@ -100,7 +104,9 @@ def markdown(result: dict, items: dict[str, CheckItem]) -> str:
     lines = [
         "# Contradiction-check benchmark", "",
         f"Judge `{result['model']['name']}`, verdict = P(entailment) >= {t['value']:.4f} (`{t['key']}`), premise as "
-        "the only context, scored as context recall scores a claim, "
+        "the only context, scored as context recall scores a claim"
+        + (" (the whole metric: second pass with atomic parts included; supported = score 1.0), "
+           if result.get("metric") else ", ")
         + ("contrast rules and checks on. " if result["contrasts"] else "the judge alone (rules and checks off). ")
         + f"Data: `{result['data']['path']}` ({result['data']['n']} pairs, hand-written; sha256 "
         f"`{result['data']['sha256'][:12]}`).", "",
@@ -179,6 +185,36 @@ def families_markdown(figures: dict, command: str, machine: dict, sources: list[
     return "\n".join(lines) + "\n"
 
 
+def score_by_metric(items: list[ContrastItem], model: str | None, device: str | None) -> dict:
+    """Each claim scored as `ContextRecall` scores a one-claim reference, second pass included
+    (a claim no unit supports is judged again, whole and by its atomic parts); supported when the
+    score is 1.0. The same row fields as `score` gives."""
+    from localeval.judge import get_judge
+    from localeval.judge.session import JudgeSession
+    from localeval.metrics import ContextRecall
+    from localeval.options import RunOptions
+
+    judge = get_judge(model, device=device)
+    metric = ContextRecall(judge)
+    started = time.perf_counter()
+    samples = [{"user_input": "", "retrieved_contexts": [i.premise], "response": "", "reference": i.claim} for i in items]
+    with JudgeSession(RunOptions(model=judge)) as session:
+        results = metric.score_many(samples, session=session)
+    rows = []
+    for item, res in zip(items, results):
+        first = res.claims[0] if res.claims else None
+        supported = res.score == 1.0
+        rows.append({"id": item.id, "category": item.category, "label": item.label,
+                     "probability": first.probability if first else 0.0,
+                     "verdict": "supported" if supported else "not_supported",
+                     "correct": supported == (item.label == "supported"),
+                     "contrast": first.contrast if first else None, "pieced": bool(first and first.pieced)})
+    key = metric.threshold_key()
+    return {"judge": judge, "threshold": {"value": metric.resolved_threshold(),
+                                          "key": key if key in judge.thresholds else "entailment"},
+            "rows": rows, "seconds": round(time.perf_counter() - started, 2)}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", default=None)
@@ -187,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--device", default=None)
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--no-contrasts", dest="contrasts", action="store_false")
+    p.add_argument("--metric", action="store_true",
+                   help="score each claim through the whole ContextRecall metric (its second pass included: atomic "
+                        "parts, `localeval.metrics.pieced`), not the first-pass verdict alone")
     p.add_argument("--families", type=Path, nargs="+", default=None,
                    help="judged units of the development families (benchmarks.contrasts.judge_units output): "
                         "report the AUROC before and after the checks instead of the check set")
@@ -209,7 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     # Scored by the contrast benchmark's own scorer: the same verdict, the same threshold.
     as_contrast = [ContrastItem(id=i.id, category="plain_supported", premise=i.premise, claim=i.claim, label=i.label)
                    for i in items]
-    scored = score(as_contrast, args.model, args.device, args.batch_size, args.contrasts)
+    scored = (score_by_metric(as_contrast, args.model, args.device) if args.metric
+              else score(as_contrast, args.model, args.device, args.batch_size, args.contrasts))
     judge = scored.pop("judge")
     by_id = {i.id: i for i in items}
     rows = [{**r, "category": by_id[r["id"]].category, "must": by_id[r["id"]].must} for r in scored["rows"]]
@@ -222,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": describe_machine(),
         "threshold": scored["threshold"],
         "contrasts": args.contrasts,
+        "metric": args.metric,
         "seconds": scored["seconds"],
         "categories": {c: summary([r for r in rows if r["category"] == c]) for c in CATEGORIES},
         "overall": summary(rows),
