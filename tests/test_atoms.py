@@ -178,15 +178,17 @@ def test_no_part_ends_on_a_preposition_the_parse_left_without_its_object():
 
 def test_claims_parsed_in_one_batch_give_the_same_parts_and_the_parse_memo_stays_bounded(monkeypatch):
     from localeval.text import atoms
+    from localeval.text.memo import TextMemo
 
     claims = ["The museum, which opened in 1889, holds paintings and sculptures from Spain.",
               "Switch the machine off, clean the filter and check the hose every week.",
               "Clara Voss wrote the novel when she lived in Lisbon."]
     alone = [atoms._parts_of.__wrapped__(c) for c in claims]  # parsed one call per text
-    memo = atoms._Parses(maxsize=2)
+    memo = TextMemo(maxsize=2)
     monkeypatch.setattr(atoms, "_PARSES", memo)
     atoms.parse_claims(claims)
-    assert len(memo) == 2 and claims[0] not in memo and claims[2] in memo  # the oldest went
+    held = [memo.lookup(atoms._TABLE, c)[0] for c in claims]
+    assert len(memo) == 2 and not held[0] and held[2]  # the oldest went
     batched = [atoms._parts_of.__wrapped__(c) for c in claims]
     assert batched == alone and any(len(p) >= 2 for p in batched)
     assert len(memo) == 2

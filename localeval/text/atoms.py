@@ -37,13 +37,13 @@ for the claims a caller asks for (metrics ask for those no single unit supports)
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
+
+from localeval.text.memo import TextMemo
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -95,10 +95,11 @@ def parse_claims(claims: Sequence[str]) -> None:
     parses (`localeval.text.roles.parse_many`). A caller that asks for the parts of many claims
     one at a time (to remember each) calls this first; the pieces the rules cut are still
     parsed as they come, one level at a time."""
-    todo = [t for t in dict.fromkeys(c.strip() for c in claims if len(c.split()) >= 4) if t not in _PARSES]
+    todo = [t for t in dict.fromkeys(c.strip() for c in claims if len(c.split()) >= 4)
+            if not _PARSES.lookup(_TABLE, t)[0]]
     if todo:
         for text, doc in zip(todo, _nlp().pipe(todo, batch_size=_PARSE_BATCH)):
-            _PARSES.put(text, doc)
+            _PARSES.store(_TABLE, text, doc)
 
 
 @lru_cache(maxsize=4096)
@@ -141,46 +142,18 @@ def _nlp():
     return load_nlp()
 
 
-class _Parses:
-    """The last ``maxsize`` parses of this process, by text (what ``lru_cache`` kept before,
-    plus `put`, so that a batch parsed by `parse_claims` is found by `_parse`)."""
-
-    def __init__(self, maxsize: int) -> None:
-        self.maxsize = maxsize
-        self._docs: OrderedDict[str, Doc] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def __contains__(self, text: str) -> bool:
-        with self._lock:
-            return text in self._docs
-
-    def get(self, text: str) -> Doc | None:
-        with self._lock:
-            doc = self._docs.get(text)
-            if doc is not None:
-                self._docs.move_to_end(text)
-            return doc
-
-    def put(self, text: str, doc: Doc) -> None:
-        with self._lock:
-            self._docs[text] = doc
-            self._docs.move_to_end(text)
-            while len(self._docs) > self.maxsize:
-                self._docs.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._docs)
-
-
-_PARSES = _Parses(maxsize=8192)
+_PARSES = TextMemo(maxsize=8192)
+"""The last 8,192 parses of this process, by text (`TextMemo`'s bounded table: `parse_claims`
+fills it a batch at a time, `_parse` reads and fills it one text at a time)."""
+_TABLE = "atoms.parse"
 _PARSE_BATCH = 64
 
 
 def _parse(text: str) -> Doc:
-    doc = _PARSES.get(text)
-    if doc is None:
+    found, doc = _PARSES.lookup(_TABLE, text)
+    if not found:
         doc = _nlp()(text)
-        _PARSES.put(text, doc)
+        _PARSES.store(_TABLE, text, doc)
     return doc
 
 
