@@ -228,3 +228,42 @@ def test_the_rules_stay_quiet_on_restatements_that_share_only_their_frame(premis
     assert contrast(restated, premise) is None, contrast(restated, premise)
     if contradicting is not None:
         assert contrast(contradicting, premise) is not None
+
+
+def test_a_premise_that_writes_the_claim_word_for_word_is_no_swap_whatever_the_parse():
+    from localeval.text.checks import states_in_order
+
+    # A photo caption run into the next sentence: the parse reads "Tagalog" as who scored the
+    # role, and the lower-cased copy of the same words as a claim about someone else.
+    premise = ("Nadia Brook (pictured) learned the Filipino language Tagalog to win a role on the sitcom Home Base "
+               "The Perth woman moved to Manila in 2012 after struggling to find work.")
+    claim = "nadia brook learned the filipino language tagalog to win a role on the sitcom home base."
+    assert states_in_order(claim, premise)
+    assert contrast(claim, premise) is None
+    # Function words count: a passive turns the roles round, a negation denies it.
+    assert not states_in_order("The deer caught the crocodile.", "The deer was caught by a crocodile in the river.")
+    assert not states_in_order("Tenants may sublet the flat.", "Tenants may not sublet the flat.")
+    # Skipping a premise's number or function word is no copy: "parts [for two years] and labour".
+    assert not states_in_order("The warranty covers parts and labour for two years.",
+                               "The warranty covers parts for two years and labour for one year.")
+
+
+def test_a_description_and_a_name_in_the_same_role_are_no_swap_but_two_names_are():
+    premise = ("Ben Okafor took over the kitchen at the Harbour Hotel in 2019; the chef had trained in Lyon, and "
+               "Lena Voss now runs the restaurant next door.")
+    # The chef and Ben Okafor may be one person (coreference is not resolved): no swap, though
+    # "chef" is named elsewhere in the statement.
+    assert contrast("The chef took over the kitchen at the Harbour Hotel in 2019.", premise) is None
+    reason = contrast("Lena Voss took over the kitchen at the Harbour Hotel in 2019.", premise)
+    assert reason is not None and reason.startswith("swap"), reason
+
+
+def test_the_merge_rules_word_gate_opens_only_on_a_name_the_premise_could_miss():
+    from localeval.text import merges
+
+    premise = "Canberra is the capital of Australia. Sydney, the largest city in the country, hosted the 2000 Olympics."
+    assert merges.reads_premise("Sydney is the capital of Australia.", premise)
+    assert merges.merge_contrast("Sydney is the capital of Australia.", premise) is not None
+    # Every capitalised word of the claim is a word the texts also write in lower case, a year
+    # or a month: no name can be missing from the stating sentence, so nothing is parsed.
+    assert not merges.reads_premise("The capital is in the country.", "The capital of the country is small. The country is large.")

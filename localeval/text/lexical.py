@@ -13,7 +13,7 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["content_terms", "content_words", "normalise", "stop_words", "word_overlap"]
+__all__ = ["content_terms", "content_words", "normalise", "stop_words", "term", "word_overlap", "words_of"]
 
 _WORD = re.compile(r"\w+(?:'\w+)?", re.UNICODE)
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")  # "1,200" and "1200" are one number
@@ -52,6 +52,16 @@ def content_terms(text: str) -> list[str]:
     """Normalised words of ``text`` that are not stop words, in order, repeats kept (numbers
     count as words): what term-frequency scores such as BM25 count."""
     return [t for t in map(_term, _WORD.findall(_THOUSANDS.sub("", text))) if t is not None]
+
+
+def words_of(text: str) -> list[str]:
+    """``text``'s words in lower case, in order, a number's thousands separators dropped."""
+    return [w.lower() for w in _WORD.findall(_THOUSANDS.sub("", text))]
+
+
+def term(word: str) -> str | None:
+    """``word`` as `content_terms` counts it, or ``None`` for a stop word."""
+    return _term(word)
 
 
 @lru_cache(maxsize=1 << 16)

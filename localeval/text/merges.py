@@ -100,8 +100,30 @@ def reads_premise(claim: str, premise: str) -> bool:
     """Could `merge_contrast` fire, by the words alone? Its sentence states every content word
     the claim writes in lower case, so the premise must hold them all (spaCy's tokenizer, the
     parse's own tokens, costs a fraction of a parse). Under ``exhaustive`` most units fail
-    this and are never parsed for the merge rule."""
-    return _lower_content_words(claim) <= _all_words(premise)
+    this and are never parsed for the merge rule. It also needs a name the rule could find
+    missing: a number or capitalised word of the claim that is no year, no calendar word and
+    not written in lower case by either text (the parse only narrows these down)."""
+    if not _lower_content_words(claim) <= _all_words(premise):
+        return False
+    lower = _lower_words(premise) | _lower_words(claim)
+    return any(not _is_year(n) and n not in _CALENDAR and n not in lower for n in _name_candidates(claim))
+
+
+@remembered
+def _name_candidates(text: str) -> frozenset[str]:
+    """Every word `_Sentence` could make a name of, before the tagger says which are proper nouns."""
+    out: set[str] = set()
+    for t in _tokens(text):
+        if t.text[0].isdigit():
+            out |= numbers_in(t.text)
+        elif t.text[0].isupper():
+            out.add(normalise(t.text.lower()))
+    return frozenset(out)
+
+
+@remembered
+def _lower_words(text: str) -> frozenset[str]:
+    return frozenset(normalise(w) for w in _LOWER_WORD.findall(text))
 
 
 @remembered
@@ -138,7 +160,7 @@ def merge_contrast(claim: str, premise: str) -> str | None:
     best = max(sentences, key=lambda s: (len(c.words & s.words), len(c.ids & s.ids)))
     if not c.words <= best.words or best.first in _PRONOUN_STARTS:
         return None  # no one sentence states all the claim says, or its subject is a pronoun
-    lower = {normalise(w) for w in _LOWER_WORD.findall(premise + " " + claim)}
+    lower = _lower_words(premise) | _lower_words(claim)
     missing = {m for m in c.ids - best.ids if not _is_year(m) and m not in _CALENDAR and m not in lower}
     foreign = best.ids - c.ids - c.words - lower
     first_claim = next((n for n in c.names if n not in _CALENDAR), None)
