@@ -267,3 +267,24 @@ def test_the_merge_rules_word_gate_opens_only_on_a_name_the_premise_could_miss()
     # Every capitalised word of the claim is a word the texts also write in lower case, a year
     # or a month: no name can be missing from the stating sentence, so nothing is parsed.
     assert not merges.reads_premise("The capital is in the country.", "The capital of the country is small. The country is large.")
+
+
+def test_a_value_that_conflicts_with_every_value_of_its_kind_in_the_slot_refutes_the_slot():
+    premise = ("Marie Curie won the Nobel Prize in Physics in 1903, together with Pierre Curie and Henri Becquerel. "
+               "In 1911 she won the Nobel Prize in Chemistry alone, for the discovery of polonium and radium.")
+    # The year agrees with one prize and the field with the other: neither supports the claim.
+    reason = contrast("She won the Nobel Prize in Chemistry in 1903.", premise)
+    assert reason is not None and reason.startswith("swap"), reason
+    assert contrast("She won the Nobel Prize in Chemistry in 1911.", premise) is None
+    assert contrast("She won the Nobel Prize in Physics in 1903 and the Nobel Prize in Chemistry in 1911.", premise) is None
+
+
+def test_modifiers_the_premise_uses_to_tell_two_things_apart_conflict_after_a_preposition_too():
+    premise = ("Load plates in the lower basket facing the centre. Cups, glasses and small bowls go in the upper "
+               "basket. Wooden utensils and crystal glasses are not dishwasher safe.")
+    reason = contrast("Glasses go in the lower basket.", premise)
+    assert reason is not None and reason.startswith("swap") and "upper basket" in reason, reason
+    assert contrast("Glasses go in the upper basket.", premise) is None
+    # One basket only: a modifier the claim adds or changes says nothing ("the top basket").
+    single = "Cups, glasses and small bowls go in the upper basket of the dishwasher."
+    assert contrast("Glasses go in the top basket.", single) is None

@@ -68,6 +68,9 @@ class Arg:
     pronoun: bool = False  # "it", "them": coreference is not resolved, so it agrees with nothing and conflicts with nothing
     bounded: bool = False  # "more than five days": a negation of its verb bounds the quantity instead
     capital: bool = False  # written with a capital: the small tagger calls many a rare name a noun ("Sacagawea")
+    contrasted: bool = False
+    """Its text names the same head with other modifiers too ("the lower basket" and "the upper
+    basket"): there the modifiers tell two things apart, wherever the noun stands."""
 
 
 @dataclass(frozen=True)
@@ -580,8 +583,27 @@ def facts_of(doc) -> Facts:
     parses once for the role, merge and these checks)."""
     atoms = [replace(a, sentence=t.sent.start) for t in doc
              if t.pos_ in ("VERB", "AUX") and t.dep_ != "aux" and t.dep_ != "auxpass" for a in _atoms_of_verb(t)]
+    atoms = _mark_contrasted(atoms, doc)
     return Facts(tuple(a for a in atoms if len(a.slots) >= 1), tuple(_relations(doc)), tuple(_clauses(doc)),
                  tuple(_durations(doc)), tuple(_spans(doc)))
+
+
+def _mark_contrasted(atoms: list[Atom], doc) -> list[Atom]:
+    """Each argument whose head the text also writes with modifiers it lacks, each side having
+    its own ("lower basket" / "upper basket"; not "basket" / "upper basket"), in any of its
+    nouns (the parse may leave "Load plates in the lower basket" without an atom)."""
+    mods: dict[str, set[frozenset[str]]] = {}
+    for token in doc:
+        if token.pos_ in ("NOUN", "PROPN"):
+            arg = _arg(token)
+            if arg.mods:
+                mods.setdefault(arg.head, set()).add(arg.mods)
+    rivals = {head for head, sets in mods.items()
+              if any(a - b and b - a for a in sets for b in sets)}
+    if not rivals:
+        return atoms
+    return [replace(atom, slots=tuple((k, replace(arg, contrasted=True) if arg.head in rivals and arg.mods else arg)
+                                      for k, arg in atom.slots)) for atom in atoms]
 
 
 def _durations(doc) -> list[tuple[str, float, str]]:
@@ -639,13 +661,14 @@ def _compare(mine: Arg, theirs: Arg, core: bool) -> int:
     "from Edinburgh" conflict)."""
     if mine.pronoun or theirs.pronoun:
         return 0
-    core = core or (mine.named and theirs.named)
+    core = core or ((mine.named or mine.capital) and (theirs.named or theirs.capital))
     if mine.numbers and theirs.numbers and not mine.numbers & theirs.numbers:
         return -1
     if mine.head == theirs.head:
         # Each with a modifier the other lacks: "rear brakes" / "front brakes", "part-time
         # staff" / "full-time staff"; "new drug" / "drug" agree.
-        return -1 if core and (mine.mods - theirs.mods) and (theirs.mods - mine.mods) else 1
+        distinct = core or mine.contrasted or theirs.contrasted
+        return -1 if distinct and (mine.mods - theirs.mods) and (theirs.mods - mine.mods) else 1
     if mine.head in theirs.words or theirs.head in mine.words:
         return 1
     if not core:
@@ -660,10 +683,28 @@ def _match(mine: Atom, theirs: Atom) -> tuple[list[str], list[str], list[str]]:
         other = [a for k, a in theirs.slots if k == name]
         if not other:
             continue
-        # A slot may hold several values ("on Germany on 3 September"): one pair agreeing is enough.
-        verdicts = [_compare(m, a, name in _CORE) for k, m in mine.slots if k == name for a in other]
-        (agree if 1 in verdicts else conflict if -1 in verdicts else neither).append(name)
+        # A slot may hold several values ("on Germany on 3 September"): one pair agreeing is
+        # enough, unless a value of the claim conflicts with every value of its kind (a number,
+        # a word) the premise gives there ("the Prize in Chemistry in 1903" / "the Prize in
+        # Physics in 1903": the year agrees, the field does not).
+        mine_values = [m for k, m in mine.slots if k == name]
+        verdicts = [_compare(m, a, name in _CORE) for m in mine_values for a in other]
+        (conflict if _refuted(mine_values, other, name in _CORE) or (1 not in verdicts and -1 in verdicts)
+         else agree if 1 in verdicts else neither).append(name)
     return agree, conflict, neither
+
+
+def _refuted(mine: list[Arg], theirs: list[Arg], core: bool) -> bool:
+    """Does a value of the claim's slot conflict with every value of its kind (number or word)
+    in the premise's? Only a value alone of its kind in the claim's slot: two ("for one year
+    and parts for two years") are a gapped clause the parse hung on one preposition."""
+    for m in mine:
+        if sum(bool(o.numbers) == bool(m.numbers) for o in mine) > 1:
+            continue
+        alike = [a for a in theirs if bool(a.numbers) == bool(m.numbers)]
+        if alike and all(_compare(m, a, core) == -1 for a in alike):
+            return True
+    return False
 
 
 def _supports(mine: Atom, theirs: Atom, polarity: bool = True, strict: bool = True) -> bool:
@@ -690,7 +731,8 @@ def supported_atom(claim: Facts, premise: Facts) -> bool:
 
 
 def _say(atom: Atom) -> str:
-    return " ".join(["not"] * atom.negated + [atom.lemma] + [a.head for _, a in atom.slots])
+    return " ".join(["not"] * atom.negated + [atom.lemma] + [" ".join([*sorted(a.mods), a.head]) if a.contrasted else a.head
+                                                              for _, a in atom.slots])
 
 
 def polarity_contrast(claim: Facts, premise: Facts) -> str | None:
