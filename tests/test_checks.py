@@ -231,7 +231,7 @@ def test_the_rules_stay_quiet_on_restatements_that_share_only_their_frame(premis
 
 
 def test_a_premise_that_writes_the_claim_word_for_word_is_no_swap_whatever_the_parse():
-    from localeval.text.checks import states_in_order
+    from localeval.text.lexical import states_in_order
 
     # A photo caption run into the next sentence: the parse reads "Tagalog" as who scored the
     # role, and the lower-cased copy of the same words as a claim about someone else.

@@ -124,3 +124,27 @@ def test_contrast_many_parses_only_claims_a_rule_reads_with_the_same_reasons(mon
     assert triples[1][0] not in parsed and triples[0][0] in parsed and triples[2][0] in parsed
     assert batched == [contrast(*t) for t in triples]
     assert batched[0] is not None and batched[1] is None
+
+
+def test_contrast_many_parses_no_premise_that_writes_the_claim_word_for_word_and_batches_confirmations(monkeypatch):
+    from localeval.text import roles
+    from localeval.text.contrast_rules import contrast, contrast_many
+
+    copied = "The Harbour Bridge attracted more than 3,300 visitors in 2019."
+    later = "The Harbour Bridge opened in 1932, three years after the tunnel."
+    triples = [
+        # A copy: no rule that reads a parse for roles, merges, swaps or orders opens for it.
+        (copied, "The museum was closed in 2018. " + copied + " The bridge was repainted in 2021.", ""),
+        # A number missing ("three": 1932 - 1930 is two): the number rule asks for a confirmation
+        # before it fires, and "three years after" could have one, so claim and premise are parsed.
+        (later, "The Harbour Bridge opened in 1932. The tunnel under the harbour opened in 1930 after delays.", ""),
+    ]
+    batches: list[list[str]] = []
+    real = roles._parsed
+    monkeypatch.setattr(roles, "_parsed", lambda texts: (batches.append(list(texts)), real(texts))[1])
+    batched = contrast_many(triples)
+    parsed = [t for b in batches for t in b]
+    assert triples[0][1] not in parsed and triples[0][0] not in parsed
+    assert triples[1][0] in parsed and triples[1][1] in parsed
+    assert batched == [contrast(*t) for t in triples]
+    assert batched[0] is None and batched[1] is not None and batched[1].startswith("number"), batched

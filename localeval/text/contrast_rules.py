@@ -39,7 +39,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from localeval.text.lexical import normalise, stop_words
+from localeval.text.lexical import normalise, states_in_order, stop_words
 from localeval.text.memo import memo_scope, remembered
 from localeval.text.numbers import numbers_in
 
@@ -48,6 +48,12 @@ __all__ = ["CONTRAST_RULES", "RULES_WITHOUT_PARSE", "confirmation", "contrast", 
 CONTRAST_RULES: tuple[str, ...] = ("number", "unit", "bound", "opposite", "negated", "role", "merge", "polarity",
                                    "swap", "order")
 _PARSING_RULES = frozenset({"role", "merge", "polarity", "swap", "order"})
+NOT_ON_COPIES = frozenset({"role", "merge", "swap", "order"})
+"""The rules not read where the premise writes the claim word for word, with no negation near
+(`localeval.text.lexical.states_in_order`): an act given to another, a subject taken from
+another sentence, a slot swapped or an order turned round cannot be found in a copy, so a
+finding there is a parse that took the two copies differently (a lower-cased summary, a
+caption run into the next sentence)."""
 RULES_WITHOUT_PARSE: tuple[str, ...] = tuple(r for r in CONTRAST_RULES if r not in _PARSING_RULES)
 """The rules that need no spaCy parse (a parse costs ~3 ms a unit on 2 CPU cores even in batches,
 about three times what the other rules cost together)."""
@@ -220,19 +226,24 @@ def _negated(tokens: tuple[_Token, ...], start: int, end: int) -> bool:
 
 # ------------------------------------------------------------------ the rules
 
-def _number_rule(claim: str, premise: str, source: str) -> str | None:
+def _missing_numbers(claim: str, premise: str, source: str) -> list[str]:
+    """The claim's numbers the premise neither states nor implies, nor its source states."""
     claimed, stated = numbers_in(claim), numbers_in(premise)
     if not (claimed and stated) or claimed <= stated:
-        return None
+        return []
     # Absent from the whole source too: a window of a long document may hold only part of
     # what the claim draws on.
     known = stated | numbers_in(source)
-    missing = sorted(v for v in claimed - known if not _follows(v, premise, stated)
-                     and not (_RELATIVE_YEAR.search(source or premise) and _is_year(v)))
+    return sorted(v for v in claimed - known if not _follows(v, premise, stated)
+                  and not (_RELATIVE_YEAR.search(source or premise) and _is_year(v)))
+
+
+def _number_rule(claim: str, premise: str, source: str) -> str | None:
+    missing = _missing_numbers(claim, premise, source)
     if missing and confirmation(claim, premise) is None:
         # (A gap or factor the premise's numbers bear out is not missing: "70 cents more" from
         # 1.80 and 1.10 euros; `localeval.text.checks.order_confirmation`.)
-        return f"number: the claim's {', '.join(missing)} is not in the evidence, which states {', '.join(sorted(stated))}"
+        return f"number: the claim's {', '.join(missing)} is not in the evidence, which states {', '.join(sorted(numbers_in(premise)))}"
     return None
 
 
@@ -548,7 +559,12 @@ def contrast(claim: str, premise: str, source: str = "", rules: tuple[str, ...] 
     memo (`localeval.text.memo`), or for this call when no run is active.
     """
     with memo_scope():  # the rules share the texts' tokens and parses
+        copied: bool | None = None
         for name in rules:
+            if name in NOT_ON_COPIES:
+                copied = states_in_order(claim, premise) if copied is None else copied
+                if copied:
+                    continue
             reason = _RULES[name](claim, premise, source)
             if reason is not None:
                 return reason
@@ -565,6 +581,8 @@ def contrast_many(triples: Sequence[tuple[str, str, str]],
     ``reads_premise`` let through."""
     with memo_scope():  # kept for the call at least: the batched parses are read from it
         first = next((k for k, name in enumerate(rules) if name in _PARSING_RULES), len(rules))
+        if rules[:1] == ("number",):
+            _parse_confirmations(triples)
         reasons = [contrast(*t, rules[:first]) for t in triples]
         later = rules[first:]
         open_ = [k for k, reason in enumerate(reasons) if reason is None]
@@ -574,19 +592,40 @@ def contrast_many(triples: Sequence[tuple[str, str, str]],
 
         from localeval.text import checks
 
-        readers = [m.reads_premise for name, m in (("role", roles), ("merge", merges)) if name in later]
-        readers += [lambda c, p, n=name: checks.reads_premise(c, p, n) for name in later if name in checks.CHECKS]
-        # Only the claims some rule will parse: the role rule's gate first (its own
-        # `reads_premise` parses the claim), then the word gates of the others.
-        word_gates = [reads for reads in readers if reads is not roles.reads_premise]
-        roles.parse_many(triples[k][0] for k in open_
-                         if ("role" in later and roles.may_name_someone(triples[k][0]))
-                         or any(reads(triples[k][0], triples[k][1]) for reads in word_gates))
-        roles.parse_many(triples[k][1] for k in open_
-                         if any(reads(triples[k][0], triples[k][1]) for reads in readers))
+        gates = {"role": roles.reads_premise, "merge": merges.reads_premise,
+                 **{n: lambda c, p, n=n: checks.reads_premise(c, p, n) for n in checks.CHECKS}}
+        readers = [(gates[name], name in NOT_ON_COPIES) for name in later if name in gates]
+        # Only the claims some rule will parse: the word gates first, then the role rule's
+        # (its own `reads_premise` parses the claim); a pair whose premise writes the claim
+        # word for word only for the rules that still read it there.
+        todo = [(triples[k][0], triples[k][1]) for k in open_]
+
+        def opens(c: str, p: str, readers: list) -> bool:
+            return any(reads(c, p) for reads, blind in readers if not (blind and states_in_order(c, p)))
+
+        word = [(reads, blind) for reads, blind in readers if reads is not roles.reads_premise]
+        role = "role" in later and [(lambda c, p: roles.may_name_someone(c), "role" in NOT_ON_COPIES)]
+        roles.parse_many(c for c, p in todo if opens(c, p, word) or (role and opens(c, p, role)))
+        roles.parse_many(p for c, p in todo if opens(c, p, readers))
         for k in open_:
             reasons[k] = contrast(*triples[k], later)
         return reasons
+
+
+def _parse_confirmations(triples: Sequence[tuple[str, str, str]]) -> None:
+    """Parse, in batches, what the number rule's `confirmation` will read: the claims of the
+    pairs it finds a number missing in, then the premises of those whose claim relates two
+    things (the only ones a confirmation reads)."""
+    from localeval.text import checks, roles
+
+    asked = [(c, p) for c, p, source in triples
+             if checks.reads_premise(c, p, "order") and _missing_numbers(c, p, source)]
+    roles.parse_many(c for c, _ in asked)
+    roles.parse_many(p for c, p in asked if _relates(roles.facts(c)))
+
+
+def _relates(said) -> bool:
+    return bool(said.relations or said.durations)
 
 
 def confirmation(claim: str, premise: str) -> str | None:
@@ -599,7 +638,10 @@ def confirmation(claim: str, premise: str) -> str | None:
     if not checks.reads_premise(claim, premise, "order"):
         return None
     with memo_scope():
-        return checks.order_confirmation(roles.facts(claim), roles.facts(premise))
+        said = roles.facts(claim)
+        if not _relates(said):
+            return None  # nothing for the premise's numbers to bear out: its parse (the costly one) is not needed
+        return checks.order_confirmation(said, roles.facts(premise))
 
 
 def contrast_identity() -> str:

@@ -13,7 +13,9 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["content_terms", "content_words", "normalise", "stop_words", "term", "word_overlap", "words_of"]
+from localeval.text.memo import remembered
+
+__all__ = ["content_terms", "content_words", "normalise", "stop_words", "states_in_order", "term", "word_overlap", "words_of"]
 
 _WORD = re.compile(r"\w+(?:'\w+)?", re.UNICODE)
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")  # "1,200" and "1200" are one number
@@ -102,3 +104,53 @@ def stemmed_words(text: str) -> frozenset[str]:
 def word_overlap(wanted: set[str], found: set[str]) -> float:
     """Share of ``wanted`` (a claim's content words) present in ``found``; 0.0 when empty."""
     return len(wanted & found) / len(wanted) if wanted else 0.0
+
+
+_NEGATORS = frozenset("not never no nor cannot".split())
+_UNREAD = frozenset({"a", "an", "the", "s"})  # articles, and the "s" of a tokenised "'s"
+
+
+def states_in_order(claim: str, premise: str) -> bool:
+    """Does the premise write the claim, word for word in the claim's order, in one stretch?
+    Case, articles and punctuation aside, with a few content words of its own allowed in
+    between ("Natalia Moon (pictured) learned ...") but no function word ("was caught by" is
+    not "caught") or number, and no negation in or just before the stretch.
+
+    Then nothing was moved or merged: the contrast rules that find an act given to another,
+    a slot swapped or a subject taken from another sentence (`localeval.text.contrast_rules`)
+    would be reading a parse that took the two copies differently (a lower-cased summary, a
+    caption run into the next sentence), not a contradiction."""
+    wanted = _plain_words(claim)
+    if len(wanted) < 4:
+        return False
+    words = _plain_words(premise)
+    if not set(wanted) <= _word_set(premise):
+        return False
+    from localeval.text.numbers import numbers_in
+
+    slack = max(1, len(wanted) // 6)
+    for start, word in enumerate(words):
+        if word != wanted[0]:
+            continue
+        k, skipped, j = 1, 0, start + 1
+        while k < len(wanted) and j < len(words):
+            if words[j] == wanted[k]:
+                k += 1
+            elif skipped < slack and term(words[j]) is not None and not numbers_in(words[j]):
+                skipped += 1
+            else:
+                break
+            j += 1
+        if k == len(wanted) and not any(w in _NEGATORS or w.endswith("n't") for w in words[max(0, start - 2): j]):
+            return True
+    return False
+
+
+@remembered
+def _plain_words(text: str) -> tuple[str, ...]:
+    return tuple(w for w in map(normalise, words_of(text)) if w not in _UNREAD)
+
+
+@remembered
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(_plain_words(text))
