@@ -61,7 +61,7 @@ def one_by_one(judge3, judge5):
 def test_scores_equal_one_row_at_a_time(judge3, judge5, one_by_one, chunk_size, batch_size):
     metrics = [m.with_options(batch_size=batch_size) if isinstance(m, JudgedMetric) else m
                for m in _metrics(judge3, judge5)]
-    result = evaluate(ROWS, metrics, chunk_size=chunk_size, show_progress=False)
+    result = evaluate(ROWS, metrics, block_size=chunk_size, show_progress=False)
     assert len(result) == len(ROWS)
     for m in metrics:
         got, expected = result.scores(m.name), one_by_one[m.name]
@@ -217,7 +217,7 @@ def test_session_counters_are_the_runs(judge3, tmp_path, monkeypatch):
         return original(pairs, *args, **kwargs)
 
     monkeypatch.setattr(judge3, "score_distinct", counted)
-    options = RunOptions(model=judge3, cache=str(tmp_path / "verdicts.sqlite"), chunk_size=5)
+    options = RunOptions(model=judge3, cache=str(tmp_path / "verdicts.sqlite"), block_size=5)
     rows, names = ROWS[:8], ["context_recall", "faithfulness"]
     with JudgeSession(options) as first:
         fresh = evaluate(rows, names, session=first, show_progress=False)

@@ -286,7 +286,7 @@ def test_evaluate_never_stops_and_counts_every_row(data, chunk_size, from_file, 
         source.write_text("".join(json.dumps(r) + "\n" for r in data))
     out = directory / "out.jsonl"
     # Budgets off: the 100k-word row goes through every metric (budgets: test_faults.py).
-    result = evaluate(source, list(metrics.values()), chunk_size=chunk_size, show_progress=False, output=out,
+    result = evaluate(source, list(metrics.values()), block_size=chunk_size, show_progress=False, output=out,
                       max_row_chars=None, max_row_pairs=None)
 
     assert [r.line for r in result] == list(range(1, len(data) + 1)), "a row was dropped or repeated"
@@ -335,7 +335,7 @@ class _Fragile(Metric):
 def test_a_metric_failing_on_one_row_costs_only_that_row(metrics):
     texts = ("The cat sat.", "The boom sat.", "The dog sat.", "A boom.", "Paris is big.")
     rows = [{"reference": text, "retrieved_contexts": ["The cat sat on the mat."]} for text in texts]
-    result = evaluate(rows, [_Fragile(), metrics["context_recall"]], chunk_size=5, show_progress=False)
+    result = evaluate(rows, [_Fragile(), metrics["context_recall"]], block_size=5, show_progress=False)
     assert result.scores("fragile") == [1.0, None, 1.0, None, 1.0]
     assert result[1].results["fragile"].reason == "error: RuntimeError: boom"
     assert all(s is not None for s in result.scores("context_recall"))  # other metrics unaffected

@@ -85,7 +85,7 @@ def test_ray_equals_the_local_engine_reads_in_its_tasks_and_resumes_a_killed_loc
     included; its read task, not the driver, parses the file (the driver's reader is broken
     below); and it resumes a killed local run to the same file."""
     data = _input(tmp_path)
-    common = dict(model=str(judge_dir), device="cpu", chunk_size=3, show_progress=False, thresholds={"entailment": 0.55})
+    common = dict(model=str(judge_dir), device="cpu", block_size=3, show_progress=False, thresholds={"entailment": 0.55})
     full, part = tmp_path / "full.jsonl", tmp_path / "part.jsonl"
     local = evaluate(data, METRICS, output=full, **common)
 
@@ -166,7 +166,7 @@ def test_ray_reads_every_input_form_as_the_local_engine(local_ray, judge_dir, tm
         data = str(tmp_path / "in.parquet")
     elif kind == "memory":
         data = make_rows(8, seed=4)
-    common = dict(model=str(judge_dir), device="cpu", chunk_size=3, show_progress=False, max_row_chars=250)
+    common = dict(model=str(judge_dir), device="cpu", block_size=3, show_progress=False, max_row_chars=250)
     local = evaluate(data, METRICS, **common)
     remote = evaluate(data, METRICS, engine="ray", **common)
     assert len(remote) == len(local) >= 8
@@ -196,7 +196,7 @@ def test_ray_workers_split_and_pair_budget_equal_one_process(local_ray, judge_di
     row here: 9 to 18 for context recall, so a budget of 10 holds some rows back)."""
     data = _input(tmp_path)
     metrics = ["context_recall", "context_relevance"]
-    common = dict(model=str(judge_dir), device="cpu", chunk_size=3, show_progress=False, max_row_pairs=10)
+    common = dict(model=str(judge_dir), device="cpu", block_size=3, show_progress=False, max_row_pairs=10)
     local = evaluate(data, metrics, **common)
     split = evaluate(data, metrics, engine="ray", workers=2, **common)
     assert len(split) == len(local) == 11

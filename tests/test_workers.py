@@ -42,8 +42,8 @@ def test_workers_give_one_process_scores_in_order_and_count_the_run(tiny_judge, 
     from localeval.judge.session import JudgeSession
     from localeval.options import RunOptions
 
-    one = evaluate(ROWS, METRICS, model=tiny_judge, chunk_size=1, show_progress=False)
-    with JudgeSession(RunOptions(model=tiny_judge, chunk_size=1)) as session:
+    one = evaluate(ROWS, METRICS, model=tiny_judge, block_size=1, show_progress=False)
+    with JudgeSession(RunOptions(model=tiny_judge, block_size=1)) as session:
         two = evaluate(ROWS, METRICS, session=session, show_progress=False, workers=2)
     assert [r.line for r in two.rows] == [r.line for r in one.rows] == list(range(1, len(ROWS) + 1))
     assert _scores(two) == _scores(one)
@@ -60,8 +60,8 @@ def test_workers_share_the_cache_file_and_a_rerun_reads_it(tiny_judge, one_torch
     from localeval.options import RunOptions
 
     cache = tmp_path / "verdicts.sqlite"
-    first = evaluate(ROWS, METRICS, model=tiny_judge, chunk_size=2, cache=cache, show_progress=False, workers=2)
-    with JudgeSession(RunOptions(model=tiny_judge, chunk_size=2, cache=str(cache))) as session:
+    first = evaluate(ROWS, METRICS, model=tiny_judge, block_size=2, cache=cache, show_progress=False, workers=2)
+    with JudgeSession(RunOptions(model=tiny_judge, block_size=2, cache=str(cache))) as session:
         again = evaluate(ROWS, METRICS, session=session, show_progress=False, workers=2)
     assert _scores(again) == _scores(first)
     assert session.counters.pairs_judged == 0  # every result was read back from the file
@@ -91,8 +91,8 @@ def test_workers_equal_one_process_on_agreement_development_items(default_judge)
     loaded = load_ragbench(SHARED_DATA / "meta-eval", {"hotpotqa": 2, "msmarco": 2})
     samples = [r.sample() for rows, _ in loaded.values() for r in rows]
     metrics = ["faithfulness", "context_relevance"]
-    one = evaluate(samples, metrics, model=default_judge, chunk_size=1, show_progress=False)
-    two = evaluate(samples, metrics, model=default_judge, chunk_size=1, show_progress=False, workers=2)
+    one = evaluate(samples, metrics, model=default_judge, block_size=1, show_progress=False)
+    two = evaluate(samples, metrics, model=default_judge, block_size=1, show_progress=False, workers=2)
     assert [[r.results[m].model_dump() for m in metrics] for r in two.rows] == \
         [[r.results[m].model_dump() for m in metrics] for r in one.rows]
     assert all(r.results["faithfulness"].score is not None for r in one.rows)
