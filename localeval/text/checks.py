@@ -145,6 +145,15 @@ def _number(token) -> str | None:
 
 
 def _arg(token) -> Arg:
+    head = _lemma(token)
+    mods, numbers = _modifiers(token)
+    named = token.pos_ == "PROPN"
+    bounded = any(_lemma(t) in _BOUND_WORDS for t in token.subtree)
+    return Arg(head, mods, mods | {head}, numbers, named, token.pos_ == "PRON", bounded, token.text[:1].isupper())
+
+
+def _modifiers(token) -> tuple[frozenset[str], frozenset[str]]:
+    """An argument's modifier lemmas and its numbers (the head's own included)."""
     mods, numbers = set(), set()
     for child in token.children:
         # (Not spaCy's stop words: "two", "front", "first" are among them.)
@@ -155,16 +164,12 @@ def _arg(token) -> Arg:
                 if g.dep_ in _MOD_DEPS and g.pos_ not in ("DET", "PRON"):
                     mods.add(_lemma(g))
                     numbers |= {n for n in (_number(g),) if n}
-    head = _lemma(token)
     number = _number(token)
     if number:
         numbers.add(number)
     # Numbers are compared by value ("eight" / "8"), titles not at all ("Dr").
     mods -= _TITLES | {m for m in mods if numbers_in(m)} | numbers
-    named = token.pos_ == "PROPN"
-    bounded = any(_lemma(t) in _BOUND_WORDS for t in token.subtree)
-    return Arg(head, frozenset(mods), frozenset(mods | {head}), frozenset(numbers), named, token.pos_ == "PRON",
-               bounded, token.text[:1].isupper())
+    return frozenset(mods), frozenset(numbers)
 
 
 def _conjuncts(token) -> list:
@@ -594,9 +599,9 @@ def _mark_contrasted(atoms: list[Atom], doc) -> list[Atom]:
     mods: dict[str, set[frozenset[str]]] = {}
     for token in doc:
         if token.pos_ in ("NOUN", "PROPN"):
-            arg = _arg(token)
-            if arg.mods:
-                mods.setdefault(arg.head, set()).add(arg.mods)
+            own = _modifiers(token)[0]
+            if own:
+                mods.setdefault(_lemma(token), set()).add(own)
     rivals = {head for head, sets in mods.items()
               if any(a - b and b - a for a in sets for b in sets)}
     if not rivals:

@@ -598,16 +598,16 @@ def contrast_many(triples: Sequence[tuple[str, str, str]],
         # Only the claims some rule will parse: the word gates first, then the role rule's
         # (its own `reads_premise` parses the claim); a pair whose premise writes the claim
         # word for word only for the rules that still read it there.
-        copies = {(triples[k][0], triples[k][1]): states_in_order(*triples[k][:2]) for k in open_}
+        todo = dict.fromkeys((triples[k][0], triples[k][1]) for k in open_)
 
         def opens(c: str, p: str, gates: list) -> bool:
-            return any(reads(c, p) for reads, blind in gates if not (blind and copies[c, p]))
+            return any(reads(c, p) for reads, blind in gates if not (blind and states_in_order(c, p)))
 
         claim_gates = [(reads, blind) for reads, blind in readers if reads is not roles.reads_premise]
         if "role" in later:
             claim_gates.append((lambda c, p: roles.may_name_someone(c), "role" in NOT_ON_COPIES))
-        roles.parse_many(c for c, p in copies if opens(c, p, claim_gates))
-        roles.parse_many(p for c, p in copies if opens(c, p, readers))
+        roles.parse_many(c for c, p in todo if opens(c, p, claim_gates))
+        roles.parse_many(p for c, p in todo if opens(c, p, readers))
         for k in open_:
             reasons[k] = contrast(*triples[k], later)
         return reasons

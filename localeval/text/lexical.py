@@ -15,7 +15,7 @@ from pathlib import Path
 
 from localeval.text.memo import remembered
 
-__all__ = ["content_terms", "content_words", "normalise", "stop_words", "states_in_order", "term", "word_overlap", "words_of"]
+__all__ = ["content_terms", "content_words", "normalise", "stop_words", "states_in_order", "word_overlap"]
 
 _WORD = re.compile(r"\w+(?:'\w+)?", re.UNICODE)
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")  # "1,200" and "1200" are one number
@@ -53,17 +53,12 @@ def normalise(word: str) -> str:
 def content_terms(text: str) -> list[str]:
     """Normalised words of ``text`` that are not stop words, in order, repeats kept (numbers
     count as words): what term-frequency scores such as BM25 count."""
-    return [t for t in map(_term, _WORD.findall(_THOUSANDS.sub("", text))) if t is not None]
+    return [t for t in map(_term, _words(text)) if t is not None]
 
 
-def words_of(text: str) -> list[str]:
-    """``text``'s words in lower case, in order, a number's thousands separators dropped."""
-    return [w.lower() for w in _WORD.findall(_THOUSANDS.sub("", text))]
-
-
-def term(word: str) -> str | None:
-    """``word`` as `content_terms` counts it, or ``None`` for a stop word."""
-    return _term(word)
+def _words(text: str) -> list[str]:
+    """``text``'s words in order, a number's thousands separators dropped ("1,200" is "1200")."""
+    return _WORD.findall(_THOUSANDS.sub("", text))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -120,6 +115,14 @@ def states_in_order(claim: str, premise: str) -> bool:
     a slot swapped or a subject taken from another sentence (`localeval.text.contrast_rules`)
     would be reading a parse that took the two copies differently (a lower-cased summary, a
     caption run into the next sentence), not a contradiction."""
+    return _in_order((claim, premise))
+
+
+@remembered
+def _in_order(pair: tuple[str, str]) -> bool:
+    """`states_in_order`, remembered per pair for the run: the batched rules ask it for a pair's
+    parses, then each rule set asks it again."""
+    claim, premise = pair
     wanted = _plain_words(claim)
     if len(wanted) < 4:
         return False
@@ -136,7 +139,7 @@ def states_in_order(claim: str, premise: str) -> bool:
         while k < len(wanted) and j < len(words):
             if words[j] == wanted[k]:
                 k += 1
-            elif skipped < slack and term(words[j]) is not None and not numbers_in(words[j]):
+            elif skipped < slack and _term(words[j]) is not None and not numbers_in(words[j]):
                 skipped += 1
             else:
                 break
@@ -148,7 +151,7 @@ def states_in_order(claim: str, premise: str) -> bool:
 
 @remembered
 def _plain_words(text: str) -> tuple[str, ...]:
-    return tuple(w for w in map(normalise, words_of(text)) if w not in _UNREAD)
+    return tuple(w for w in (normalise(w.lower()) for w in _words(text)) if w not in _UNREAD)
 
 
 @remembered
