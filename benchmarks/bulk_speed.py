@@ -36,6 +36,7 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from benchmarks.lib.files import command_line, write_results  # noqa: E402
 from benchmarks.lib.machine import describe_machine  # noqa: E402
+from localeval.options import DEFAULT_BLOCK_SIZE  # noqa: E402
 
 METRICS = ["context_recall", "chunk_recall", "context_relevance"]
 
@@ -107,16 +108,16 @@ class Measured:
 
 
 def measured(rows: list[dict], metrics: list[str], judge, batch: int, cache: Path | None = None,
-             workers: int = 1) -> Measured:
+             workers: int = 1, block: int = DEFAULT_BLOCK_SIZE) -> Measured:
     """`evaluate` over ``rows`` in a `JudgeSession` of our own (opening and closing it, cache
     file included, is timed with the run, as in a plain ``evaluate`` call), the text side in
-    ``workers`` processes."""
+    ``workers`` processes, ``block`` rows to a block (what one worker scores at a time)."""
     from localeval import evaluate
     from localeval.judge.session import JudgeSession
     from localeval.options import RunOptions
 
     start = time.perf_counter()
-    with JudgeSession(RunOptions(model=judge, batch_size=batch, cache=cache)) as session:
+    with JudgeSession(RunOptions(model=judge, batch_size=batch, cache=cache, block_size=block)) as session:
         result = evaluate(rows, metrics, session=session, show_progress=False, workers=workers)
     seconds = time.perf_counter() - start
     # `evaluate` keys each row's results by metric name, whether given a name or a metric object.
@@ -125,7 +126,7 @@ def measured(rows: list[dict], metrics: list[str], judge, batch: int, cache: Pat
     return Measured(seconds, session, judge, scores)
 
 
-def worker_runs(rows: list[dict], judge, batch: int, counts: list[int]) -> list[dict]:
+def worker_runs(rows: list[dict], judge, batch: int, counts: list[int], block: int = DEFAULT_BLOCK_SIZE) -> list[dict]:
     """The three metrics and context recall alone with each worker count: rows/s, the share of
     the wall time the judge was busy, and the largest score difference from one worker (0.0:
     identical; fp32 verdicts do not depend on their batch, bf16 ones by ~1e-3)."""
@@ -133,7 +134,7 @@ def worker_runs(rows: list[dict], judge, batch: int, counts: list[int]) -> list[
     for metrics, label in ((METRICS, "three metrics"), (["context_recall"], "context_recall")):
         base: list[list] | None = None
         for workers in counts:
-            meas = measured(rows, metrics, judge, batch, workers=workers)
+            meas = measured(rows, metrics, judge, batch, workers=workers, block=block)
             base = base if base is not None else meas.scores
             diffs = [abs(a - b) for ra, rb in zip(base, meas.scores) for a, b in zip(ra, rb)
                      if a is not None and b is not None]
@@ -158,7 +159,8 @@ def _workers_table(runs: list[dict]) -> str:
     return "Text side in worker processes, one judge process (`--workers`):\n\n" + "\n".join(lines)
 
 
-def profile_run(rows: list[dict], judge, batch: int, cache: Path | None = None, workers: int = 1) -> dict:
+def profile_run(rows: list[dict], judge, batch: int, cache: Path | None = None, workers: int = 1,
+                block: int = DEFAULT_BLOCK_SIZE) -> dict:
     """One run of `score_dataset` (what ``localeval score`` runs) from a JSON Lines file to
     one, in a session of our own, profiled as ``localeval score --profile`` profiles it
     (`localeval.runner.profile.stage_profile`): ms per row per stage, judge pairs per row."""
@@ -170,7 +172,7 @@ def profile_run(rows: list[dict], judge, batch: int, cache: Path | None = None, 
     from localeval.runner.evaluate import score_dataset
     from localeval.runner.profile import stage_profile
 
-    options = RunOptions(model=judge, batch_size=batch, cache=cache)
+    options = RunOptions(model=judge, batch_size=batch, cache=cache, block_size=block)
     with tempfile.TemporaryDirectory() as tmp:
         source, target = Path(tmp) / "rows.jsonl", Path(tmp) / "scored.jsonl"
         source.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -265,6 +267,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=_sizes, default=None,
                         help="also compare these worker counts (e.g. 1,2) on the first size: three metrics and "
                              "context recall alone, rows/s, judge busy share, scores against the first count")
+    parser.add_argument("--block-size", type=int, default=DEFAULT_BLOCK_SIZE,
+                        help="rows to a block in the --workers runs and profiles (a worker scores a block at a "
+                             "time: with many workers, a smaller block keeps them all busy)")
     parser.add_argument("--only-workers", action="store_true", help="run the --workers comparison (and --profile) only")
     args = parser.parse_args(argv)
 
@@ -331,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
         # they are for a user's second run. Loading the judge is not timed.
         new_process_s = rerun_in_new_process(len(first), cache, args, batch)
 
-    workers = worker_runs(first, judge, batch, args.workers) if args.workers else []
+    workers = worker_runs(first, judge, batch, args.workers, args.block_size) if args.workers else []
     profiles: list[dict] = []
     if args.profile:
         with tempfile.TemporaryDirectory() as tmp:
@@ -427,19 +432,20 @@ def _only_workers(args: argparse.Namespace, argv: list[str]) -> int:
     counts = args.workers or [1, 2]
     rows = make_rows(args.rows[0])
     measured(make_rows(4, seed=5), ["context_recall"], judge, batch)  # warm-up: first batches, lazy imports
-    workers = worker_runs(rows, judge, batch, counts)
-    profiles = [profile_run(make_rows(args.rows[0], seed=PROFILE_SEED), judge, batch, workers=w) for w in counts] \
+    workers = worker_runs(rows, judge, batch, counts, args.block_size)
+    profiles = [profile_run(make_rows(args.rows[0], seed=PROFILE_SEED), judge, batch, workers=w, block=args.block_size)
+                for w in counts] \
         if args.profile else []
     m = describe_machine()
     result = {"machine": m, "device": judge.device.type, "dtype": str(judge.dtype).replace("torch.", ""),
-              "batch_size": batch, "workers": workers, "profile": profiles}
+              "batch_size": batch, "block_size": args.block_size, "workers": workers, "profile": profiles}
     table = _workers_table(workers) + ("\n\n" + _profile_table(profiles) if profiles else "")
     print(table)
     command = command_line("python benchmarks/bulk_speed.py", argv)
     where = (m["gpu"] or {}).get("name") if judge.device.type == "cuda" else f"{m['cpu']} ({m['cpu_cores']} cores)"
     write_results(args.output, result,
                   f"# Bulk scoring speed: worker processes\n\nMeasured {m['date_utc']} on {where}, torch {m['torch']}, "
-                  f"{result['dtype']}, judge batch {batch}. Command: `{command}`.\n\n{table}\n")
+                  f"{result['dtype']}, judge batch {batch}, block {args.block_size}. Command: `{command}`.\n\n{table}\n")
     return 0
 
 

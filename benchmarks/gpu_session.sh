@@ -11,11 +11,12 @@
 #                                         NLTK and punkt, py3langid, pydantic), stripped and
 #                                         pruned, and the training data, as parts that each fit
 #                                         beside the tree; prints the device calls to make
-#   benchmarks/gpu_session.sh install     there: unpack the carried parts into .gpu/site and
-#                                         .gpu/data (kept on a warm machine between calls)
-#   benchmarks/gpu_session.sh run         there: bulk_speed.py on ROWS rows (three metrics, each
-#                                         alone, --profile, 1 and N workers where bulk_speed has
-#                                         --workers), then a judge training run from the shipped
+#   benchmarks/gpu_session.sh install     there: gather the carried piece in $STAGE (outside the
+#                                         tree, kept while the machine is warm) and, once all have
+#                                         come, unpack them into $STAGE/site and $STAGE/data
+#   benchmarks/gpu_session.sh run         there: bulk_speed.py --only-workers (three metrics and
+#                                         context recall alone): 1 and N workers on COMPARE_ROWS
+#                                         rows with --profile, N workers on ROWS rows; then a judge training run from the shipped
 #                                         judge with HaluEval QA and the contrast pairs; results
 #                                         and the weights (pieces under 16 MiB) go to $OUT
 #   benchmarks/gpu_session.sh reassemble DIR JUDGE_DIR
@@ -34,7 +35,11 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-GPU_DIR="${GPU_DIR:-$ROOT/.gpu}"          # where pack writes and install reads (a test points it elsewhere)
+GPU_DIR="${GPU_DIR:-$ROOT/.gpu}"          # where pack writes and a call carries from (a test points it elsewhere)
+# Where install gathers the pieces and unpacks them there: outside the tree, because each device
+# call replaces the tree's ignored .gpu/ with what that call carries (a piece carried before is
+# gone by the next call), while /tmp stays as long as the machine is warm.
+STAGE="${STAGE:-/tmp/localeval-gpu}"
 COMMAND="${1:-run}"
 shift || true
 for arg in "$@"; do [ "$arg" = "--dry-run" ] && DRY_RUN=1; done
@@ -80,7 +85,10 @@ pack() {
     find "$GPU_DIR/build/site" -name '*.so' -exec strip --strip-unneeded {} + 2>/dev/null || true
     find "$GPU_DIR/build/site" \( -name tests -o -name __pycache__ -o -name '*.pyx' -o -name '*.pxd' \
         -o -name '*.cpp' -o -name '*.c' -o -name '*.h' \) -prune -exec rm -rf {} +
-    find "$GPU_DIR/build/site/spacy/lang" -mindepth 1 -maxdepth 1 -type d ! -name en ! -name xx -exec rm -rf {} +
+    # ja, ko, th, vi, zh stay: spaCy's registry imports their tokenizer factories whenever a
+    # pipeline is loaded with components disabled (the training data's sentence splitter is).
+    find "$GPU_DIR/build/site/spacy/lang" -mindepth 1 -maxdepth 1 -type d ! -name en ! -name xx \
+        ! -name ja ! -name ko ! -name th ! -name vi ! -name zh -exec rm -rf {} +
     find "$GPU_DIR/build/site/punkt/data" -name '*.py' ! -name __init__.py ! -name curated.py \
         ! -name 'english*.py' -delete
     for path in "${DATA_PATHS[@]}"; do
@@ -108,16 +116,18 @@ pack() {
     cat >&2 <<EOF
 Device calls, one after another while the machine is warm (30 s):
 $(for i in $(seq 1 $((n - 1))); do echo "  carry [.gpu/part$i]  command: benchmarks/gpu_session.sh install"; done)
-  carry [.gpu/part$n]  command: benchmarks/gpu_session.sh run   (timeout_s 480)
+  carry [.gpu/part$n]  command: benchmarks/gpu_session.sh run   (timeout_s 560)
 EOF
 }
 
 # ------------------------------------------------------------------------------------ install
 install() {
     # Joins the pieces once all have arrived (each call carries one; the earlier ones stay).
-    [ -d "$GPU_DIR/site" ] && { log "already installed"; return 0; }
+    [ -d "$STAGE/site" ] && { log "already installed"; return 0; }
+    mkdir -p "$STAGE"
+    [ -d "$GPU_DIR" ] && find "$GPU_DIR" -maxdepth 1 -name 'part*' -type d -exec cp -r {} "$STAGE/" \;
     shopt -s nullglob
-    local pieces=("$GPU_DIR"/part*/runtime.tar.xz.[0-9]*) manifests=("$GPU_DIR"/part*/manifest)
+    local pieces=("$STAGE"/part*/runtime.tar.xz.[0-9]*) manifests=("$STAGE"/part*/manifest)
     shopt -u nullglob
     [ "${#manifests[@]}" -gt 0 ] || { log "no .gpu/part* here: carry them (benchmarks/gpu_session.sh pack)"; return 0; }
     local want sum; want=$(sed -n 's/^pieces=//p' "${manifests[0]}"); sum=$(sed -n 's/^sha256=//p' "${manifests[0]}")
@@ -126,10 +136,10 @@ install() {
         return 0
     fi
     # Pieces sorted by their number, whatever part folder holds them.
-    printf '%s\n' "${pieces[@]}" | awk -F. '{print $NF "\t" $0}' | sort -n | cut -f2 | xargs cat > "$GPU_DIR/runtime.tar.xz"
-    echo "$sum  $GPU_DIR/runtime.tar.xz" | sha256sum -c --quiet - || { log "the joined archive is damaged"; exit 5; }
-    tar -xJf "$GPU_DIR/runtime.tar.xz" -C "$GPU_DIR" && rm -f "$GPU_DIR/runtime.tar.xz"
-    log "installed: $(ls "$GPU_DIR/site" | grep -v -c dist-info) packages; data: $(ls "$GPU_DIR/data/train" | tr '\n' ' ')"
+    printf '%s\n' "${pieces[@]}" | awk -F. '{print $NF "\t" $0}' | sort -n | cut -f2 | xargs cat > "$STAGE/runtime.tar.xz"
+    echo "$sum  $STAGE/runtime.tar.xz" | sha256sum -c --quiet - || { log "the joined archive is damaged"; exit 5; }
+    tar -xJf "$STAGE/runtime.tar.xz" -C "$STAGE" && rm -rf "$STAGE/runtime.tar.xz" "$STAGE"/part*
+    log "installed: $(ls "$STAGE/site" | grep -v -c dist-info) packages; data: $(ls "$STAGE/data/train" | tr '\n' ' ')"
 }
 
 missing_imports() {
@@ -142,23 +152,29 @@ PY
 
 # ------------------------------------------------------------------------------------ run
 run() {
-    local out work rows naive train_s bulk_s device data sources extra=()
+    local out work rows compare_rows block train_s bulk_s device data sources extra=()
     if [ "$DRY_RUN" = 1 ]; then
         out="${OUT:-$(mktemp -d)}"; work="$(mktemp -d)"
-        rows=2; naive=1; bulk_s=600; train_s=600; device=cpu
-        data="$ROOT/../shared/data"; [ -d "$data/train" ] || data="$GPU_DIR/data"
+        rows=2; compare_rows=2; block=1; bulk_s=600; train_s=600; device=cpu
+        data="$ROOT/../shared/data"; [ -d "$data/train" ] || data="$STAGE/data"
         # Tiny: one source, a few dozen pairs, the held-out side capped.
         sources="halueval_qa"; extra=(--max-train-pairs 16 --max-heldout 8 --batch-size 16 --epochs 1)
     else
         out="${OUT:?run on the device machine sets OUT}"; work="/tmp/gpu_session"
-        rows="${ROWS:-10000}"; naive=50; bulk_s="${BULK_SECONDS:-270}"; train_s="${TRAIN_SECONDS:-150}"; device=cuda
+        # Sized from the H200 session of 2026-11-27 (benchmarks/results/gpu_session/): the
+        # compare step took 100 s; 15 workers ran three metrics at 75 rows/s and context recall
+        # at 260, so 5,000 rows take ~100 s (10,000 would take ~190 s and push the call past
+        # 8 minutes); training spends ~95 s preparing its data and ~20 s loading before its
+        # first step, so 240 s leaves it about 100 s of steps.
+        rows="${ROWS:-5000}"; compare_rows="${COMPARE_ROWS:-240}"; block=16; bulk_s="${BULK_SECONDS:-180}"
+        train_s="${TRAIN_SECONDS:-240}"; device=cuda
         install
-        export PYTHONPATH="$GPU_DIR/site${PYTHONPATH:+:$PYTHONPATH}"
-        data="$GPU_DIR/data"
+        export PYTHONPATH="$STAGE/site${PYTHONPATH:+:$PYTHONPATH}"
+        data="$STAGE/data"
         sources=""; extra=(--time-budget-minutes "$(( (train_s - 30) / 60 ))")
     fi
     export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
-    mkdir -p "$out" "$work"
+    mkdir -p "$out" "$work/bulk"
     exec > >(tee -a "$out/gpu_session.log") 2>&1
     local missing; missing="$(missing_imports)"
     if [ -n "$missing" ]; then
@@ -167,22 +183,28 @@ run() {
     fi
     log "machine: $(nvidia-smi -L 2>/dev/null | head -1 || echo "no GPU (device $device)"); python $(python3 -V 2>&1)"
 
-    # 1. Speed: three metrics and each alone (context recall among them), with --profile.
-    local steps="${STEPS:-bulk,train}"
-    local bulk=(benchmarks/bulk_speed.py --rows "$rows" --naive-rows "$naive" --device "$device" --profile
-                --output "$out/bulk_speed.json")
-    [ "$DRY_RUN" = 1 ] && [ -n "${BULK_MODEL:-}" ] && bulk+=(--model "$BULK_MODEL")
-    if python3 benchmarks/bulk_speed.py --help | grep -q -- '--workers'; then
-        # The cores minus the judge's; at least 2, so that "1 and N" compares two counts
-        # (--all: nproc alone honours OMP_NUM_THREADS).
-        local n=$(( $(nproc --all) - 1 )); [ "$n" -ge 2 ] || n=2
-        bulk+=(--workers "1,$n")
-    else
-        log "bulk_speed.py has no --workers yet: one worker only"
-    fi
+    # 1. Speed, in two runs of bulk_speed.py --only-workers (three metrics, then context recall
+    #    alone): 1 against N workers on COMPARE_ROWS rows, with --profile and the check that N
+    #    workers score exactly as one; then N workers alone on ROWS rows, the issue's targets.
+    #    One worker on 10,000 rows would take the whole call by itself. N: the cores minus the
+    #    judge's, at least 2 (--all: nproc alone honours OMP_NUM_THREADS). Blocks of 16 and 32
+    #    rows, not the default 256: a worker scores a block at a time, and 240 rows in blocks
+    #    of 256 would keep one of 15 workers busy.
+    local steps="${STEPS:-bulk,train}" n=$(( $(nproc --all) - 1 ))
+    [ "$n" -ge 2 ] || n=2
+    local common=(benchmarks/bulk_speed.py --only-workers --device "$device")
+    [ "$DRY_RUN" = 1 ] && [ -n "${BULK_MODEL:-}" ] && common+=(--model "$BULK_MODEL")
+    local compare=("${common[@]}" --rows "$compare_rows" --workers "1,$n" --block-size "$block" --profile --output "$work/bulk/bulk_workers.json")
+    local target=("${common[@]}" --rows "$rows" --workers "$n" --block-size "$((2 * block))" --output "$work/bulk/bulk_speed.json")
     if [[ ",$steps," == *,bulk,* ]]; then
-        log "bulk: ${bulk[*]}"
-        timeout "$bulk_s" python3 "${bulk[@]}" || log "bulk_speed stopped (exit $?): its partial output is in the log"
+        for bulk in compare target; do
+            local -n cmd="$bulk"
+            log "bulk ($bulk): python3 ${cmd[*]}"
+            timeout "$bulk_s" python3 "${cmd[@]}" || log "bulk_speed stopped (exit $?): its partial output is in the log"
+        done
+        # One archive: four result files, the log and the judge's pieces would pass the 8 files
+        # a call may bring back.
+        tar -czf "$out/bulk.tar.gz" -C "$work" bulk
     fi
     [[ ",$steps," == *,train,* ]] || return 0
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -35,10 +37,15 @@ def test_dry_run_writes_what_a_device_call_can_bring_back(tmp_path):
     # The device tool's limits on what comes back: at most 8 files of 16 MiB, 64 MiB in all.
     assert len(files) <= 8 and all(p.stat().st_size < 16 * 2**20 for p in files)
     assert sum(p.stat().st_size for p in files) < 64 * 2**20
-    bulk = json.loads((out / "bulk_speed.json").read_text())
-    assert bulk["runs"][0]["rows"] == 2 and bulk["profile"]
+    with tarfile.open(out / "bulk.tar.gz") as archive:
+        archive.extractall(tmp_path / "bulk", filter="data")
+    compare = json.loads((tmp_path / "bulk" / "bulk" / "bulk_workers.json").read_text())
+    target = json.loads((tmp_path / "bulk" / "bulk" / "bulk_speed.json").read_text())
+    assert {r["workers"] for r in compare["workers"]} == {1, 2} and compare["profile"]
+    assert all(r["identical_to_first"] for r in compare["workers"])
+    assert {r["workers"] for r in target["workers"]} == {2} and {r["rows"] for r in target["workers"]} == {2}
     log = (out / "gpu_session.log").read_text()
-    assert "bulk: benchmarks/bulk_speed.py --rows 2" in log and "--init models/localeval-judge-minilm-l6" in log
+    assert "bulk (target): python3 benchmarks/bulk_speed.py --only-workers" in log and "--init models/localeval-judge-minilm-l6" in log
     assert len(list(out.glob("judge-weights.part*"))) >= 2  # the 44 MB judge does not fit one file
 
     judge = tmp_path / "judge"
@@ -95,17 +102,22 @@ def test_install_joins_the_pieces_once_all_have_arrived(tmp_path):
         (gpu / f"part{i}").mkdir(parents=True)
         (gpu / f"part{i}" / f"runtime.tar.xz.{i - 1:02d}").write_bytes(piece)
         (gpu / f"part{i}" / "manifest").write_text(manifest)
-    held = gpu / "part2" / "runtime.tar.xz.01"
-    held.rename(tmp_path / "later")  # the second call has not come yet
+    # The device tool replaces the tree's ignored .gpu/ on each call with what that call
+    # carries: the first call brings part1 alone, the second part2 alone.
+    later = tmp_path / "later"
+    (gpu / "part2").rename(later)
+    stage = tmp_path / "stage"
 
     def install() -> subprocess.CompletedProcess:
-        return subprocess.run(["bash", str(SCRIPT), "install"], env={**os.environ, "GPU_DIR": str(gpu)},
+        return subprocess.run(["bash", str(SCRIPT), "install"], env={**os.environ, "GPU_DIR": str(gpu), "STAGE": str(stage)},
                               capture_output=True, text=True, timeout=60)
 
     first = install()
-    assert first.returncode == 0 and "have 1 of 2 pieces" in first.stderr and not (gpu / "site").exists()
-    (tmp_path / "later").rename(held)
+    assert first.returncode == 0 and "have 1 of 2 pieces" in first.stderr and not (stage / "site").exists()
+    shutil.rmtree(gpu / "part1")
+    later.rename(gpu / "part2")
     second = install()
     assert second.returncode == 0, second.stderr
-    assert (gpu / "site" / "somepkg" / "__init__.py").read_text().startswith("VALUE = 1")
-    assert (gpu / "data" / "train" / "nli" / "pairs.jsonl").is_file()
+    assert (stage / "site" / "somepkg" / "__init__.py").read_text().startswith("VALUE = 1")
+    assert not list(stage.glob("part*"))  # the pieces are not kept beside what they unpacked to
+    assert (stage / "data" / "train" / "nli" / "pairs.jsonl").is_file()
