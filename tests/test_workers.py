@@ -54,6 +54,28 @@ def test_workers_give_one_process_scores_in_order_and_count_the_run(tiny_judge, 
     assert session.timings.seconds["split"] > 0
 
 
+def test_the_workers_tokenize_and_the_judge_process_only_pads_and_runs(tiny_judge, one_torch_thread, monkeypatch):
+    """Tokenizing in the judge process capped a GPU run (benchmarks/results/gpu_session): with
+    workers, every pair is tokenized in a worker, none in the process that runs the judge."""
+    from localeval import evaluate
+    from localeval.judge import formats
+    from localeval.judge.session import JudgeSession
+    from localeval.options import RunOptions
+
+    judge_process = os.getpid()
+    encode = formats.JudgeFormat.encode
+
+    def outside_the_judge_process(self, tokenizer, pairs, max_length):
+        assert os.getpid() != judge_process, "a pair was tokenized in the judge process"
+        return encode(self, tokenizer, pairs, max_length)
+
+    one = evaluate(ROWS, METRICS, model=tiny_judge, block_size=2, show_progress=False)
+    monkeypatch.setattr(formats.JudgeFormat, "encode", outside_the_judge_process)
+    with JudgeSession(RunOptions(model=tiny_judge, block_size=2)) as session:
+        two = evaluate(ROWS, METRICS, session=session, show_progress=False, workers=2)
+    assert _scores(two) == _scores(one) and session.counters.pairs_judged > 0
+
+
 def test_workers_share_the_cache_file_and_a_rerun_reads_it(tiny_judge, one_torch_thread, tmp_path):
     from localeval import evaluate
     from localeval.judge.session import JudgeSession

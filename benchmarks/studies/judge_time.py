@@ -10,7 +10,8 @@ from `NLIJudge.score_distinct`) and times, in one process, so the shares compare
 * padding a batch: the tokenizer's ``pad`` against `NLIJudge.pad_batch` (what the judge uses);
 * the forward passes, split by operator with ``torch.profiler``: the linear layers (the
   matrix products `compute_floor` calls the peak), attention, layer norms, GELU, the rest;
-* the matrix products' own FLOP rate, against the peak measured in the same run.
+* the matrix products' own FLOP rate, against the peak measured in the same run;
+* the judge process's work per pair outside the model, tokenizing itself or given a worker's ids.
 
 Results: ``benchmarks/results/judge_time.json`` and ``.md``.
 """
@@ -69,6 +70,7 @@ def time_parts(judge, captured: list[tuple[list, str]], batch: int) -> dict:
     import torch
     from torch.profiler import ProfilerActivity, profile
 
+    from localeval.judge.formats import Packed
     from localeval.judge.nli import ScoringState
 
     encode = lambda pairs: judge.tokenizer([p for p, _ in pairs], [h for _, h in pairs],  # noqa: E731
@@ -84,9 +86,10 @@ def time_parts(judge, captured: list[tuple[list, str]], batch: int) -> dict:
     for enc, ids in batches:
         judge.tokenizer.pad({k: [enc[k][i] for i in ids] for k in enc.keys()}, return_tensors="pt")
     pad_tokenizer_s = time.perf_counter() - start
+    packed = {id(enc): Packed.of(enc) for enc in encoded}  # what the judge pads from (not timed)
     start = time.perf_counter()
     for enc, ids in batches:
-        judge.pad_batch(enc, ids)
+        judge.pad_batch(packed[id(enc)], ids)
     pad_ours_s = time.perf_counter() - start
 
     state = ScoringState()
@@ -101,12 +104,47 @@ def time_parts(judge, captured: list[tuple[list, str]], batch: int) -> dict:
         by_group[_group(event.key)] += event.self_cpu_time_total / 1e6
         if _group(event.key) == "other operators":
             others[event.key] = event.self_cpu_time_total / 1e6
-    return {"pairs": sum(len(p) for p, _ in captured), "batches": len(batches), "tokens": state.tokens,
+    feed = time_feed(judge, captured, batch)
+    return {**feed, "pairs": sum(len(p) for p, _ in captured), "batches": len(batches), "tokens": state.tokens,
             "tokens_squared": state.tokens_squared, "tokenize_s": round(tokenize_s, 3),
             "pad_tokenizer_s": round(pad_tokenizer_s, 4), "pad_ours_s": round(pad_ours_s, 4),
             "scoring_s_profiled": round(scoring_s, 3),
             "operator_s": {k: round(v, 3) for k, v in sorted(by_group.items(), key=lambda kv: -kv[1])},
             "other_operators_s": {k: round(v, 3) for k, v in sorted(others.items(), key=lambda kv: -kv[1])[:8]}}
+
+
+def time_feed(judge, captured: list[tuple[list, str]], batch: int) -> dict:
+    """The judge process's own work per pair, the model left out (each batch padded, not run):
+    tokenizing the texts itself, as one process does, against reading the ids a worker
+    tokenized (`NLIJudge.encode`, `localeval.runner.workers`). On a GPU this work, not the
+    model, set the pace (benchmarks/results/gpu_session)."""
+    import numpy as np
+
+    from localeval.judge.nli import ScoringState
+
+    def pad_only(packed, ids, columns):
+        judge.pad_batch(packed, ids)
+        return np.zeros((len(ids), len(columns)), dtype=np.float32)
+
+    pairs = sum(len(p) for p, _ in captured)
+    judge._forward = pad_only  # this instance only, removed below
+    try:
+        start = time.perf_counter()
+        for texts, task in captured:
+            judge.score_distinct(texts, task, batch_size=batch, state=ScoringState())
+        itself_s = time.perf_counter() - start
+        start = time.perf_counter()
+        encoded = [judge.encode(texts, task) for texts, task in captured]
+        worker_s = time.perf_counter() - start
+        start = time.perf_counter()
+        for (texts, task), ids in zip(captured, encoded):
+            judge.score_distinct(texts, task, batch_size=batch, state=ScoringState(), encoded=ids)
+        given_s = time.perf_counter() - start
+    finally:
+        del judge._forward
+    return {"feed_us_per_pair": {"judge process, tokenizing itself": round(itself_s / pairs * 1e6, 1),
+                                 "judge process, given a worker's ids": round(given_s / pairs * 1e6, 1),
+                                 "worker, tokenizing and packing": round(worker_s / pairs * 1e6, 1)}}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -178,6 +216,13 @@ def render(r: dict) -> str:
         "",
         f"Linear layers' FLOP rate: {r['linear_tflop_per_s']} TFLOP/s against a peak of {r['peak_tflop_per_s']} "
         "TFLOP/s measured in the same run.",
+        "",
+        "The judge process's own work per pair with the model left out (batches padded, not run): what caps a",
+        "run whose model is fast (a GPU) once workers do the text side (`--workers`):",
+        "",
+        "| who does what | microseconds per pair |",
+        "|---|---|",
+        *[f"| {k} | {v} |" for k, v in r.get("feed_us_per_pair", {}).items()],
         "",
     ]
     return "\n".join(lines)

@@ -30,6 +30,7 @@ path: ``minicheck:/models/MiniCheck-RoBERTa-Large`` (`split_format`).
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -38,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
 import torch
 
 from localeval.judge.labels import LabelLayout, read_label_layout
@@ -53,6 +55,39 @@ __all__ = [
 ]
 
 Encoded = dict[str, list[list[int]]]
+
+
+@dataclass(frozen=True)
+class Packed:
+    """Token ids of many pairs, one flat array per model input (``input_ids``,
+    ``token_type_ids``, ...), pair ``i`` at ``offsets[i]:offsets[i + 1]`` in each.
+
+    What a worker process sends to the judge process (`localeval.runner.workers`): pickling
+    arrays costs a copy, pickling lists of lists costs a Python object per token. Tokenizing
+    was most of the judge process's time on a GPU (benchmarks/results/gpu_session), so the
+    workers tokenize and the judge process only pads and runs the model."""
+
+    columns: dict[str, np.ndarray]
+    offsets: np.ndarray
+
+    @classmethod
+    def of(cls, encoded: Encoded) -> Packed:
+        ids = encoded["input_ids"]
+        offsets = np.zeros(len(ids) + 1, dtype=np.int64)
+        np.cumsum([len(row) for row in ids], out=offsets[1:])
+        total = int(offsets[-1])
+        columns = {key: np.fromiter(itertools.chain.from_iterable(encoded[key]), dtype=np.int32, count=total)
+                   for key in encoded.keys()}
+        return cls(columns, offsets)
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def lengths(self) -> list[int]:
+        return np.diff(self.offsets).tolist()
+
+    def row(self, key: str, i: int) -> np.ndarray:
+        return self.columns[key][self.offsets[i] : self.offsets[i + 1]]
 
 
 class UnknownJudgeFormat(ValueError):

@@ -40,7 +40,7 @@ import torch
 from tqdm.auto import tqdm
 
 from localeval.judge.cache import JudgementCache, model_identity, open_cache
-from localeval.judge.formats import JudgeFormat, detect_format, split_format
+from localeval.judge.formats import JudgeFormat, Packed, detect_format, split_format
 from localeval.judge.dtypes import resolve_dtype
 from localeval.judge.labels import LabelLayout
 from localeval.judge.registry import resolve_model, stored_thresholds
@@ -337,19 +337,21 @@ class NLIJudge:
         batch_size: int,
         state: ScoringState,
         show_progress_bar: bool = False,
+        encoded: list[Packed] | None = None,
     ) -> np.ndarray:
         """Probabilities of distinct, validated pairs, in order: the model itself, no cache.
 
         ``state`` carries what the loop learns across calls (batch cap, CPU fallback); it is
         the caller's (`JudgeSession` keeps one per judge), never the judge's. After a single
         pair does not fit on the GPU, this call and every later one with ``state`` go to a CPU
-        copy (`cpu_copy`); this judge is not changed."""
+        copy (`cpu_copy`); this judge is not changed. ``encoded``: the pairs' token ids as
+        `encode` makes them, when the caller tokenized them (a worker process)."""
         if state.fallback is not None and state.fallback is not self:
             return state.fallback.score_distinct(pairs, task, batch_size=batch_size, state=state,
-                                                 show_progress_bar=show_progress_bar)
+                                                 show_progress_bar=show_progress_bar, encoded=encoded)
         columns = self._task_columns(task)
         try:
-            return self._score_unique(pairs, columns, batch_size, show_progress_bar, state)
+            return self._score_unique(pairs, columns, batch_size, show_progress_bar, state, encoded)
         except _MoveToCPU:
             warnings.warn(
                 f"judge {self.name!r} ran out of memory on {self.device} with one pair per batch; "
@@ -360,7 +362,13 @@ class NLIJudge:
             state.fallback = self.cpu_copy()
             state.batch_cap = None
             return state.fallback.score_distinct(pairs, task, batch_size=batch_size, state=state,
-                                                 show_progress_bar=show_progress_bar)
+                                                 show_progress_bar=show_progress_bar, encoded=encoded)
+
+    def encode(self, pairs: list[Pair], task: Task = "nli") -> list[Packed]:
+        """Token ids of ``pairs`` as `score_distinct` reads them, a slice of `ENCODE_SLICE`
+        pairs per `Packed` (``task``: which judge of a pair of judges reads them)."""
+        return [Packed.of(self.format.encode(self.tokenizer, pairs[start : start + ENCODE_SLICE], self.max_length))
+                for start in range(0, len(pairs), ENCODE_SLICE)]
 
     def entailment_probability(self, pairs: Sequence[Pair], **kwargs) -> np.ndarray:
         """P(entailment) for each (premise, hypothesis) pair."""
@@ -389,7 +397,7 @@ class NLIJudge:
 
     def _score_unique(
         self, pairs: list[Pair], columns: list[int], batch_size: int, show_progress_bar: bool,
-        state: ScoringState,
+        state: ScoringState, encoded: list[Packed] | None = None,
     ) -> np.ndarray:
         out = np.empty((len(pairs), len(columns)), dtype=np.float32)
         with torch.inference_mode(), tqdm(
@@ -399,36 +407,37 @@ class NLIJudge:
             # grew with the call (a long context makes tens of thousands of pairs; one 40k-word
             # row on a 64-token judge peaked 219 MB above its start, 47 MB in slices). A slice
             # bounds that memory and is still large enough for sorting by length to pad well.
-            for start in range(0, len(pairs), ENCODE_SLICE):
+            for n, start in enumerate(range(0, len(pairs), ENCODE_SLICE)):
                 piece = pairs[start : start + ENCODE_SLICE]
-                out[start : start + len(piece)] = self._score_slice(piece, columns, batch_size, bar, state)
+                # A pair format trims the longer text first: the premise in practice, and a
+                # claim that alone nearly fills the input no longer makes the tokenizer raise.
+                packed = encoded[n] if encoded is not None else self.encode(piece)[0]
+                out[start : start + len(piece)] = self._score_slice(piece, packed, columns, batch_size, bar, state)
         return out
 
     def _score_slice(
-        self, pairs: list[Pair], columns: list[int], batch_size: int, bar: tqdm, state: ScoringState
+        self, pairs: list[Pair], packed: Packed, columns: list[int], batch_size: int, bar: tqdm,
+        state: ScoringState,
     ) -> np.ndarray:
-        # A pair format trims the longer text first: the premise in practice, and a claim that
-        # alone nearly fills the input no longer makes the tokenizer raise ("only_first" did).
-        encoded = self.format.encode(self.tokenizer, pairs, self.max_length)
-        input_ids = encoded["input_ids"]
-        if not state.truncation_warned and any(len(ids) >= self.max_length for ids in input_ids):
+        lengths_of = packed.lengths()
+        if not state.truncation_warned and max(lengths_of, default=0) >= self.max_length:
             state.truncation_warned = self._warn_if_truncated(pairs)
         # Longest first: the first batch allocates the most memory, so an OOM shows at once.
-        order = sorted(range(len(pairs)), key=lambda i: -len(input_ids[i]))
+        order = sorted(range(len(pairs)), key=lambda i: -lengths_of[i])
         out = np.empty((len(pairs), len(columns)), dtype=np.float32)
         size = min(batch_size, state.batch_cap or batch_size)
         done = 0
         while done < len(order):
             batch_ids = order[done : done + size]
             try:
-                out[batch_ids] = self._forward(encoded, batch_ids, columns)
+                out[batch_ids] = self._forward(packed, batch_ids, columns)
             except Exception as exc:  # noqa: BLE001 - only out-of-memory is handled
                 if not _is_out_of_memory(exc):
                     raise
                 size = self._back_off(size, exc, state)
                 continue
             state.batches += 1
-            lengths = [len(input_ids[i]) for i in batch_ids]
+            lengths = [lengths_of[i] for i in batch_ids]
             state.tokens += sum(lengths)
             state.tokens_squared += sum(n * n for n in lengths)
             done += len(batch_ids)
@@ -437,35 +446,34 @@ class NLIJudge:
                 state.on_batch(len(batch_ids))
         return out
 
-    def _forward(self, encoded, batch_ids: list[int], columns: list[int]) -> np.ndarray:
+    def _forward(self, packed: Packed, batch_ids: list[int], columns: list[int]) -> np.ndarray:
         """Probabilities over ``columns`` for one padded batch of encoded pairs."""
-        features = self.pad_batch(encoded, batch_ids)
+        features = self.pad_batch(packed, batch_ids)
         features = {k: v.to(self.device) for k, v in features.items()}
         logits = self.format.logits(self.model, features)
         return self.format.probabilities(logits, columns).float().cpu().numpy()
 
-    def pad_batch(self, encoded, batch_ids: list[int]) -> dict[str, torch.Tensor]:
+    def pad_batch(self, packed: Packed, batch_ids: list[int]) -> dict[str, torch.Tensor]:
         """One batch as tensors padded to its longest pair, the same tensors the tokenizer's
         ``pad`` makes, written straight into one array per input: ``pad`` checks and copies
         every pair's lists in Python, a cost paid again for every batch of a run."""
         fill = {"input_ids": self.tokenizer.pad_token_id, "attention_mask": 0,
                 "token_type_ids": getattr(self.tokenizer, "pad_token_type_id", 0)}
-        if fill["input_ids"] is None or any(key not in fill for key in encoded.keys()):
+        if fill["input_ids"] is None or any(key not in fill for key in packed.columns):
             # No pad token, or an input this code does not know: the tokenizer's own padding.
-            return self.tokenizer.pad({k: [encoded[k][i] for i in batch_ids] for k in encoded.keys()},
+            return self.tokenizer.pad({k: [packed.row(k, i).tolist() for i in batch_ids] for k in packed.columns},
                                       return_tensors="pt")
-        lengths = [len(encoded["input_ids"][i]) for i in batch_ids]
-        width = max(lengths)
+        starts, ends = packed.offsets[batch_ids], packed.offsets[np.asarray(batch_ids) + 1]
+        width = int((ends - starts).max())
         left = self.tokenizer.padding_side == "left"
         features = {}
-        for key in encoded.keys():
-            column = encoded[key]
+        for key, column in packed.columns.items():
             array = np.full((len(batch_ids), width), fill[key], dtype=np.int64)
-            for row, (i, n) in enumerate(zip(batch_ids, lengths)):
+            for row, (a, b) in enumerate(zip(starts.tolist(), ends.tolist())):
                 if left:
-                    array[row, width - n:] = column[i]
+                    array[row, width - (b - a):] = column[a:b]
                 else:
-                    array[row, :n] = column[i]
+                    array[row, : b - a] = column[a:b]
             features[key] = torch.from_numpy(array)
         return features
 
@@ -557,6 +565,9 @@ class JudgePair(NLIJudge):
         return self.for_task(task)._task_columns(task)
 
     def score_distinct(self, pairs: list[Pair], task: Task, *, batch_size: int, state: ScoringState,
-                       show_progress_bar: bool = False) -> np.ndarray:
+                       show_progress_bar: bool = False, encoded: list[Packed] | None = None) -> np.ndarray:
         return self.for_task(task).score_distinct(pairs, task, batch_size=batch_size, state=state,
-                                                  show_progress_bar=show_progress_bar)
+                                                  show_progress_bar=show_progress_bar, encoded=encoded)
+
+    def encode(self, pairs: list[Pair], task: Task = "nli") -> list[Packed]:
+        return self.for_task(task).encode(pairs, task)

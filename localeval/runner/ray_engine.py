@@ -172,8 +172,14 @@ class _Scorer:
 
             index = {id(j): i for i, j in enumerate(judges_of(self.named))}
 
+            from localeval.judge.nli import distinct_pairs
+
             def remote(j: Any, pairs: list, task: str, batch_size: int) -> Any:
-                return ray.get(judge.score.remote(index[id(j)], pairs, task, batch_size))
+                # Tokenized in this text actor, as a local worker does: the judge actor pads
+                # and runs the model only.
+                distinct, where = distinct_pairs(pairs)
+                return ray.get(judge.score.remote(index[id(j)], distinct, task, batch_size,
+                                                  j.encode(distinct, task)))[where]
 
             self.session.remote = remote
 
@@ -213,10 +219,10 @@ class _Judge:
         # Memory only: the text actors read and write the verdict cache; this actor only judges.
         self.session = JudgeSession(options, cache=JudgementCache(None))
 
-    def score(self, judge_index: int, pairs: list, task: str, batch_size: int) -> Any:
+    def score(self, judge_index: int, pairs: list, task: str, batch_size: int, encoded: list | None = None) -> Any:
         from localeval.runner.workers import judge_request
 
-        return judge_request(self.session, self.judges[judge_index], pairs, task, batch_size)
+        return judge_request(self.session, self.judges[judge_index], pairs, task, batch_size, encoded)
 
 
 def _load_chunk(chunk: Any) -> list[Row]:

@@ -103,23 +103,26 @@ def worker_chunks(
         pool.close()
 
 
-def judge_request(session: JudgeSession, judge: Any, flat: list, task: Any, batch_size: int) -> np.ndarray:
+def judge_request(session: JudgeSession, judge: Any, flat: list, task: Any, batch_size: int,
+                  encoded: list | None = None) -> np.ndarray:
     """One worker's request, judged alone in the judge process (``flat``: the pairs its cache
     lacks, possibly repeated): probabilities in request order, the judge's counters kept in
-    ``session``. The local workers and the Ray engine's judge actor both answer with this."""
+    ``session``. The local workers and the Ray engine's judge actor both answer with this.
+    ``encoded``: the pairs' token ids (``judge.encode``), when the worker tokenized them;
+    ``flat`` is then distinct, in the order of the ids."""
     from localeval.judge.nli import distinct_pairs
 
-    distinct, index = distinct_pairs(flat)
+    distinct, index = (flat, None) if encoded is not None else distinct_pairs(flat)
     state = session.state(judge)
     counters = session.counters
     before = (state.batches, state.tokens, state.tokens_squared)
     with session.timings.stage("judge"):
-        probs = judge.score_distinct(distinct, task, batch_size=batch_size, state=state)
+        probs = judge.score_distinct(distinct, task, batch_size=batch_size, state=state, encoded=encoded)
     counters.batches += state.batches - before[0]
     counters.tokens_judged += state.tokens - before[1]
     counters.tokens_judged_squared += state.tokens_squared - before[2]
     counters.pairs_judged += len(distinct)
-    return probs[index]
+    return probs if index is None else probs[index]
 
 
 class _Pool:
@@ -217,16 +220,16 @@ class _Pool:
         make for it (the same pairs in the same order): a verdict's last bits depend on its
         batch neighbours (bf16 moved by up to 0.015 when short pairs were batched together,
         tests/test_judge_batches.py), so batching across workers would change scores."""
-        for worker, judge_index, pairs, task, batch_size in requests:
+        for worker, judge_index, pairs, task, batch_size, encoded in requests:
             try:
-                probs = self._score(judge_index, pairs, task, batch_size)
+                probs = self._score(judge_index, pairs, task, batch_size, encoded)
             except Exception:  # noqa: BLE001 - the worker raises it, and its chunk's rows fall back one by one
                 self.answers[worker].put(("error", traceback.format_exc()))
                 continue
             self.answers[worker].put(("ok", probs))
 
-    def _score(self, judge_index: int, flat: list, task: Any, batch_size: int) -> np.ndarray:
-        return judge_request(self.session, self.judges[judge_index], flat, task, batch_size)
+    def _score(self, judge_index: int, flat: list, task: Any, batch_size: int, encoded: list) -> np.ndarray:
+        return judge_request(self.session, self.judges[judge_index], flat, task, batch_size, encoded)
 
     def _add(self, counters: dict[str, int], seconds: dict[str, float]) -> None:
         for name in _WORKER_COUNTERS:
@@ -263,13 +266,17 @@ def _worker_main(worker: int, metrics: list[tuple[str, Metric]], options: Any, c
     index = {id(judge): i for i, judge in enumerate(judges)}
 
     def remote(judge: Any, pairs: list, task: str, batch_size: int) -> np.ndarray:
-        inbox.put(("judge", worker, index[id(judge)], pairs, task, batch_size))
+        # Tokenized here, in parallel across workers: in the judge process, tokenizing was most
+        # of its time on a GPU and capped the run (benchmarks/results/gpu_session).
+        distinct, where = distinct_pairs(pairs)
+        inbox.put(("judge", worker, index[id(judge)], distinct, task, batch_size, judge.encode(distinct, task)))
         kind, payload = answers.get()
         if kind == "error":
             raise RuntimeError(f"the judge process failed:\n{payload}")
-        return payload
+        return payload[where]
 
     from localeval.judge.cache import JudgementCache
+    from localeval.judge.nli import distinct_pairs
 
     # The cache file is opened anew: a SQLite connection must not cross a fork (nor may the
     # options' cache object, hence a memory-only one given explicitly without a file).
