@@ -114,35 +114,27 @@ def time_parts(judge, captured: list[tuple[list, str]], batch: int) -> dict:
 
 
 def time_feed(judge, captured: list[tuple[list, str]], batch: int) -> dict:
-    """The judge process's own work per pair, the model left out (each batch padded, not run):
-    tokenizing the texts itself, as one process does, against reading the ids a worker
-    tokenized (`NLIJudge.encode`, `localeval.runner.workers`). On a GPU this work, not the
-    model, set the pace (benchmarks/results/gpu_session)."""
-    import numpy as np
-
-    from localeval.judge.nli import ScoringState
-
-    def pad_only(packed, ids, columns):
-        judge.pad_batch(packed, ids)
-        return np.zeros((len(ids), len(columns)), dtype=np.float32)
-
+    """The judge process's own work per pair, the model left out: tokenizing the texts and
+    padding every batch, as one process does, against padding from the ids a worker tokenized
+    (`NLIJudge.encode`, `localeval.runner.workers`). On a GPU this work, not the model, set
+    the pace (benchmarks/results/gpu_session)."""
     pairs = sum(len(p) for p, _ in captured)
-    judge._forward = pad_only  # this instance only, removed below
-    try:
-        start = time.perf_counter()
-        for texts, task in captured:
-            judge.score_distinct(texts, task, batch_size=batch, state=ScoringState())
-        itself_s = time.perf_counter() - start
-        start = time.perf_counter()
-        encoded = [judge.encode(texts, task) for texts, task in captured]
-        worker_s = time.perf_counter() - start
-        start = time.perf_counter()
-        for (texts, task), ids in zip(captured, encoded):
-            judge.score_distinct(texts, task, batch_size=batch, state=ScoringState(), encoded=ids)
-        given_s = time.perf_counter() - start
-    finally:
-        del judge._forward
-    return {"feed_us_per_pair": {"judge process, tokenizing itself": round(itself_s / pairs * 1e6, 1),
+
+    def pad_all(encoded) -> None:
+        for packed in encoded:
+            lengths = packed.lengths()
+            order = sorted(range(len(packed)), key=lambda i: -lengths[i])
+            for i in range(0, len(order), batch):
+                judge.pad_batch(packed, order[i : i + batch])
+
+    start = time.perf_counter()
+    encoded = [judge.encode(texts, task) for texts, task in captured]
+    worker_s = time.perf_counter() - start
+    start = time.perf_counter()
+    for ids in encoded:
+        pad_all(ids)
+    given_s = time.perf_counter() - start
+    return {"feed_us_per_pair": {"judge process, tokenizing itself": round((worker_s + given_s) / pairs * 1e6, 1),
                                  "judge process, given a worker's ids": round(given_s / pairs * 1e6, 1),
                                  "worker, tokenizing and packing": round(worker_s / pairs * 1e6, 1)}}
 
@@ -217,7 +209,7 @@ def render(r: dict) -> str:
         f"Linear layers' FLOP rate: {r['linear_tflop_per_s']} TFLOP/s against a peak of {r['peak_tflop_per_s']} "
         "TFLOP/s measured in the same run.",
         "",
-        "The judge process's own work per pair with the model left out (batches padded, not run): what caps a",
+        "The judge process's own work per pair with the model left out (tokenizing, packing, padding): what caps a",
         "run whose model is fast (a GPU) once workers do the text side (`--workers`):",
         "",
         "| who does what | microseconds per pair |",
