@@ -288,3 +288,40 @@ def test_modifiers_the_premise_uses_to_tell_two_things_apart_conflict_after_a_pr
     # One basket only: a modifier the claim adds or changes says nothing ("the top basket").
     single = "Cups, glasses and small bowls go in the upper basket of the dishwasher."
     assert contrast("Glasses go in the top basket.", single) is None
+
+
+FIRST_LAST = [
+    # (premise, claim the dates bear out, claim they refute)
+    ("The Suez Canal opened in 1869. The Panama Canal opened in 1914, after a decade of construction.",
+     "The Suez Canal opened first.", "The Panama Canal opened first, in 1914."),
+    ("Austria joined the union in 1995, Slovakia joined in 2004 and Bulgaria joined in 2007.",
+     "Bulgaria joined last, in 2007.", "Slovakia joined last."),
+]
+
+
+@pytest.mark.parametrize(("premise", "right", "wrong"), FIRST_LAST, ids=[f"first-last-{i}" for i in range(len(FIRST_LAST))])
+def test_who_did_it_first_or_last_is_read_from_the_dates_of_the_same_act(premise, right, wrong):
+    from localeval.text.contrast_rules import confirmation
+
+    reason = contrast(wrong, premise)
+    assert reason is not None and reason.startswith("order"), reason
+    assert contrast(right, premise) is None
+    held = confirmation(right, premise)
+    assert held is not None and held.startswith("order"), held
+    assert confirmation(wrong, premise) is None
+
+
+def test_first_before_the_verb_or_with_an_object_is_no_order_of_the_doers():
+    """"was first used in 1922" is the first time, not the first of several; "listed its shares in
+    New York first" orders the places, not the companies: neither is read as an order of doers."""
+    premise = "Insulin was first used on a patient in 1922. Penicillin was first used on a patient in 1941."
+    assert contrast("Penicillin was first used on a patient in 1941.", premise) is None
+    premise = "Alpha listed its shares in Frankfurt in 1998. Beta listed its shares in Paris in 1995."
+    assert contrast("Alpha listed its shares in New York first.", premise) is None
+
+
+def test_the_premises_own_first_names_who_did_it_first_without_a_date():
+    premise = "On the expedition, Amundsen arrived at the South Pole first; Scott arrived there five weeks later."
+    reason = contrast("Scott arrived at the South Pole first.", premise)
+    assert reason is not None and reason.startswith("order") and "amundsen" in reason, reason
+    assert contrast("Amundsen arrived at the South Pole first.", premise) is None

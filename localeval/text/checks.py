@@ -119,6 +119,16 @@ class Relation:
 
 
 @dataclass(frozen=True)
+class Extreme:
+    """A claim's "X fell first" / "X joined last": of those the text dates doing ``verb``,
+    X did it earliest (``direction`` -1) or latest (+1)."""
+
+    direction: int
+    subject: Arg
+    verb: str
+
+
+@dataclass(frozen=True)
 class Facts:
     atoms: tuple[Atom, ...] = ()
     relations: tuple[Relation, ...] = ()
@@ -129,6 +139,7 @@ class Facts:
     spans: tuple[tuple[str, float, float], ...] = ()
     """Each verb dated by a span of years: its lemma, the first and the last year ("ran from 2015
     to 2019"; "enrolled in 2015 and followed them until 2021" dates "follow")."""
+    extremes: tuple[Extreme, ...] = ()
 
 
 # ------------------------------------------------------------------ reading a parse
@@ -589,7 +600,26 @@ def facts_of(doc) -> Facts:
              if t.pos_ in ("VERB", "AUX") and t.dep_ != "aux" and t.dep_ != "auxpass" for a in _atoms_of_verb(t)]
     atoms = _mark_contrasted(atoms, doc)
     return Facts(tuple(a for a in atoms if len(a.slots) >= 1), tuple(_relations(doc)), tuple(_clauses(doc)),
-                 tuple(_durations(doc)), tuple(_spans(doc)))
+                 tuple(_durations(doc)), tuple(_spans(doc)), tuple(_extremes(doc)))
+
+
+_EXTREMES = {"first": -1, "last": 1}
+
+
+def _extremes(doc) -> list[Extreme]:
+    """Each "X <verb> first / last": the adverb after an intransitive verb with a subject.
+    Not "X was first used in 1922" (before the verb: the first time, not the first of several)
+    nor "X visited Paris first" (an object: the order of the places, not of the visitors)."""
+    out = []
+    for token in doc:
+        verb = token.head
+        if (token.lower_ not in _EXTREMES or token.dep_ != "advmod" or verb.pos_ not in ("VERB", "AUX")
+                or token.i < verb.i or any(c.dep_ == "dobj" for c in verb.children)):
+            continue
+        subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if subject is not None and subject.pos_ != "PRON":
+            out.append(Extreme(_EXTREMES[token.lower_], _arg(subject), _lemma(verb)))
+    return out
 
 
 def _mark_contrasted(atoms: list[Atom], doc) -> list[Atom]:
@@ -919,15 +949,93 @@ def _gap_holds(gap: float, hedge: str, difference: float) -> bool:
     return abs(difference - gap) <= 0.01 * gap + 1e-9
 
 
+def _years(atom: Atom) -> list[float]:
+    """The years an atom is dated by (in any of its prepositions' objects): 100 to 2100."""
+    return [v for k, a in atom.slots if k.startswith("prep:") for n in a.numbers
+            for v in (_float(n),) if v is not None and 100 <= v <= 2100 and float(v).is_integer()]
+
+
+def _float(number: str) -> float | None:
+    try:
+        return float(number)
+    except ValueError:
+        return None
+
+
+def _doer(atom: Atom) -> Arg | None:
+    return atom.slot("agent") or atom.slot("patient")
+
+
+def _extreme_years(ext: Extreme, premise: Facts) -> tuple[float, list[float]] | None:
+    """X's year (its earliest for "first", its latest for "last") and each other doer's, from
+    the premise's atoms of the same verb; None unless X and at least one other are dated."""
+    mine: list[float] = []
+    theirs: dict[str, list[float]] = {}
+    for atom in premise.atoms:
+        doer = _doer(atom)
+        years = _years(atom)
+        if atom.lemma != ext.verb or atom.negated or not atom.asserted or doer is None or doer.pronoun or not years:
+            continue
+        same = _compare(ext.subject, doer, True)
+        if same == 1:
+            mine += years
+        elif same == -1:
+            theirs.setdefault(doer.head, []).extend(years)
+    if not mine or not theirs:
+        return None
+    pick = min if ext.direction < 0 else max
+    return pick(mine), [pick(v) for v in theirs.values()]
+
+
+def _extreme_said(ext: Extreme) -> str:
+    return f"{' '.join(sorted(ext.subject.words))[:40]} {ext.verb} {'first' if ext.direction < 0 else 'last'}"
+
+
+def _extreme_contrast(ext: Extreme, premise: Facts) -> str | None:
+    """The claim's "X <verb> first" against the premise: another doer dated earlier (later for
+    "last"), or the premise's own "Y <verb> first" of someone else."""
+    for other in premise.extremes:
+        if other.verb == ext.verb and other.direction == ext.direction and _compare(ext.subject, other.subject, True) == -1:
+            return f"order: the evidence says {_extreme_said(other)}, not {' '.join(sorted(ext.subject.words))[:40]}"
+    found = _extreme_years(ext, premise)
+    if found is None:
+        return None
+    mine, others = found
+    beyond = [y for y in others if (y - mine) * ext.direction > 0]
+    if beyond:
+        return (f"order: the evidence dates {' '.join(sorted(ext.subject.words))[:40]} {mine:g} and another "
+                f"{beyond[0]:g}, so it did not {ext.verb} {'first' if ext.direction < 0 else 'last'}")
+    return None
+
+
+def _extreme_holds(ext: Extreme, premise: Facts) -> str | None:
+    found = _extreme_years(ext, premise)
+    if found is None or _extreme_contrast(ext, premise) is not None:
+        return None
+    mine, others = found
+    if all((mine - y) * ext.direction > 0 for y in others):
+        return f"{mine:g} for {' '.join(sorted(ext.subject.words))[:40]}, against {', '.join(f'{y:g}' for y in others)}"
+    return None
+
+
 def order_confirmation(claim: Facts, premise: Facts) -> str | None:
     """The claim's order or comparison borne out by the premise's numbers: each side's value
     found, the claim's direction theirs, and a stated gap ("three years before", "150 euros
     more") their difference. The judge reads "dedicated three years before" against "1886 ...
     1889" as a contradiction (P(entailment) 0.01): arithmetic is beyond it. Every relation of
     the claim must hold (one unconfirmed relation confirms nothing)."""
-    if not claim.relations:
+    if not claim.relations and not claim.extremes:
         return duration_confirmation(claim, premise)
     said = []
+    for ext in claim.extremes:
+        # An extreme the premise does not date is left to the relations beside it ("finished
+        # first, eight years before the west wing"); one it dates must hold.
+        if _extreme_years(ext, premise) is None and claim.relations:
+            continue
+        held = _extreme_holds(ext, premise)
+        if held is None:
+            return None
+        said.append(held)
     for rel in claim.relations:
         sides = _sides(rel, premise)
         if sides is None or (sides[0] - sides[1]) * rel.direction <= 0:
@@ -942,6 +1050,10 @@ def order_confirmation(claim: Facts, premise: Facts) -> str | None:
 
 
 def order_contrast(claim: Facts, premise: Facts) -> str | None:
+    for ext in claim.extremes:
+        found = _extreme_contrast(ext, premise)
+        if found is not None:
+            return found
     for rel in claim.relations:
         sides = _sides(rel, premise)
         if sides is None:
@@ -954,20 +1066,24 @@ def order_contrast(claim: Facts, premise: Facts) -> str | None:
 
 
 CHECKS = ("polarity", "swap", "order")
-_RELATION_WORDS = re.compile(r"\b(?:before|after|than|earlier|later|times|twice|thrice)\b"
+_RELATION_WORDS = re.compile(r"\b(?:before|after|than|earlier|later|times|twice|thrice|first|last)\b"
                              r"|\b(?:from|between)\b[^.;]*\b\d{4}\b|\bfor\b[^.;]*\byears?\b", re.IGNORECASE)
 _NEGATION = re.compile(r"\b(?:not|never|cannot|no)\b|n't", re.IGNORECASE)
 _SEVERAL = re.compile(r"\band\b|\bwhile\b|\bwhereas\b|\bby\b|[;,]|\.\s", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
+_EXTREME_WORDS = re.compile(r"\b(?:first|last)\b", re.IGNORECASE)
 
 
 def reads_premise(claim: str, premise: str, check: str) -> bool:
     """Is ``check`` worth a parse of the pair? Cheap gates on the raw text: a negation on
     either side (polarity), several things stated in the premise (swap), a relation in the
-    claim and a number in the premise (order). (Several things: two sentences, a list, a
-    passive "by" agent.)"""
+    claim and a number (or its own "first" / "last") in the premise (order). (Several things:
+    two sentences, a list, a passive "by" agent.)"""
     if check == "polarity":
         return bool(_NEGATION.search(premise) or _NEGATION.search(claim))
     if check == "swap":
         return bool(_SEVERAL.search(premise))
-    return bool(_RELATION_WORDS.search(claim) and _DIGIT.search(premise))
+    # (A "first" or "last" of the claim is read against the premise's own too: "Amundsen
+    # arrived first" refutes "Scott arrived first" without a date.)
+    return bool(_RELATION_WORDS.search(claim) and (_DIGIT.search(premise) or (
+        _EXTREME_WORDS.search(claim) and _EXTREME_WORDS.search(premise))))

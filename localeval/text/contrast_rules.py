@@ -626,7 +626,7 @@ def _parse_confirmations(triples: Sequence[tuple[str, str, str]]) -> None:
 
 
 def _relates(said) -> bool:
-    return bool(said.relations or said.durations)
+    return bool(said.relations or said.durations or said.extremes)
 
 
 def confirmation(claim: str, premise: str) -> str | None:
