@@ -89,6 +89,18 @@ def test_workers_share_the_cache_file_and_a_rerun_reads_it(tiny_judge, one_torch
     assert session.counters.pairs_judged == 0  # every result was read back from the file
 
 
+def test_a_run_with_fewer_blocks_than_workers_says_so_and_how_to_fix_it(tiny_judge, one_torch_thread):
+    from localeval import evaluate
+
+    with pytest.warns(RuntimeWarning, match=r"2 workers but 5 rows make 1 block\(s\) of 256.*block_size=3"):
+        evaluate(ROWS, ["context_recall"], model=tiny_judge, show_progress=False, workers=2)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*workers but")
+        evaluate(ROWS, ["context_recall"], model=tiny_judge, block_size=2, show_progress=False, workers=2)
+
+
 def test_default_workers_leave_the_judge_its_cores():
     from localeval.runner.workers import available_cores, default_workers
 

@@ -210,7 +210,9 @@ def _chunks(
     with nullcontext(session) if session is not None else JudgeSession(options) as used:
         count = _workers(workers, named, options)
         if count > 1:  # the text side in worker processes, the judge here (localeval.runner.workers)
-            from localeval.runner.workers import worker_chunks
+            from localeval.runner.workers import warn_if_idle, worker_chunks
+
+            warn_if_idle(count, total, options.block_size)
 
             yield worker_chunks(rows, named, session=used, workers=count, chunk_size=options.block_size, skip=skip,
                                 progress=progress)

@@ -73,6 +73,21 @@ def default_workers(device_type: str) -> int:
     return 1
 
 
+def warn_if_idle(workers: int, rows: int | None, block_size: int) -> None:
+    """Warn when a run of known size has fewer blocks than workers: a worker scores a block at
+    a time, so 300 rows in blocks of 256 keep two of 15 workers busy. The block size is not
+    changed here: it decides which pairs are batched together, and with it the last bits of a
+    bf16 or fp16 verdict."""
+    if rows is None or rows <= 0:
+        return
+    blocks = -(-rows // block_size)
+    if blocks < workers:
+        warnings.warn(
+            f"{workers} workers but {rows} rows make {blocks} block(s) of {block_size}: at most {blocks} "
+            f"worker(s) will be busy; block_size={-(-rows // workers)} or less gives each worker a block",
+            RuntimeWarning, stacklevel=3)
+
+
 def can_fork() -> bool:
     return "fork" in mp.get_all_start_methods()
 
