@@ -425,12 +425,16 @@ class NLIJudge:
         # Longest first: the first batch allocates the most memory, so an OOM shows at once.
         order = sorted(range(len(pairs)), key=lambda i: -lengths_of[i])
         out = np.empty((len(pairs), len(columns)), dtype=np.float32)
+        # Each batch's probabilities stay on the judge's device until the slice is done: read
+        # back one by one, every batch waited for the GPU, which then waited for the next
+        # batch to be padded; queued, the two overlap. (The same numbers either way.)
+        pending: list[tuple[list[int], torch.Tensor]] = []
         size = min(batch_size, state.batch_cap or batch_size)
         done = 0
         while done < len(order):
             batch_ids = order[done : done + size]
             try:
-                out[batch_ids] = self._forward(packed, batch_ids, columns)
+                pending.append((batch_ids, self._forward(packed, batch_ids, columns)))
             except Exception as exc:  # noqa: BLE001 - only out-of-memory is handled
                 if not _is_out_of_memory(exc):
                     raise
@@ -444,14 +448,17 @@ class NLIJudge:
             bar.update(len(batch_ids))
             if state.on_batch is not None:
                 state.on_batch(len(batch_ids))
+        for batch_ids, probs in pending:
+            out[batch_ids] = probs.cpu().numpy()
         return out
 
-    def _forward(self, packed: Packed, batch_ids: list[int], columns: list[int]) -> np.ndarray:
-        """Probabilities over ``columns`` for one padded batch of encoded pairs."""
+    def _forward(self, packed: Packed, batch_ids: list[int], columns: list[int]) -> torch.Tensor:
+        """Probabilities over ``columns`` for one padded batch of encoded pairs, float32, on
+        the judge's device."""
         features = self.pad_batch(packed, batch_ids)
         features = {k: v.to(self.device) for k, v in features.items()}
         logits = self.format.logits(self.model, features)
-        return self.format.probabilities(logits, columns).float().cpu().numpy()
+        return self.format.probabilities(logits, columns).float()
 
     def pad_batch(self, packed: Packed, batch_ids: list[int]) -> dict[str, torch.Tensor]:
         """One batch as tensors padded to its longest pair, the same tensors the tokenizer's
