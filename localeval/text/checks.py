@@ -987,8 +987,12 @@ def _extreme_years(ext: Extreme, premise: Facts) -> tuple[float, list[float]] | 
     return pick(mine), [pick(v) for v in theirs.values()]
 
 
+def _named(arg: Arg) -> str:
+    return " ".join(sorted(arg.words))[:40]
+
+
 def _extreme_said(ext: Extreme) -> str:
-    return f"{' '.join(sorted(ext.subject.words))[:40]} {ext.verb} {'first' if ext.direction < 0 else 'last'}"
+    return f"{_named(ext.subject)} {ext.verb} {'first' if ext.direction < 0 else 'last'}"
 
 
 def _extreme_contrast(ext: Extreme, premise: Facts) -> str | None:
@@ -996,15 +1000,14 @@ def _extreme_contrast(ext: Extreme, premise: Facts) -> str | None:
     "last"), or the premise's own "Y <verb> first" of someone else."""
     for other in premise.extremes:
         if other.verb == ext.verb and other.direction == ext.direction and _compare(ext.subject, other.subject, True) == -1:
-            return f"order: the evidence says {_extreme_said(other)}, not {' '.join(sorted(ext.subject.words))[:40]}"
+            return f"order: the evidence says {_extreme_said(other)}, not {_named(ext.subject)}"
     found = _extreme_years(ext, premise)
     if found is None:
         return None
     mine, others = found
     beyond = [y for y in others if (y - mine) * ext.direction > 0]
     if beyond:
-        return (f"order: the evidence dates {' '.join(sorted(ext.subject.words))[:40]} {mine:g} and another "
-                f"{beyond[0]:g}, so it did not {ext.verb} {'first' if ext.direction < 0 else 'last'}")
+        return f"order: the evidence dates {_named(ext.subject)} {mine:g} and another {beyond[0]:g}, so not {_extreme_said(ext)}"
     return None
 
 
@@ -1014,7 +1017,7 @@ def _extreme_holds(ext: Extreme, premise: Facts) -> str | None:
         return None
     mine, others = found
     if all((mine - y) * ext.direction > 0 for y in others):
-        return f"{mine:g} for {' '.join(sorted(ext.subject.words))[:40]}, against {', '.join(f'{y:g}' for y in others)}"
+        return f"{mine:g} for {_named(ext.subject)}, against {', '.join(f'{y:g}' for y in others)}"
     return None
 
 
