@@ -172,14 +172,10 @@ class _Scorer:
 
             index = {id(j): i for i, j in enumerate(judges_of(self.named))}
 
-            from localeval.judge.nli import distinct_pairs
-
             def remote(j: Any, pairs: list, task: str, batch_size: int) -> Any:
                 # Tokenized in this text actor, as a local worker does: the judge actor pads
                 # and runs the model only.
-                distinct, where = distinct_pairs(pairs)
-                return ray.get(judge.score.remote(index[id(j)], distinct, task, batch_size,
-                                                  j.encode(distinct, task)))[where]
+                return ray.get(judge.score.remote(index[id(j)], pairs, task, batch_size, j.encode(pairs, task)))
 
             self.session.remote = remote
 

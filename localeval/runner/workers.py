@@ -124,7 +124,7 @@ def judge_request(session: JudgeSession, judge: Any, flat: list, task: Any, batc
     lacks, possibly repeated): probabilities in request order, the judge's counters kept in
     ``session``. The local workers and the Ray engine's judge actor both answer with this.
     ``encoded``: the pairs' token ids (``judge.encode``), when the worker tokenized them;
-    ``flat`` is then distinct, in the order of the ids."""
+    ``flat`` is then scored as it is (the session asks for distinct pairs already)."""
     from localeval.judge.nli import distinct_pairs
 
     distinct, index = (flat, None) if encoded is not None else distinct_pairs(flat)
@@ -283,15 +283,13 @@ def _worker_main(worker: int, metrics: list[tuple[str, Metric]], options: Any, c
     def remote(judge: Any, pairs: list, task: str, batch_size: int) -> np.ndarray:
         # Tokenized here, in parallel across workers: in the judge process, tokenizing was most
         # of its time on a GPU and capped the run (benchmarks/results/gpu_session).
-        distinct, where = distinct_pairs(pairs)
-        inbox.put(("judge", worker, index[id(judge)], distinct, task, batch_size, judge.encode(distinct, task)))
+        inbox.put(("judge", worker, index[id(judge)], pairs, task, batch_size, judge.encode(pairs, task)))
         kind, payload = answers.get()
         if kind == "error":
             raise RuntimeError(f"the judge process failed:\n{payload}")
-        return payload[where]
+        return payload
 
     from localeval.judge.cache import JudgementCache
-    from localeval.judge.nli import distinct_pairs
 
     # The cache file is opened anew: a SQLite connection must not cross a fork (nor may the
     # options' cache object, hence a memory-only one given explicitly without a file).

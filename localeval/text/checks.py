@@ -995,13 +995,12 @@ def _extreme_said(ext: Extreme) -> str:
     return f"{_named(ext.subject)} {ext.verb} {'first' if ext.direction < 0 else 'last'}"
 
 
-def _extreme_contrast(ext: Extreme, premise: Facts) -> str | None:
+def _extreme_contrast(ext: Extreme, premise: Facts, found: tuple[float, list[float]] | None) -> str | None:
     """The claim's "X <verb> first" against the premise: another doer dated earlier (later for
-    "last"), or the premise's own "Y <verb> first" of someone else."""
+    "last"; ``found``: `_extreme_years`), or the premise's own "Y <verb> first" of someone else."""
     for other in premise.extremes:
         if other.verb == ext.verb and other.direction == ext.direction and _compare(ext.subject, other.subject, True) == -1:
             return f"order: the evidence says {_extreme_said(other)}, not {_named(ext.subject)}"
-    found = _extreme_years(ext, premise)
     if found is None:
         return None
     mine, others = found
@@ -1011,9 +1010,8 @@ def _extreme_contrast(ext: Extreme, premise: Facts) -> str | None:
     return None
 
 
-def _extreme_holds(ext: Extreme, premise: Facts) -> str | None:
-    found = _extreme_years(ext, premise)
-    if found is None or _extreme_contrast(ext, premise) is not None:
+def _extreme_holds(ext: Extreme, premise: Facts, found: tuple[float, list[float]] | None) -> str | None:
+    if found is None or _extreme_contrast(ext, premise, found) is not None:
         return None
     mine, others = found
     if all((mine - y) * ext.direction > 0 for y in others):
@@ -1033,9 +1031,10 @@ def order_confirmation(claim: Facts, premise: Facts) -> str | None:
     for ext in claim.extremes:
         # An extreme the premise does not date is left to the relations beside it ("finished
         # first, eight years before the west wing"); one it dates must hold.
-        if _extreme_years(ext, premise) is None and claim.relations:
+        found = _extreme_years(ext, premise)
+        if found is None and claim.relations:
             continue
-        held = _extreme_holds(ext, premise)
+        held = _extreme_holds(ext, premise, found)
         if held is None:
             return None
         said.append(held)
@@ -1054,9 +1053,9 @@ def order_confirmation(claim: Facts, premise: Facts) -> str | None:
 
 def order_contrast(claim: Facts, premise: Facts) -> str | None:
     for ext in claim.extremes:
-        found = _extreme_contrast(ext, premise)
-        if found is not None:
-            return found
+        reason = _extreme_contrast(ext, premise, _extreme_years(ext, premise))
+        if reason is not None:
+            return reason
     for rel in claim.relations:
         sides = _sides(rel, premise)
         if sides is None:

@@ -75,6 +75,9 @@ class LookupRuler:
                     raise UnsupportedPattern(alternative)
                 rule = (attr_id, [[(_GETTERS[k], _test(v)) for k, v in token.items()] for token in alternative])
                 self._index(rule, alternative[0])
+        from spacy.tokens._retokenize import set_token_attrs
+
+        self.set_attrs = set_token_attrs
         self.attrs, self.indices = ruler.attrs, ruler.indices
         if len(self.attrs) != len(ruler.patterns):
             raise UnsupportedPattern("patterns and attributes out of step")
@@ -94,8 +97,6 @@ class LookupRuler:
         self.always.append(rule)
 
     def __call__(self, doc: Doc) -> Doc:
-        from spacy.tokens._retokenize import set_token_attrs
-
         hits = []
         n = len(doc)
         for start, token in enumerate(doc):
@@ -109,7 +110,7 @@ class LookupRuler:
         hits.sort()
         for attr_id, start, width in hits:
             index = self.indices[attr_id]
-            set_token_attrs(doc[start + (index if index >= 0 else width + index)], self.attrs[attr_id])
+            self.set_attrs(doc[start + (index if index >= 0 else width + index)], self.attrs[attr_id])
         return doc
 
 
@@ -126,10 +127,8 @@ def use_lookup_ruler(nlp: Language) -> bool:
     if "attribute_ruler" not in nlp.pipe_names:
         return False
     try:
-        # (spaCy's own setter, so that the attributes are written exactly as its ruler writes
-        # them; a spaCy without it keeps its ruler.)
-        from spacy.tokens._retokenize import set_token_attrs  # noqa: F401
-
+        # (It writes with spaCy's own setter, exactly as its ruler writes; a spaCy without that
+        # setter keeps its ruler.)
         LookupRuler(nlp.get_pipe("attribute_ruler"))
     except (ImportError, UnsupportedPattern):
         return False
