@@ -48,8 +48,16 @@ def as_sample(row: dict) -> dict:
 def share(hits: list[bool]) -> dict:
     """Share of True with n and the binomial standard error."""
     n = len(hits)
-    p = sum(hits) / n if n else float("nan")
-    return {"share": round(p, 3), "n": n, "se": round(math.sqrt(p * (1 - p) / n), 3) if n else None}
+    if not n:  # a set without rows of this kind: no figure (None, never NaN)
+        return {"share": None, "n": 0, "se": None}
+    p = sum(hits) / n
+    return {"share": round(p, 3), "n": n, "se": round(math.sqrt(p * (1 - p) / n), 3)}
+
+
+def _cell(figure: dict) -> str:
+    if figure["share"] is None:
+        return "— (n=0)"
+    return f"{figure['share']:.3f} ± {figure['se']:.3f} (n={figure['n']})"
 
 
 def score_rows(rows: list[dict], pieced: bool, judge) -> tuple[dict[str, list], dict[str, dict]]:
@@ -122,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     lines = ["| figure | before | after |", "|---|---|---|"]
     for key in figures["after"]:
         b, a = figures["before"][key], figures["after"][key]
-        lines.append(f"| {key} | {b['share']:.3f} ± {b['se']:.3f} (n={b['n']}) | {a['share']:.3f} ± {a['se']:.3f} (n={a['n']}) |")
+        lines.append(f"| {key} | {_cell(b)} | {_cell(a)} |")
     lines += ["", "| metric | rows/s before | rows/s after | judge pairs/row before | after |", "|---|---|---|---|---|"]
     for name in METRICS:
         b, a = speeds["before"][name], speeds["after"][name]
