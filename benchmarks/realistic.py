@@ -1,10 +1,12 @@
-"""Scores on hand-written realistic rows against a person's labels, before and after pieced support.
+"""Scores on hand-written realistic rows against a person's labels, before and after a change.
 
 Rows: ``benchmarks/data/realistic_rows.jsonl`` (written for this project, labels per row; see
 ``benchmarks/data/README.md``). Metrics: faithfulness, context recall, factual correctness
-(f1), each with ``pieced=False`` ("before": claims judged whole) and the default ("after": a
-claim no single unit supports is judged by its atomic parts). Reported, each as a share of
-rows with n and a binomial standard error:
+(f1), each "before" and "after" one option of `COMPARED` (``--compare``): ``pieced`` (the
+default: before, claims judged whole; after, a claim no single unit supports is judged by its
+atomic parts) or ``check_contexts`` (factual correctness only: before, the reference alone
+judges the response; after, the retrieved contexts judge what the reference does not state).
+Reported, each as a share of rows with n and a binomial standard error:
 
 * faithfulness right: score 1.0 exactly when the row is labelled ``faithful``;
 * context recall 1.0 on rows whose reference the contexts hold (``reference_in_contexts``),
@@ -13,7 +15,7 @@ rows with n and a binomial standard error:
   stating something false (``states_false``);
 * rows/s and judge pairs per row of each metric, before and after, in this process.
 
-Run: ``python benchmarks/realistic.py [--output benchmarks/results/realistic.json]``.
+Run: ``python benchmarks/realistic.py [--data FILE] [--compare pieced] [--output benchmarks/results/realistic.json]``.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from benchmarks.lib.machine import describe_machine  # noqa: E402
 DATA = REPO_ROOT / "benchmarks/data/realistic_rows.jsonl"
 METRICS = ("faithfulness", "context_recall", "factual_correctness")
 VARIANTS = (("before", False), ("after", True))
+COMPARED = {"pieced": METRICS, "check_contexts": ("factual_correctness",)}
+"""Each option ``--compare`` can set off (before) and on (after), and the metrics that take it."""
 
 
 def load_rows(path: Path = DATA) -> list[dict]:
@@ -60,8 +64,9 @@ def _cell(figure: dict) -> str:
     return f"{figure['share']:.3f} ± {figure['se']:.3f} (n={figure['n']})"
 
 
-def score_rows(rows: list[dict], pieced: bool, judge) -> tuple[dict[str, list], dict[str, dict]]:
-    """Per metric: its results on every row, and its speed (rows/s, judge pairs per row)."""
+def score_rows(rows: list[dict], option: str, on: bool, judge) -> tuple[dict[str, list], dict[str, dict]]:
+    """Per metric (``option`` set to ``on`` where it takes it): its results on every row, and
+    its speed (rows/s, judge pairs per row)."""
     from localeval.judge.session import JudgeSession
     from localeval.metrics import get_metric
     from localeval.options import RunOptions
@@ -69,7 +74,7 @@ def score_rows(rows: list[dict], pieced: bool, judge) -> tuple[dict[str, list], 
     results, speed = {}, {}
     samples = [as_sample(r) for r in rows]
     for name in METRICS:
-        metric = get_metric(name, model=judge, pieced=pieced)
+        metric = get_metric(name, model=judge, **({option: on} if name in COMPARED[option] else {}))
         start = time.perf_counter()
         with JudgeSession(RunOptions(model=judge)) as session:
             results[name] = metric.score_many(samples, session=session)
@@ -109,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--compare", choices=sorted(COMPARED), default="pieced",
+                        help="the option set off (before) and on (after)")
     parser.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/realistic.json")
     args = parser.parse_args(argv)
 
@@ -117,12 +124,12 @@ def main(argv: list[str] | None = None) -> int:
     rows = load_rows(args.data)
     judge = get_judge(None)
     figures, speeds, per_row = {}, {}, [{"id": r["id"], "kind": r["kind"], "labels": r["labels"]} for r in rows]
-    for label, pieced in VARIANTS:
-        results, speeds[label] = score_rows(rows, pieced, judge)
+    for label, on in VARIANTS:
+        results, speeds[label] = score_rows(rows, args.compare, on, judge)
         figures[label] = must_show(rows, results)
         for k, row in enumerate(per_row):
             row[label] = {name: results[name][k].score for name in METRICS}
-            if pieced:
+            if on:
                 row["faithfulness_claims"] = _claims_detail(results["faithfulness"][k])
                 row["factual_correctness_response_claims"] = _claims_detail(results["factual_correctness"][k])
         print(f"{label}: " + json.dumps(figures[label]), file=sys.stderr, flush=True)
@@ -146,10 +153,19 @@ def main(argv: list[str] | None = None) -> int:
                                 "wrong_after": wrong, "per_row": per_row},
                   f"# Realistic rows: scores against a person's labels\n\nMeasured {m['date_utc']} on {m['cpu']} "
                   f"({m['cpu_cores']} cores), torch {m['torch']}. Command: `{command}`. {len(rows)} hand-written "
-                  "rows (benchmarks/data/README.md); before: claims judged whole (`pieced=False`), after: the "
-                  "default (a claim no single unit supports is judged by its atomic parts, and faithfulness and "
-                  "factual correctness count parts). Shares ± binomial standard error.\n\n" + table + "\n")
+                  f"rows (benchmarks/data/README.md); {DESCRIBED[args.compare]} Shares ± binomial standard "
+                  "error.\n\n" + table + "\n")
     return 0
+
+
+DESCRIBED = {
+    "pieced": "before: claims judged whole (`pieced=False`), after: the default (a claim no single unit supports "
+              "is judged by its atomic parts, and faithfulness and factual correctness count parts).",
+    "check_contexts": "before: factual correctness judged by the reference alone (`check_contexts=False`), after: "
+                      "the default (a response claim the reference does not support is judged against the "
+                      "retrieved contexts: supported there it counts, supported nowhere it caps the score at 0.5); "
+                      "faithfulness and context recall are the same in both.",
+}
 
 
 def _wrong_rows(per_row: list[dict]) -> dict[str, list[str]]:

@@ -13,6 +13,7 @@ from localeval.metrics import (
     RAGChecker,
     SemanticSimilarity,
 )
+from localeval.metrics.factual_correctness import UNSUPPORTED_CAP, CheckedClaim
 from localeval.metrics.registry import resolve_name
 from localeval.reports.explain import explain
 from localeval.text.answers import declines, is_non_answer, looks_non_english
@@ -171,6 +172,69 @@ def test_a_hedge_is_set_apart_from_the_claims_it_precedes(default_judge):
     assert [c.text for c in result.response_claims] == ["it was completed in 1889."]
     assert result.precision == 1.0
 
+
+
+FILTER_QUESTION = "How often should the water filter be replaced?"
+FILTER_CONTEXTS = [
+    "Replace the water filter every two months, or sooner if the water tastes stale. Rinse a new filter under "
+    "running water for 30 seconds before fitting it.",
+    "The drip tray is dishwasher-safe. Descale the machine every three months.",
+]
+
+
+def _filter_rows(*responses: str, contexts: list[str] = FILTER_CONTEXTS) -> list[dict]:
+    return [{"user_input": FILTER_QUESTION, "retrieved_contexts": contexts, "response": r,
+             "reference": "Every two months."} for r in responses]
+
+
+@pytest.fixture(scope="module")
+def filter_results(default_judge):
+    """A true detail beyond the reference and a made-up statement, with and without the contexts."""
+    rows = _filter_rows(
+        "Replace the water filter every two months, and rinse a new one under running water for 30 seconds "
+        "before fitting it.",
+        "Replace the water filter every two months. The filter can also be washed in the dishwasher and reused.",
+    )
+    return {on: FactualCorrectness(default_judge, check_contexts=on).score_many(rows) for on in (True, False)}
+
+
+def test_a_true_detail_the_contexts_hold_is_not_counted_wrong(filter_results):
+    (detail, _), (alone, _) = filter_results[True], filter_results[False]
+    assert alone.score < 1.0  # the reference alone does not state the rinsing
+    assert detail.score == 1.0 and not detail.capped
+    claim = detail.response_claims[0]
+    assert claim.contexts is not None and claim.contexts.attributed
+    assert "30 seconds" in claim.contexts.evidence.text  # a sentence of the contexts
+
+
+def test_a_statement_nothing_supports_caps_the_score(filter_results):
+    (_, madeup), (_, alone) = filter_results[True], filter_results[False]
+    made = "The filter can also be washed in the dishwasher and reused."
+    assert alone.score == pytest.approx(2 / 3) and not alone.capped  # F1 of the whole reference plus one
+    assert madeup.score == UNSUPPORTED_CAP and madeup.capped
+    assert madeup.unsupported_claims == [made] and made in madeup.reason
+    assert madeup.precision == 0.5 and madeup.recall == 1.0  # the figures themselves are not changed
+    html = explain("factual_correctness", {"factual_correctness": madeup.score,
+                                           "factual_correctness_details": madeup.details()})
+    assert "capped:" in html and "retrieved contexts: not supported" in html
+
+
+def test_without_contexts_the_reference_alone_decides(default_judge):
+    rows = _filter_rows("Replace the water filter every two months. The filter can also be washed in the "
+                        "dishwasher and reused.", contexts=[" "])
+    on, off = (FactualCorrectness(default_judge, check_contexts=flag).score_many(rows)[0] for flag in (True, False))
+    assert on.model_dump() == off.model_dump()
+    assert all(c.contexts is None for c in on.response_claims)
+
+
+def test_a_claim_the_reference_refutes_is_not_rescued_by_the_contexts():
+    supported = CheckedClaim(text="x", start=0, end=1, attributed=True, probability=0.9)
+    refuted = CheckedClaim(text="x", start=0, end=1, attributed=False, probability=0.1,
+                           contrast="negated: the evidence says not", contexts=supported)
+    unrefuted = refuted.model_copy(update={"contrast": "number: the claim's 4 is not in the evidence"})
+    assert refuted.refuted and refuted.credit == 0.0 and refuted.unsupported
+    assert not unrefuted.refuted and unrefuted.credit == 1.0 and not unrefuted.unsupported
+    assert not refuted.model_copy(update={"contexts": None}).unsupported  # not judged there: not capped
 
 # ---------------------------------------------------------------- answer relevancy
 

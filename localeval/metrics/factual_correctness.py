@@ -8,6 +8,7 @@ same attribution as every claim metric (`localeval.evidence.attribution`), the o
 taking the place of the retrieved contexts:
 
     precision = response claims the reference entails / response claims
+                (with ``check_contexts``: or, beyond the reference, the retrieved contexts)
     recall    = reference claims the response entails / reference claims
     f1        = 2 P R / (P + R)  (0.0 when both are 0)
 
@@ -15,6 +16,22 @@ taking the place of the retrieved contexts:
 each claim's verdict, probability and evidence sentence. A response claim the reference does
 not entail is listed in ``wrong_claims``: with a fluent answer holding one wrong number, that
 is the claim with the number.
+
+The retrieved contexts, when the row has them (``check_contexts=True``, the default): a
+reference is a short gold answer, not all that is true, so a response claim it does not state
+is judged again against the row's retrieved contexts (``CheckedClaim.contexts``):
+
+* the contexts support it, and the reference does not refute it -> it counts as supported (a
+  true detail beyond the reference: "..., counted per API key" for "60 requests per minute");
+* nothing given supports it, neither the reference nor the contexts (its credit is 0) -> the
+  response states something unsupported, and the score is at most `UNSUPPORTED_CAP` (0.5):
+  a reader who finds one made-up statement does not call the answer
+  two-thirds right, while F1 gives "the whole reference plus one false statement" 0.67.
+  The capped claims are listed in ``unsupported_claims``.
+
+``check_contexts=False``, a row without contexts, or ``mode="recall"`` (how much of the
+reference the response states; no response claim counts there): the reference alone decides,
+as RAGAS does.
 
 Edge cases (deterministic, documented in the README, tested):
 
@@ -40,7 +57,7 @@ from localeval.judge.batching import judge_by_key
 from localeval.metrics.base import MetricResult, register_metric
 from localeval.metrics.judged import ClaimAttribution, JudgedMetric
 from localeval.metrics.decomposed import ClaimUnit, DecompositionRecord, check_decomposer, claim_units
-from localeval.metrics.pieced import ClaimPart, parts_credit, piece_together
+from localeval.metrics.pieced import ClaimPart, contradicted, parts_credit, piece_together
 from localeval.metrics.precision_recall import f1
 from localeval.schema import Sample
 from localeval.text import Span
@@ -51,6 +68,9 @@ __all__ = ["AnswerClaims", "AnswerClaimsMetric", "CheckedClaim", "FactualCorrect
 
 Mode = Literal["precision", "recall", "f1"]
 MODES: tuple[str, ...] = ("precision", "recall", "f1")
+UNSUPPORTED_CAP = 0.5
+"""The highest score of a response with a claim that neither the reference nor the retrieved
+contexts support (``check_contexts``; modes "f1" and "precision"): at most half right."""
 
 
 class CheckedClaim(BaseModel):
@@ -75,11 +95,32 @@ class CheckedClaim(BaseModel):
     pieced: bool = False
     """As `ClaimAttribution`'s: the atomic parts of a claim the other text does not support
     whole, each with its own verdict and evidence (a sentence of the other text)."""
+    contexts: CheckedClaim | None = None
+    """A response claim the reference does not support, judged again against the row's
+    retrieved contexts (`FactualCorrectness.check_contexts`): their verdict, evidence (a
+    sentence of a context) and parts; ``None`` when not judged there."""
+
+    @property
+    def refuted(self) -> bool:
+        """The other text states its opposite: a contradicting rule overruled the judge on the
+        claim's best unit, or one of its parts is contradicted (`localeval.metrics.pieced`)."""
+        return contradicted(self.contrast) or any(p.contradicted for p in self.parts or [])
 
     @property
     def credit(self) -> float:
-        """1.0 when supported, else `parts_credit` (as `ClaimAttribution.credit`)."""
-        return 1.0 if self.attributed else parts_credit(self.parts)
+        """1.0 when supported, else `parts_credit` (as `ClaimAttribution.credit`); 1.0 also when
+        the retrieved contexts support the whole claim (whole or by all its parts) and the other
+        text does not refute it. Parts the contexts support alone give nothing: a part is often
+        the claim's setting ("while you take metronidazole"), true whatever the claim says."""
+        own = 1.0 if self.attributed else parts_credit(self.parts)
+        if own < 1.0 and self.contexts is not None and self.contexts.attributed and not self.refuted:
+            return 1.0
+        return own
+
+    @property
+    def unsupported(self) -> bool:
+        """Judged against the contexts too, and supported by nothing, not even in part."""
+        return self.contexts is not None and self.credit == 0.0
 
     @property
     def failed_parts(self) -> list[str]:
@@ -107,11 +148,18 @@ class FactualCorrectnessResult(MetricResult):
     non_answer: bool = False
     non_answer_statements: list[str] = []
     decomposition: DecompositionRecord | None = None
+    capped: bool = False
+    """The score was cut to `UNSUPPORTED_CAP`: a response claim is supported by nothing given."""
 
     @property
     def wrong_claims(self) -> list[str]:
         """Response claims the reference does not support: wrong or unverifiable statements."""
         return [c.text for c in self.response_claims if not c.attributed]
+
+    @property
+    def unsupported_claims(self) -> list[str]:
+        """Response claims neither the reference nor the retrieved contexts support."""
+        return [c.text for c in self.response_claims if c.unsupported]
 
     @property
     def missing_claims(self) -> list[str]:
@@ -168,18 +216,23 @@ class FactualCorrectness(AnswerClaimsMetric):
         model, threshold, device, batch_size, max_units, exhaustive: the judge options of every
             judged metric; ``threshold`` is an entailment probability.
         split_coordination, decomposer: how claims are made, as for `ContextRecall`.
+        check_contexts: judge a response claim the reference does not support against the
+            row's retrieved contexts: supported there it counts, supported nowhere it caps the
+            score at `UNSUPPORTED_CAP` (module docstring). ``False``: the reference alone.
     """
 
     name = "factual_correctness"
     required_columns = ("response", "reference")
     result_type = FactualCorrectnessResult
 
-    def __init__(self, model=None, *, mode: Mode = "f1", decomposer=None, **options) -> None:
+    def __init__(self, model=None, *, mode: Mode = "f1", decomposer=None, check_contexts: bool = True,
+                 **options) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         # ``decomposer`` named here: the runner gives its decomposer to metrics that name it.
         super().__init__(model, decomposer=decomposer, **options)
         self.mode = mode
+        self.check_contexts = bool(check_contexts)
 
     def unscored(self, reason: str) -> FactualCorrectnessResult:
         return FactualCorrectnessResult(score=None, reason=reason, mode=self.mode)
@@ -188,7 +241,29 @@ class FactualCorrectness(AnswerClaimsMetric):
         threshold = self.resolved_threshold()
         rows = self.answer_claims(samples, session)
         pairs, _ = self.cross_judge(samples, rows, threshold, session=session, show_progress_bar=show_progress_bar)
+        if self.check_contexts and self.mode != "recall":
+            self.judge_in_contexts(samples, [response for response, _ in pairs], threshold, session=session)
         return [self.result(s, row, *judged, threshold) for s, row, judged in zip(samples, rows, pairs)]
+
+    def judge_in_contexts(self, samples: list[Sample], responses: list[list[CheckedClaim]], threshold: float, *,
+                          session: JudgeSession | None = None) -> None:
+        """Judge each response claim its reference does not support against its row's retrieved
+        contexts, as faithfulness judges a claim (pieced together too), in one judge call; the
+        verdicts go to `CheckedClaim.contexts` (in place)."""
+        groups: dict[int, tuple[list[ClaimUnit], list[str]]] = {}
+        for i, (sample, claims) in enumerate(zip(samples, responses)):
+            contexts = [c for c in sample.retrieved_contexts or [] if c and c.strip()]
+            todo = [ClaimUnit(c.text, c.start, c.end) for c in claims if not c.attributed]
+            if contexts and todo:
+                groups[i] = (todo, contexts)
+        if not groups:
+            return
+        judged = judge_by_key(lambda batch: self.judge_claims(batch, threshold, session=session), groups)
+        if self.pieced:
+            piece_together(self, list(groups.values()), [judged[i] for i in groups], threshold, session=session)
+        for i, verdicts in judged.items():
+            for claim, verdict in zip([c for c in responses[i] if not c.attributed], verdicts):
+                claim.contexts = CheckedClaim.of(verdict)
 
     def cross_judge(
         self, samples: list[Sample], rows: list[AnswerClaims], threshold: float, *,
@@ -238,4 +313,11 @@ class FactualCorrectness(AnswerClaimsMetric):
                 return FactualCorrectnessResult(score=None, reason=f"{why}: precision of no claim is undefined", **details)
             return FactualCorrectnessResult(score=0.0, reason=f"{why}: it states none of the reference", **details)
         note = non_english_note(response=sample.response, reference=sample.reference)
-        return FactualCorrectnessResult(score=figures[self.mode], reason=note, **details)
+        score = figures[self.mode]
+        unsupported = [c.text for c in response_claims if c.unsupported]
+        if unsupported and score is not None and score > UNSUPPORTED_CAP:
+            why = (f"score capped at {UNSUPPORTED_CAP}: neither the reference nor the retrieved contexts support "
+                   + "; ".join(repr(t) for t in unsupported[:3]))
+            return FactualCorrectnessResult(score=UNSUPPORTED_CAP, reason="; ".join(filter(None, [why, note])),
+                                            capped=True, **details)
+        return FactualCorrectnessResult(score=score, reason=note, **details)

@@ -129,13 +129,22 @@ def _contrast(reason: Any) -> str:
     return f'<br><span class="muted">overruled by a rule: {esc(reason)}</span>'
 
 
+def _in_contexts(verdict: Any) -> str:
+    """A factual-correctness claim's second verdict, from the retrieved contexts, when it has one."""
+    if not isinstance(verdict, dict):
+        return ""
+    said = "supported" if verdict.get("attributed") else "not supported"
+    return (f'<br><span class="muted">retrieved contexts: {said} ({fmt(verdict.get("probability"))}): </span>'
+            + _evidence(verdict.get("evidence")))
+
+
 def _claim_rows(claims: list[dict[str, Any]], yes: str, no: str) -> str:
     """Claims as table rows, unsupported first: verdict, text, probability, best evidence."""
     ordered = [c for c in claims if not c.get("attributed")] + [c for c in claims if c.get("attributed")]
     return "".join(
         f'<tr class="{"ok" if c.get("attributed") else "bad"}"><td>{yes if c.get("attributed") else no}</td>'
         f"<td>{esc(c.get('text', ''))}</td><td class=num>{fmt(c.get('probability'))}</td>"
-        f"<td>{_evidence(c.get('evidence'))}{_contrast(c.get('contrast'))}</td></tr>"
+        f"<td>{_evidence(c.get('evidence'))}{_contrast(c.get('contrast'))}{_in_contexts(c.get('contexts'))}</td></tr>"
         for c in ordered
     )
 
@@ -167,6 +176,9 @@ def _factual(details: dict[str, Any], contexts: list[str] | None = None) -> str:
     declined = [t for t in _list(details.get("non_answer_statements")) if isinstance(t, str)]
     if details.get("non_answer") or declined:
         out += ('<p class="bad"><b>non-answer:</b> ' + esc(" / ".join(declined) or "empty response") + "</p>")
+    if details.get("capped"):
+        out += ('<p class="bad"><b>capped:</b> a response claim is supported neither by the reference nor by the '
+                "retrieved contexts</p>")
     if response:
         out += (f"<p><b>{_of(wrong, len(response), 'response claim')} not supported by the reference</b></p>"
                 + _claim_table(response, "correct", "not in the reference"))
