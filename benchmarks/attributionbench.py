@@ -29,7 +29,8 @@ if str(REPO_ROOT) not in sys.path:
 from benchmarks.lib.files import command_line, publish  # noqa: E402
 from benchmarks.lib.machine import describe_machine  # noqa: E402
 from benchmarks.lib.metrics import auroc, auroc_statistic, paired_bootstrap_se  # noqa: E402
-from benchmarks.ppi_signals import DATA, load_attributionbench  # noqa: E402
+from benchmarks.lib.readers import read_attributionbench  # noqa: E402
+from benchmarks.ppi_signals import DATA  # noqa: E402
 
 
 def _se(labels: np.ndarray, scores: np.ndarray, draws: int = 1000, seed: int = 13) -> float:
@@ -61,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     from benchmarks.agreement.scoring import Harness, build_metrics
     from localeval.judge import get_judge
 
-    items = load_attributionbench(args.data, args.limit or None)
+    items = read_attributionbench(args.data, args.limit or None)
     judge = get_judge(args.model)
     harness = Harness(judge, build_metrics(judge))
     rows = [{"response": it["text"], "retrieved_contexts": it["contexts"]} for it in items]

@@ -21,32 +21,10 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks.lib.readers import ATTRIBUTIONBENCH_FILE, read_attributionbench  # noqa: E402
 from benchmarks.verdict import compute_signals, lean  # noqa: E402
 
-DATA = REPO_ROOT.parent / "shared" / "data" / "meta-eval" / "attributionbench" / "dev_all_subset_balanced.noLFQA.jsonl"
-
-
-def load_attributionbench(path: Path, limit: int | None = None) -> list[dict]:
-    """Items ``{"text", "contexts", "label", "set"}``: the claim against the references it cites."""
-    items = []
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            r = json.loads(line)
-            refs = r["references"] if isinstance(r["references"], list) else [r["references"]]
-            items.append({"text": r["claim"], "contexts": [str(x) for x in refs if str(x).strip()],
-                          "label": int(r["attribution_label"] == "attributable"),
-                          "set": f"attributionbench/{r['src_dataset']}"})
-    if not limit or limit >= len(items):
-        return items
-    # A class-balanced seeded sample: the judge needs about a second per claim on two CPU cores.
-    import random
-
-    rng = random.Random(0)
-    keep = []
-    for label in (0, 1):
-        pool = [i for i, it in enumerate(items) if it["label"] == label]
-        keep += rng.sample(pool, min(len(pool), limit // 2))
-    return [items[i] for i in sorted(keep)]
+DATA = REPO_ROOT.parent / "shared" / "data" / "meta-eval" / ATTRIBUTIONBENCH_FILE
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -59,7 +37,7 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     start = time.perf_counter()
     judge = NLIJudge(None, device="cpu")
-    items = compute_signals(judge, {"attributionbench": load_attributionbench(args.data, args.limit)})
+    items = compute_signals(judge, {"attributionbench": read_attributionbench(args.data, args.limit)})
     args.output.write_text(json.dumps(lean(items)) + "\n", encoding="utf-8")
     print(f"{len(items['attributionbench'])} items in {time.perf_counter() - start:.0f} s -> {args.output}")
 

@@ -91,11 +91,10 @@ def load_items(data: Path, limit: int | None, everything: Sequence[str] = ()) ->
         for r in rows:
             out["ragbench"].append({"text": r.response, "contexts": r.contexts, "label": r.adherence,
                                     "set": f"ragbench/{subset}"})
-    from benchmarks.ppi_signals import load_attributionbench  # here: ppi_signals imports this module
+    from benchmarks.lib.readers import ATTRIBUTIONBENCH_FILE, read_attributionbench
 
     sample = limit if "attributionbench" in everything else min(limit or ATTRIBUTIONBENCH_SAMPLE, ATTRIBUTIONBENCH_SAMPLE)
-    out["attributionbench"] = load_attributionbench(
-        data / "attributionbench" / "dev_all_subset_balanced.noLFQA.jsonl", sample)
+    out["attributionbench"] = read_attributionbench(data / ATTRIBUTIONBENCH_FILE, sample)
     return out
 
 

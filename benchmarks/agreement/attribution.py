@@ -71,13 +71,14 @@ def score_binary_set(
 
 def load_attribution_sets(data: Path, caps: dict[str, int | None]) -> list[tuple[str, str, readers.AttributionTask]]:
     """(family, set name, task) of WiCE dev (whole article), SummaC's four subsets, BEGIN dev,
-    each cut to ``caps[name]`` items (class-balanced, seeded) when it is larger."""
+    AttributionBench dev, each cut to ``caps[name]`` items (class-balanced, seeded) when it is larger."""
     from localeval.text import split_sentences
 
     out = [("wice", "wice/dev-article", readers.read_wice_article(data.parent, None))]
     for subset in readers.SUMMAC_SUBSETS:
         out.append(("summac", f"summac/{subset}", readers.read_summac(data.parent, subset, None, split_sentences)))
     out.append(("begin", "begin/dev", readers.read_begin(data.parent, None, split_sentences)))
+    out.append(("attributionbench", "attributionbench/dev", _attributionbench(data)))
     for _, name, task in out:
         cap = caps.get(name)
         if cap is not None and len(task.items) > cap:
@@ -86,8 +87,19 @@ def load_attribution_sets(data: Path, caps: dict[str, int | None]) -> list[tuple
     return out
 
 
+def _attributionbench(data: Path) -> readers.AttributionTask:
+    """AttributionBench dev: each claim of a generative-search answer against the references it
+    cites (the original label kept as its source dataset, for the per-source figures)."""
+    items = readers.read_attributionbench(data / readers.ATTRIBUTIONBENCH_FILE)
+    return readers.AttributionTask(
+        name="attributionbench/dev", section="meta_eval",
+        items=[readers.AttributionItem([it["text"]], it["contexts"], it["label"], it["set"]) for it in items],
+        n_total=len(items), source=readers.ATTRIBUTIONBENCH_FILE)
+
+
 def score_attribution_sets(harness: Harness, data: Path, caps: dict[str, int | None]) -> list[BinarySet]:
-    """WiCE through faithfulness and context recall; SummaC and BEGIN through faithfulness."""
+    """WiCE through faithfulness and context recall; SummaC, BEGIN and AttributionBench through
+    faithfulness."""
     sets = []
     for family, name, task in load_attribution_sets(data, caps):
         labels = [it.label for it in task.items]

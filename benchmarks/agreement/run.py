@@ -35,6 +35,7 @@ CAPS: dict[str, int] = {
     "summac/xsumfaith": 150,
     "begin/dev": 400,
     "frank/valid": 671,  # the whole validation split: at 120 the floor comparison was mostly noise
+    "attributionbench/dev": 1088,  # all of it (about 150 s): its margin over overlap is 1.6 SE at n 1,088
 }
 # (the answer-side metrics read at most answers.RAGBENCH_ROWS rows per RAGBench subset)
 

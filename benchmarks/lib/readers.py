@@ -185,6 +185,29 @@ def _jsonl(path: Path) -> list[dict]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
+ATTRIBUTIONBENCH_FILE = "attributionbench/dev_all_subset_balanced.noLFQA.jsonl"
+"""AttributionBench's development split, under the meta-eval folder."""
+
+
+def read_attributionbench(path: Path, limit: int | None = None) -> list[dict]:
+    """Items ``{"text", "contexts", "label", "set"}``: each claim against the references it
+    cites, ``set`` naming its source dataset; ``limit``: a class-balanced seeded sample."""
+    items = []
+    for r in _jsonl(path):
+        refs = r["references"] if isinstance(r["references"], list) else [r["references"]]
+        items.append({"text": r["claim"], "contexts": [str(x) for x in refs if str(x).strip()],
+                      "label": int(r["attribution_label"] == "attributable"),
+                      "set": f"attributionbench/{r['src_dataset']}"})
+    if not limit or limit >= len(items):
+        return items
+    rng = random.Random(0)
+    keep = []
+    for label in (0, 1):
+        pool = [i for i, it in enumerate(items) if it["label"] == label]
+        keep += rng.sample(pool, min(len(pool), limit // 2))
+    return [items[i] for i in sorted(keep)]
+
+
 # ---------------------------------------------------------------- eval-only sets
 def read_anli(data: Path, limit: int | None) -> PairTask:
     path = data / "eval-only/anli/generative-nli/anli_r1r2r3_test.jsonl"
