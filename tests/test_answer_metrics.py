@@ -16,7 +16,7 @@ from localeval.metrics import (
 from localeval.metrics.factual_correctness import UNSUPPORTED_CAP, CheckedClaim
 from localeval.metrics.registry import resolve_name
 from localeval.reports.explain import explain
-from localeval.text.answers import declines, is_non_answer, looks_non_english
+from localeval.text.answers import declines, is_non_answer, looks_non_english, polarity
 
 QUESTION = "Where is the Eiffel Tower, when was it completed and how tall is it?"
 REFERENCE = "The Eiffel Tower is in Paris. It was completed in 1889. It is 330 metres tall."
@@ -225,6 +225,31 @@ def test_without_contexts_the_reference_alone_decides(default_judge):
     on, off = (FactualCorrectness(default_judge, check_contexts=flag).score_many(rows)[0] for flag in (True, False))
     assert on.model_dump() == off.model_dump()
     assert all(c.contexts is None for c in on.response_claims)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("No. Rinse it by hand.", "no"), ("Yes, with food.", "yes"), ("Nope!", "no"), ("Yes - it does.", "yes"),
+    ("No more than eight tablets.", None), ("No smoking is allowed.", None), ("Yes it is.", None),
+    ("Yesterday it rained.", None), ("", None),
+])
+def test_polarity_reads_an_opening_answer_word_only(text, expected):
+    assert polarity(text) == expected
+
+
+def test_a_yes_no_answer_the_other_way_is_capped(default_judge):
+    question = "Can I wash the pump filter in the dishwasher?"
+    contexts = ["The pump filter must not be washed in a dishwasher. Rinse it by hand under warm water once a month."]
+    reference = "No. Rinse it by hand under warm water once a month."
+    rows = [{"user_input": question, "retrieved_contexts": contexts, "reference": reference, "response": r} for r in (
+        "Yes, you can put it in the dishwasher. Rinse it by hand under warm water once a month.",
+        "No, rinse it by hand under warm water once a month.",
+    )]
+    wrong, right = FactualCorrectness(default_judge).score_many(rows)
+    assert wrong.opposite_answer and wrong.capped and wrong.score <= UNSUPPORTED_CAP
+    assert "answers 'yes' where the reference answers 'no'" in wrong.reason
+    answer_word = [c for c in wrong.reference_claims if c.text.strip(" .") == "No"]
+    assert all(not c.attributed for c in answer_word)  # a bare "No." is not stated by a "Yes"
+    assert not right.opposite_answer and not right.capped and right.score > UNSUPPORTED_CAP
 
 
 def test_a_claim_the_reference_refutes_is_not_rescued_by_the_contexts():

@@ -29,6 +29,11 @@ is judged again against the row's retrieved contexts (``CheckedClaim.contexts``)
   two-thirds right, while F1 gives "the whole reference plus one false statement" 0.67.
   The capped claims are listed in ``unsupported_claims``.
 
+A yes/no answer the other way: a response opening with "Yes" where the reference opens with
+"No" (or the reverse; `localeval.text.answers.polarity`) answers the question wrong, whatever
+the judge reads in the rest: the score is at most `UNSUPPORTED_CAP` too (``opposite_answer``),
+and a reference claim that is only its answer word ("No.") counts as not stated.
+
 ``check_contexts=False``, a row without contexts, or ``mode="recall"`` (how much of the
 reference the response states; no response claim counts there): the reference alone decides,
 as RAGAS does.
@@ -61,7 +66,8 @@ from localeval.metrics.pieced import ClaimPart, contradicted, parts_credit, piec
 from localeval.metrics.precision_recall import f1
 from localeval.schema import Sample
 from localeval.text import Span
-from localeval.text.answers import is_non_answer, non_english_note
+from localeval.text.answers import is_non_answer, non_english_note, polarity
+from localeval.text.hygiene import non_claim_reason
 from localeval.judge.session import JudgeSession
 
 __all__ = ["AnswerClaims", "AnswerClaimsMetric", "CheckedClaim", "FactualCorrectness", "FactualCorrectnessResult", "Mode"]
@@ -149,7 +155,11 @@ class FactualCorrectnessResult(MetricResult):
     non_answer_statements: list[str] = []
     decomposition: DecompositionRecord | None = None
     capped: bool = False
-    """The score was cut to `UNSUPPORTED_CAP`: a response claim is supported by nothing given."""
+    """The score was cut to `UNSUPPORTED_CAP`: the response answers yes/no the other way from
+    the reference, or a response claim is supported by nothing given."""
+    opposite_answer: bool = False
+    """The response opens with "yes" and the reference with "no", or the other way round
+    (`localeval.text.answers.polarity`)."""
 
     @property
     def wrong_claims(self) -> list[str]:
@@ -243,7 +253,8 @@ class FactualCorrectness(AnswerClaimsMetric):
         pairs, _ = self.cross_judge(samples, rows, threshold, session=session, show_progress_bar=show_progress_bar)
         if self.check_contexts and self.mode != "recall":
             self.judge_in_contexts(samples, [response for response, _ in pairs], threshold, session=session)
-        return [self.result(s, row, *judged, threshold) for s, row, judged in zip(samples, rows, pairs)]
+        caps = self.mode != "recall"
+        return [self.result(s, row, *judged, threshold, caps=caps) for s, row, judged in zip(samples, rows, pairs)]
 
     def judge_in_contexts(self, samples: list[Sample], responses: list[list[CheckedClaim]], threshold: float, *,
                           session: JudgeSession | None = None) -> None:
@@ -290,9 +301,13 @@ class FactualCorrectness(AnswerClaimsMetric):
         return pairs, {key: judged[("extra", key)] for key in extra_groups or {}}
 
     def result(self, sample: Sample, row: AnswerClaims, response_claims: list[CheckedClaim],
-                reference_claims: list[CheckedClaim], threshold: float) -> FactualCorrectnessResult:
+                reference_claims: list[CheckedClaim], threshold: float, *, caps: bool = False) -> FactualCorrectnessResult:
+        """The row's result from its judged claims; ``caps``: cut the score to `UNSUPPORTED_CAP`
+        where the response answers yes/no the other way or states what nothing supports
+        (factual correctness' own scores; RAGChecker's overall figures are the paper's)."""
         base = {"mode": self.mode, "threshold": threshold, "decomposition": row.record,
                 "non_answer_statements": row.non_answers}
+        opposite = _opposite_answers(sample, reference_claims)
         if not row.reference:
             empty = not (sample.reference or "").strip()
             why = "reference is empty" if empty else "reference has no claims (only punctuation or symbols)"
@@ -315,9 +330,28 @@ class FactualCorrectness(AnswerClaimsMetric):
         note = non_english_note(response=sample.response, reference=sample.reference)
         score = figures[self.mode]
         unsupported = [c.text for c in response_claims if c.unsupported]
-        if unsupported and score is not None and score > UNSUPPORTED_CAP:
-            why = (f"score capped at {UNSUPPORTED_CAP}: neither the reference nor the retrieved contexts support "
-                   + "; ".join(repr(t) for t in unsupported[:3]))
-            return FactualCorrectnessResult(score=UNSUPPORTED_CAP, reason="; ".join(filter(None, [why, note])),
-                                            capped=True, **details)
-        return FactualCorrectnessResult(score=score, reason=note, **details)
+        why = None
+        if opposite:
+            why = f"the response answers {opposite[0]!r} where the reference answers {opposite[1]!r}"
+        elif unsupported:
+            why = "neither the reference nor the retrieved contexts support " + "; ".join(repr(t) for t in unsupported[:3])
+        if caps and why and score is not None and score > UNSUPPORTED_CAP:
+            return FactualCorrectnessResult(score=UNSUPPORTED_CAP, reason="; ".join(
+                filter(None, [f"score capped at {UNSUPPORTED_CAP}: {why}", note])), capped=True,
+                opposite_answer=bool(opposite), **details)
+        return FactualCorrectnessResult(score=score, reason=note, opposite_answer=bool(opposite), **details)
+
+
+def _opposite_answers(sample: Sample, reference_claims: list[CheckedClaim]) -> tuple[str, str] | None:
+    """(response's, reference's) answer word when the two open with opposite ones ("Yes, ..." /
+    "No. ..."), else ``None``. Then a reference claim that is only its answer word ("No.") is
+    not stated by the response, whatever the judge read (in place): alone, the word says
+    nothing a judge can check, and the response says the other one."""
+    said, gold = polarity(sample.response), polarity(sample.reference)
+    if said is None or gold is None or said == gold:
+        return None
+    for claim in reference_claims:
+        if claim.attributed and non_claim_reason(claim.text) == "bare answer word" and polarity(claim.text) == gold:
+            claim.attributed, claim.parts, claim.pieced = False, None, False
+            claim.contrast = f"answer: the response answers {said!r}"
+    return said, gold

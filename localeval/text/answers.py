@@ -4,6 +4,9 @@
   that", "The context does not say"). RAGAS calls such answers *noncommittal* and scores their
   relevancy 0; DeepEval lets them count as relevant. localeval flags them explicitly in the
   details and follows RAGAS for the score (see `localeval.metrics.answer_relevancy`).
+* `polarity`: the "yes" or "no" a text opens with ("No. Never use vinegar ..."), so that a
+  response answering a yes/no question the other way from its reference is known wrong
+  whatever the judge reads in the rest (`localeval.metrics.factual_correctness`).
 * `non_english_note`: the judge, the claim splitter and the embedding model are English
   models. Text that is plainly not English is still scored (a row is never dropped), but the
   result says why its score deserves less trust.
@@ -15,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["declines", "is_non_answer", "looks_non_english", "non_english_note"]
+__all__ = ["declines", "is_non_answer", "looks_non_english", "non_english_note", "polarity"]
 
 # Each alternative is a whole way of declining. They are matched against one statement at a
 # time, so "I don't know the exact year, but it was finished in 1889" is split first and only
@@ -47,6 +50,23 @@ def is_non_answer(statement: str) -> bool:
     question ("I don't know.", "I'm sorry, I cannot help with that.", "The context does not
     mention it.", "N/A")."""
     return bool(_DECLINE.search(statement.replace("\u2019", "'")))
+
+
+# A bare "yes" / "no" opening the text, set off by punctuation or alone: "No more than eight
+# tablets" and "No smoking is allowed" open with a word, not an answer.
+_POLARITY = re.compile(r"\s*(yes|yeah|yep|no|nope)\s*(?:[,.;:!]|[-\u2013\u2014]\s|$)", re.IGNORECASE)
+_POLAR_SIDE = {"yes": "yes", "yeah": "yes", "yep": "yes", "no": "no", "nope": "no"}
+
+
+def polarity(text: str | None) -> str | None:
+    """``"yes"`` or ``"no"`` when ``text`` opens with that answer word set off by punctuation
+    ("No. Sale items ...", "Yes, take it with food"), else ``None``.
+
+    >>> polarity("No, cast iron pans are not dishwasher safe."), polarity("No more than eight tablets.")
+    ('no', None)
+    """
+    found = _POLARITY.match(text or "")
+    return _POLAR_SIDE[found.group(1).lower()] if found else None
 
 
 def declines(text: str) -> bool:
