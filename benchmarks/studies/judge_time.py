@@ -31,7 +31,8 @@ if str(REPO_ROOT) not in sys.path:
 from benchmarks.lib.files import command_line, publish  # noqa: E402
 from benchmarks.lib.machine import describe_machine  # noqa: E402
 
-GROUPS = (("linear layers", ("aten::addmm", "aten::mm", "aten::linear", "aten::matmul")),
+GROUPS = (("linear layers", ("aten::addmm", "aten::mm", "aten::linear", "aten::matmul",
+                             "mkldnn::_linear_pointwise")),  # the packed bf16 layers (localeval.judge.kernels)
           ("attention", ("scaled_dot_product", "aten::bmm", "aten::softmax", "aten::_softmax", "aten::baddbmm")),
           ("layer norm", ("layer_norm",)),
           ("GELU", ("gelu",)))
