@@ -69,6 +69,12 @@ def meta_eval(tmp_path_factory) -> Path:
             for i, (f, _) in enumerate(FACTS)
         ]
         (root / "begin" / folder / name).write_text("\n".join(lines) + "\n")
+    (root / "attributionbench").mkdir()
+    claims = [{"claim": f if i % 2 else "Paris is in Japan.", "references": [f"{f} {FILLER[0]}"],
+               "attribution_label": "attributable" if i % 2 else "not attributable", "src_dataset": "ExpertQA"}
+              for i, (f, _) in enumerate(FACTS)]
+    (root / "attributionbench" / "dev_all_subset_balanced.noLFQA.jsonl").write_text(
+        "\n".join(json.dumps(r) for r in claims) + "\n")
     (root / "frank").mkdir()
     frank = [{"hash": f"h{i}", "model_name": "m", "split": "valid", "article": f"{f} {FILLER[1]}",
               "summary": f if i % 2 else "The moon is made of cheese.", "Factuality": float(i % 2)}
@@ -111,7 +117,8 @@ def test_harness_writes_the_table_with_floors_and_leaves_the_judge_alone(meta_ev
         assert 0 <= r["sentence_f1"] <= 1
     names = {(r["set"], r["metric"]) for r in s["binary"]}
     assert {("wice/dev-article", "context_recall"), ("wice/dev-article", "faithfulness"),
-            ("begin/dev", "faithfulness"), ("frank/valid", "faithfulness"), ("summac/factcc", "faithfulness")} <= names
+            ("begin/dev", "faithfulness"), ("frank/valid", "faithfulness"), ("summac/factcc", "faithfulness"),
+            ("attributionbench/dev", "faithfulness")} <= names
     for r in s["binary"]:
         assert 0 <= r["ba_final"] <= 1 and 0 <= r["ba_cv"] <= 1 and 0 <= r["floor_ba_cv"] <= 1
         assert r["n"] >= 2
