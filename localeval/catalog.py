@@ -112,6 +112,8 @@ ALIASES: dict[str, tuple[str, dict[str, Any]]] = {
     # RAGAS FactualCorrectness(mode=...) as names, so the CLI can ask for each figure.
     "factual_correctness_precision": ("factual_correctness", {"mode": "precision"}),
     "factual_correctness_recall": ("factual_correctness", {"mode": "recall"}),
+    # RAGAS' own reading (the reference alone decides), for the CLI and configuration files.
+    "factual_correctness_reference_only": ("factual_correctness", {"check_contexts": False}),
 }
 
 _VERSIONED = re.compile(r"^[a-z_]+\.v[1-9][0-9]*$")

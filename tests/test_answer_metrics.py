@@ -122,6 +122,7 @@ def test_ragas_and_ragchecker_names_resolve():
     assert resolve_name("noise_sensitivity") == (RAGChecker, {"score": "noise_sensitivity_relevant"})
     assert resolve_name("noise_sensitivity_irrelevant") == (RAGChecker, {"score": "noise_sensitivity_irrelevant"})
     assert resolve_name("factual_correctness_recall") == (FactualCorrectness, {"mode": "recall"})
+    assert resolve_name("factual_correctness_reference_only") == (FactualCorrectness, {"check_contexts": False})
     assert resolve_name("answer_correctness")[0] is AnswerCorrectness
 
 
