@@ -25,9 +25,9 @@ is judged again against the row's retrieved contexts (``CheckedClaim.contexts``)
   true detail beyond the reference: "..., counted per API key" for "60 requests per minute");
 * nothing given supports it, neither the reference nor the contexts (its credit is 0) -> the
   response states something unsupported, and the score is at most `UNSUPPORTED_CAP` (0.5):
-  a reader who finds one made-up statement does not call the answer
-  two-thirds right, while F1 gives "the whole reference plus one false statement" 0.67.
-  The capped claims are listed in ``unsupported_claims``.
+  a reader who finds one made-up statement does not call the answer two-thirds right, while
+  F1 gives "the whole reference plus one false statement" 0.67. The claims are listed in
+  ``unsupported_claims``.
 
 A yes/no answer the other way: a response opening with "Yes" where the reference opens with
 "No" (or the reverse; `localeval.text.answers.polarity`) answers the question wrong, whatever
@@ -251,9 +251,9 @@ class FactualCorrectness(AnswerClaimsMetric):
         threshold = self.resolved_threshold()
         rows = self.answer_claims(samples, session)
         pairs, _ = self.cross_judge(samples, rows, threshold, session=session, show_progress_bar=show_progress_bar)
-        if self.check_contexts and self.mode != "recall":
+        caps = self.mode != "recall"  # recall reads the reference's claims only: no response claim to cap for
+        if self.check_contexts and caps:
             self.judge_in_contexts(samples, [response for response, _ in pairs], threshold, session=session)
-        caps = self.mode != "recall"
         return [self.result(s, row, *judged, threshold, caps=caps) for s, row, judged in zip(samples, rows, pairs)]
 
     def judge_in_contexts(self, samples: list[Sample], responses: list[list[CheckedClaim]], threshold: float, *,
