@@ -251,6 +251,9 @@ def test_a_yes_no_answer_the_other_way_is_capped(default_judge):
     answer_word = [c for c in wrong.reference_claims if c.text.strip(" .") == "No"]
     assert all(not c.attributed for c in answer_word)  # a bare "No." is not stated by a "Yes"
     assert not right.opposite_answer and not right.capped and right.score > UNSUPPORTED_CAP
+    html = explain("factual_correctness", {"factual_correctness": wrong.score,
+                                           "factual_correctness_details": wrong.details()})
+    assert "yes/no the other way" in html
 
 
 def test_a_claim_the_reference_refutes_is_not_rescued_by_the_contexts():

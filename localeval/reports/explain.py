@@ -177,8 +177,9 @@ def _factual(details: dict[str, Any], contexts: list[str] | None = None) -> str:
     if details.get("non_answer") or declined:
         out += ('<p class="bad"><b>non-answer:</b> ' + esc(" / ".join(declined) or "empty response") + "</p>")
     if details.get("capped"):
-        out += ('<p class="bad"><b>capped:</b> a response claim is supported neither by the reference nor by the '
-                "retrieved contexts</p>")
+        why = ("the response answers yes/no the other way from the reference" if details.get("opposite_answer")
+               else "a response claim is supported neither by the reference nor by the retrieved contexts")
+        out += f'<p class="bad"><b>capped:</b> at 0.5, {esc(why)}</p>'
     if response:
         out += (f"<p><b>{_of(wrong, len(response), 'response claim')} not supported by the reference</b></p>"
                 + _claim_table(response, "correct", "not in the reference"))
