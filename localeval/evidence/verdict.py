@@ -23,6 +23,7 @@ import numpy as np
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from localeval.text.lexical import content_words
+from localeval.text.coverage import coverage_words
 from localeval.text.memo import remembered
 from localeval.text.numbers import numbers_in
 
@@ -36,7 +37,7 @@ SIGNALS: tuple[str, ...] = (
     "p_second",           # second highest over all units (0 with one unit)
     "contradiction",      # P(contradiction) of the unit with the highest P(entailment)
     "contradiction_max",  # highest P(contradiction) over all units
-    "coverage",           # share of the claim's content words (numbers normalised) in the best unit
+    "coverage",           # share of the claim's `coverage_words` found in the best unit
     "coverage_all",       # the same share over all the contexts
     "missing_numbers",    # share of the claim's numbers absent from all the contexts
     "missing_names",      # share of the claim's capitalised words absent from all the contexts
@@ -96,18 +97,18 @@ def _share_missing(wanted: set[str] | frozenset[str], found: set[str] | frozense
 
 @remembered
 def _pooled_words(contexts: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
-    """A row's contexts pooled, read once for all its claims: their `lexical_words`, and every
+    """A row's contexts pooled, read once for all its claims: their `coverage_words`, and every
     word lower-cased (what a name of the claim is looked up in)."""
     everything: set[str] = set()
     for context in contexts:
-        everything |= lexical_words(context)
+        everything |= coverage_words(context)
     return frozenset(everything), frozenset(w.lower() for context in contexts for w in _WORD.findall(context))
 
 
 def lexical_signals(claim: str, contexts: Sequence[str]) -> dict[str, float]:
     """The signals of `LEXICAL_SIGNALS`: is every content word, number and name of the claim
     somewhere in the contexts?"""
-    wanted = lexical_words(claim)
+    wanted = coverage_words(claim)
     everything, context_words = _pooled_words(tuple(contexts))
     return {
         "coverage_all": 1.0 - _share_missing(wanted, everything) if wanted else 1.0,
@@ -128,7 +129,7 @@ def claim_signals(claim: str, units: Sequence[JudgedUnit], contexts: Sequence[st
     best = max(units, key=lambda u: u.entailment)
     sentences = [u.entailment for u in units if u.sentence]
     windows = [u.entailment for u in units if not u.sentence]
-    wanted = lexical_words(claim)
+    wanted = coverage_words(claim)
     lexical = lexical_signals(claim, contexts)
     return {
         "p_best": entail[0],
@@ -137,7 +138,7 @@ def claim_signals(claim: str, units: Sequence[JudgedUnit], contexts: Sequence[st
         "p_second": entail[1] if len(entail) > 1 else 0.0,
         "contradiction": best.contradiction,
         "contradiction_max": max(u.contradiction for u in units),
-        "coverage": 1.0 - _share_missing(wanted, lexical_words(best.text)) if wanted else 1.0,
+        "coverage": 1.0 - _share_missing(wanted, coverage_words(best.text)) if wanted else 1.0,
         "coverage_all": lexical["coverage_all"],
         "missing_numbers": lexical["missing_numbers"],
         "missing_names": lexical["missing_names"],

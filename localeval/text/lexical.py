@@ -15,7 +15,8 @@ from pathlib import Path
 
 from localeval.text.memo import remembered
 
-__all__ = ["content_terms", "content_words", "normalise", "stop_words", "states_in_order", "word_overlap"]
+__all__ = ["content_terms", "content_words", "normalise", "stem", "stemmed_words", "stop_words", "states_in_order",
+           "word_overlap"]
 
 _WORD = re.compile(r"\w+(?:'\w+)?", re.UNICODE)
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")  # "1,200" and "1200" are one number
@@ -83,7 +84,8 @@ def _stemmer():
 
 
 @lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
+    """The Snowball stem of one lower-case word."""
     # Per word (a bounded vocabulary), not per text: a long text as a key is what made
     # process-wide memos grow (`localeval.text.memo`).
     return _stemmer().stem(word)
@@ -93,7 +95,7 @@ def stemmed_words(text: str) -> frozenset[str]:
     """Snowball stems of ``text``'s content words: "descaling", "descaled" and "descale" are one
     word ("descal"), "months" and "monthly" another; what the relevance screen compares."""
     stops = stop_words()
-    return frozenset(_stem(w) for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in stops)
+    return frozenset(stem(w) for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in stops)
 
 
 def word_overlap(wanted: set[str], found: set[str]) -> float:

@@ -12,7 +12,7 @@ import re
 
 from localeval.text.memo import remembered
 
-__all__ = ["numbers_in"]
+__all__ = ["NUMBER_WORDS", "numbers_in"]
 
 _UNITS = {
     w: i for i, w in enumerate(
@@ -23,6 +23,8 @@ _UNITS = {
 _TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
 _SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000,
            "trillion": 1_000_000_000_000, "k": 1_000, "bn": 1_000_000_000}  # not "m": metres
+NUMBER_WORDS: frozenset[str] = frozenset(_UNITS) | frozenset(_TENS) | frozenset(_SCALES)
+"""The words `numbers_in` reads as (part of) a number."""
 # A comma belongs to a number only between digits, so that "in 2022, while" reads 2022.
 # Digits glued to a word or code before them ("ED2", "LNW-80", "COVID-19") are part of a name.
 _TOKEN = re.compile(r"(?<![A-Za-z])\d+(?:,\d+)*(?:\.\d+)?|[a-z]+", re.IGNORECASE)
