@@ -94,6 +94,7 @@ from localeval.options import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Locate, RunOpti
 from localeval.text import Span, Window, make_windows, split_sentences
 from localeval.text.contrast_rules import CONTRAST_RULES, RULES_WITHOUT_PARSE, confirmation
 from localeval.text.lexical import content_words, word_overlap
+from localeval.text.notation import restated
 
 __all__ = ["CONTRAST_WEIGHT", "DEFAULT_LOCATE", "DEFAULT_MAX_UNITS", "DEFAULT_UNIT_SENTENCES", "Evidence",
            "Granularity", "JudgedSpan", "Support", "attribute"]
@@ -550,7 +551,9 @@ def _judge_pairs(session: JudgeSession, judge: NLIJudge, plan: _Plan, index: lis
     """P(entailment) and, with signals, P(contradiction) of the plan's pairs at ``index``, from
     one judge call (P(contradiction) is 0 when not asked, and for a 2-way judge)."""
     batch = session.batch(judge, batch_size=settings.batch_size, show_progress_bar=settings.show_progress_bar)
-    batch.add("units", [plan.pairs[i] for i in index]).run()
+    # The claim's numbers in the unit's notation ("twelve degrees Celsius" against "12 °C"):
+    # the judge reads surfaces (`localeval.text.notation`).
+    batch.add("units", [(unit, restated(claim, unit)) for unit, claim in (plan.pairs[i] for i in index)]).run()
     if not settings.signals:
         return batch.get("units"), np.zeros(len(index), dtype=np.float32)
     return batch.get("units"), batch.contradiction("units")

@@ -25,7 +25,7 @@ from localeval.text.lexical import stem, stop_words
 from localeval.text.memo import remembered
 from localeval.text.numbers import NUMBER_WORDS, numbers_in
 
-__all__ = ["coverage_words"]
+__all__ = ["UNIT_SPELLINGS", "coverage_words"]
 
 # English irregular verbs (base, then past and participle forms where they differ) and a few
 # irregular plurals. Standard grammar-book forms.
@@ -105,9 +105,15 @@ _SYMBOLS = {"°c": "degree celsius", "℃": "degree celsius", "°f": "degree fah
             "°": "degree", "%": "percent", "€": "euro", "$": "dollar", "£": "pound"}
 _SYMBOL = re.compile(r"°\s?[CF]\b|[°%€$£℃℉]")
 _PER_CENT = re.compile(r"\bper\s+cent\b", re.IGNORECASE)
-_MERIDIEM = re.compile(r"\b[ap]\.m\.", re.IGNORECASE)  # the time itself is a number
+_MERIDIEM = re.compile(r"(?<=\d)\s?[ap]\.?m\b\.?", re.IGNORECASE)  # "6 pm": the time itself is a number
 _ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th)\b")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
+
+UNIT_SPELLINGS: frozenset[str] = frozenset(
+    set(_UNITS) | set(_ABBREVIATIONS) | set(_SYMBOLS) | {"° C", "° F", "per cent"}
+    | {f"{d} {n}" for d in ("degree", "degrees") for n in ("celsius", "centigrade", "fahrenheit")}
+)
+"""Every spelling of a unit or currency these tables know (what may follow a number)."""
 
 
 def _spelled(text: str) -> str:

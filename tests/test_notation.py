@@ -1,0 +1,43 @@
+"""Numbers restated in the evidence's notation before the judge reads a claim."""
+
+import pytest
+
+from localeval.text.notation import restated
+
+
+@pytest.mark.parametrize("claim, unit, expected", [
+    ("It holds the room at twelve degrees Celsius.", "The thermostat keeps the room at 12 °C.",
+     "It holds the room at 12 °C."),
+    ("You can cancel up to 6 pm the day before.", "Cancel free of charge until 18:00 the day before.",
+     "You can cancel up to 18:00 the day before."),
+    ("The garage quoted 3,000 dollars.", "The garage quoted $3,000 for the repair.", "The garage quoted $3,000."),
+    ("Turnout was 64 per cent.", "Turnout was 64%.", "Turnout was 64%."),
+    ("At most twenty-five mg a day.", "Never take more than 25 mg a day.", "At most 25 mg a day."),
+    # a bare number takes the unit's number only, never the unit's unit
+    ("There were twelve rooms.", "It is kept at 12 °C.", "There were 12 rooms."),
+])
+def test_a_shared_number_is_written_as_the_unit_writes_it(claim, unit, expected):
+    assert restated(claim, unit) == expected
+
+
+@pytest.mark.parametrize("claim, unit", [
+    ("It supports fourteen languages.", "It supports 13 languages."),  # another value: still wrong
+    ("It is 12 km long.", "It is 12 miles long."),                      # another unit
+    ("The bridge is 1,200 m long.", "The bridge is 1,200 m long."),     # already alike
+    ("No number here.", "Nor here."),
+])
+def test_a_claim_is_left_alone_when_the_unit_states_no_such_number(claim, unit):
+    assert restated(claim, unit) == claim
+
+
+def test_the_judge_accepts_a_number_paraphrase_it_rejected_word_for_word(default_judge):
+    pairs = [
+        ("Bookings at the Flexible rate can be cancelled free of charge until 18:00 local time on the day "
+         "before arrival.", "A Flexible booking can be cancelled for free until 6 pm on the day before arrival."),
+        ("Turnout in the regional election was 64%.", "Turnout in the regional election was sixty-four per cent."),
+    ]
+    before = default_judge.entailment_probability(pairs)
+    after = default_judge.entailment_probability([(unit, restated(claim, unit)) for unit, claim in pairs])
+    assert (before < 0.5).all() and (after > 0.9).all()
+    wrong = "Turnout in the regional election was sixty-two per cent."
+    assert restated(wrong, pairs[1][0]) == wrong
