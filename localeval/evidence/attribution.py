@@ -666,7 +666,7 @@ def _locate_by_judge(session: JudgeSession, judge: NLIJudge, plan: _Plan, found:
     for (g, k), c in plan.keyed():
         f = found[g][k]
         if f is not None and f.sentences:
-            batch.add((g, k), [(s.text, c.claim) for s in f.sentences])
+            batch.add((g, k), [(s.text, restated(c.claim, s.text)) for s in f.sentences])
     if not len(batch):
         return found
     batch.run()

@@ -40,6 +40,7 @@ from localeval.evidence.attribution import Evidence
 from localeval.judge.batching import judge_by_key
 from localeval.evidence.verdict import lexical_words
 from localeval.text.numbers import numbers_in
+from localeval.text.notation import restated
 from localeval.text.atoms import AtomicPart, atomic_parts, parse_claims
 
 if TYPE_CHECKING:
@@ -182,7 +183,8 @@ def _confirm_contradictions(metric: JudgedMetric, parts: list[tuple[ClaimPart, S
     if not todo:
         return
     with session_scope(session) as run:
-        batch = run.batch(metric.judge).add("contradicted", [(unit, part.text) for part, unit in todo]).run()
+        pairs = [(unit, restated(part.text, unit)) for part, unit in todo]  # as the second pass judged them
+        batch = run.batch(metric.judge).add("contradicted", pairs).run()
         entailment, contradiction = batch.get("contradicted"), batch.contradiction("contradicted")
     for (part, _), e, c in zip(todo, entailment, contradiction):
         part.contradicted = bool(c >= e)
