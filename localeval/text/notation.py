@@ -41,7 +41,10 @@ class _Mention(NamedTuple):
     units: frozenset[str]
 
 
-def _mentions(text: str) -> list[_Mention]:
+@remembered
+def _mentions(text: str) -> tuple[_Mention, ...]:
+    """The number mentions of ``text``; remembered, since a unit is read against every claim
+    of its row."""
     out = []
     for m in _MENTION.finditer(text):
         values = numbers_in(m.group(0))
@@ -51,7 +54,7 @@ def _mentions(text: str) -> list[_Mention]:
         sign = _CURRENCY.match(m.group("number"))
         units = coverage_words(f"{sign.group(0) if sign else ''}1{m.group('unit') or ''}") - {"1"}
         out.append(_Mention(m.start(), m.end(), m.end("number"), values, frozenset(units)))
-    return out
+    return tuple(out)
 
 
 @remembered
