@@ -249,8 +249,10 @@ def test_every_metric_scores_or_explains(name, row, every_metric, judge5):
 
 # ---------------------------------------------------------------- evaluate(): a bulk run
 
-LONG_CONTEXT = " ".join(f"The {WORDS[i % len(WORDS)]} cat sat on the mat in paris {i}." for i in range(10_000))
-assert len(LONG_CONTEXT.split()) == 100_000
+# 25,000 words: hundreds of judge windows and sentences past any one batch; a longer text
+# takes the same code paths, only for longer (budgets on such rows: test_faults.py).
+LONG_CONTEXT = " ".join(f"The {WORDS[i % len(WORDS)]} cat sat on the mat in paris {i}." for i in range(2_500))
+assert len(LONG_CONTEXT.split()) == 25_000
 
 
 def _sample(raw: Any) -> Sample | None:
@@ -285,7 +287,7 @@ def test_evaluate_never_stops_and_counts_every_row(data, chunk_size, from_file, 
         source = directory / "in.jsonl"
         source.write_text("".join(json.dumps(r) + "\n" for r in data))
     out = directory / "out.jsonl"
-    # Budgets off: the 100k-word row goes through every metric (budgets: test_faults.py).
+    # Budgets off: the 25k-word row goes through every metric (budgets: test_faults.py).
     result = evaluate(source, list(metrics.values()), block_size=chunk_size, show_progress=False, output=out,
                       max_row_chars=None, max_row_pairs=None)
 
