@@ -52,6 +52,13 @@ CASES = [
     ("Martin Hale adapted the novel for the stage.", _NOVEL, None),
     ("Norcom was acquired by Pixelfield in 2019.", "In 2019 Norcom acquired the start-up Pixelfield.", "role"),
     ("Pixelfield was acquired by Norcom in 2019.", "In 2019 Norcom acquired the start-up Pixelfield.", None),
+    # "the hospital" is the Lakeside Hospital named before; "the 12-storey building" is no
+    # other name standing in for it; a clinic named otherwise is another doer.
+    ("Lakeside Hospital can treat up to 300 patients a day.",
+     "Lakeside Hospital opened a new wing in May. The 12-storey building lets the hospital treat up to 300 patients a day.",
+     None),
+    ("Lakeside Hospital can treat up to 300 patients a day.",
+     "Lakeside Hospital opened a new wing in May. Riverside Clinic can treat up to 300 patients a day.", "role"),
     ("Lyon is the capital of the region.",
      "Dijon is the capital of the region. Lyon, its largest city, hosts the annual food fair.", "merge"),
     ("Dijon is the capital of the region.",

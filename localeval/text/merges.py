@@ -10,7 +10,8 @@ unit that states everything the claim says (all its content words) and fires whe
 - the claim's name is missing from that sentence but named in another sentence of the unit:
   the claim took its subject from one sentence and its predicate from another.
 
-Names are proper nouns by spaCy's tagger (so "Select the file." names nothing) and numbers;
+Names are proper nouns by spaCy's tagger (so "Select the file." names nothing) and numbers (a
+name stands in for a name, a number for a number);
 a name also used in lower case ("Press", "hispanic") is no name, and years, weekdays and months
 are left to the number rule. It stays quiet when the stating sentence opens with a pronoun
 ("It is the capital of ...": who "it" is stays open) and when the unit has one sentence.
@@ -92,6 +93,10 @@ def _claim(text: str) -> _Sentence:
     return _Sentence(tuple(w for words in tagged_sentences(text) for w in words))
 
 
+def _is_number(name: str) -> bool:
+    return name[:1].isdigit()
+
+
 def _is_year(name: str) -> bool:
     return name.isdigit() and 1000 <= int(name) <= 2100
 
@@ -164,7 +169,10 @@ def merge_contrast(claim: str, premise: str) -> str | None:
     missing = {m for m in c.ids - best.ids if not _is_year(m) and m not in _CALENDAR and m not in lower}
     foreign = best.ids - c.ids - c.words - lower
     first_claim = next((n for n in c.names if n not in _CALENDAR), None)
-    others = [n for n in best.names if n not in c.ids and n not in _CALENDAR]
+    # The other name must be of the claim's name's kind: a number ("the 3.2-kilometre
+    # runway") is a measure, not a subject standing in for a named one.
+    others = [n for n in best.names if n not in c.ids and n not in _CALENDAR
+              and _is_number(n) == _is_number(first_claim or "")]
     if not (first_claim in missing and others and others[0] in foreign and best.names.index(others[0]) <= 1):
         return None
     if any(first_claim in s.ids for s in sentences if s is not best):

@@ -167,6 +167,21 @@ def _same(x: _Argument, y: _Argument) -> bool:
     return x.unknown or y.unknown or x.head in y.words or y.head in x.words or bool(x.words & y.words)
 
 
+def _describes(description: _Argument, named: _Argument, lowered_premise: str) -> bool:
+    """Is ``description`` (no name of its own: "the airport") how the premise refers back to
+    ``named``? It is when the premise writes one of the names in a phrase ending in the
+    description's head that holds all the description's words ("Northfield Airport ... the
+    airport"): the same thing, not another doer ("the central bank" is not "Halvorsen Bank")."""
+    if description.names or len(description.head) < 3:
+        return False
+    head = re.escape(description.head)
+    for name in named.names:
+        for found in re.finditer(rf"\b{re.escape(name)}(?:\s+[\w'-]+){{0,2}}?\s+{head}\w*\b", lowered_premise):
+            if description.words <= {normalise(w) for w in found.group(0).split()}:
+                return True
+    return False
+
+
 def may_name_someone(claim: str) -> bool:
     """The role rule's gate before any parse: a capitalised word that does not merely start a
     sentence. A claim without one is never parsed for the role rule."""
@@ -211,7 +226,7 @@ def role_contrast(claim: str, premise: str) -> str | None:
                     and not agent.names & a.names):
                 return f"role: the evidence has {' '.join(sorted(a.names))} {verb} {' '.join(sorted(p.names))}"
             if (_same(patient, p) and named_here(agent) and not a.unknown
-                    and not agent.words & a.words and not agent.names & a.names):
+                    and not agent.words & a.words and not agent.names & a.names and not _describes(a, agent, lowered)):
                 return (f"role: in the evidence, {' '.join(sorted(a.words))} (not "
                         f"{' '.join(sorted(agent.names))}) {verb} {' '.join(sorted(patient.words))}")
     return None
