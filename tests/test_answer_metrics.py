@@ -220,6 +220,25 @@ def test_a_statement_nothing_supports_caps_the_score(filter_results):
     assert "capped:" in html and "retrieved contexts: not supported" in html
 
 
+def test_a_made_up_part_of_a_partly_supported_claim_caps_the_score(default_judge):
+    # One sentence, two predicates: the reference states the dose, the contexts the 14 days;
+    # "30 days" is stated by nothing. Parts are counted, so the made-up part is found as one.
+    contexts = ["Give 5 ml of the suspension three times a day, with or without food. Shake the bottle well "
+                "before each dose.",
+                "Store the bottle in a refrigerator and throw away any medicine left after 14 days."]
+    rows = [{"user_input": "How should I give the amoxicillin suspension?", "retrieved_contexts": contexts,
+             "reference": "5 ml three times a day.",
+             "response": f"Give 5 ml three times a day and throw away what is left after {days} days."}
+            for days in (30, 14)]
+    madeup, true = FactualCorrectness(default_judge).score_many(rows)
+    made = "Throw away what is left after 30 days."
+    assert madeup.unsupported_statements == [made] and madeup.score == UNSUPPORTED_CAP and madeup.capped
+    assert made in madeup.reason and madeup.precision == 0.5  # uncapped, F1 would read 0.67
+    claim = madeup.response_claims[0]
+    assert [p.attributed for p in claim.parts] == [True, False] and claim.contexts is not None
+    assert true.score == 1.0 and not true.capped and true.unsupported_statements == []
+
+
 def test_without_contexts_the_reference_alone_decides(default_judge):
     rows = _filter_rows("Replace the water filter every two months. The filter can also be washed in the "
                         "dishwasher and reused.", contexts=[" "])

@@ -23,11 +23,13 @@ is judged again against the row's retrieved contexts (``CheckedClaim.contexts``)
 
 * the contexts support it, and the reference does not refute it -> it counts as supported (a
   true detail beyond the reference: "..., counted per API key" for "60 requests per minute");
-* nothing given supports it, neither the reference nor the contexts (its credit is 0) -> the
-  response states something unsupported, and the score is at most `UNSUPPORTED_CAP` (0.5):
-  a reader who finds one made-up statement does not call the answer two-thirds right, while
-  F1 gives "the whole reference plus one false statement" 0.67. The claims are listed in
-  ``unsupported_claims``.
+* nothing given supports it, neither the reference nor the contexts, as a whole or in one of
+  its parts (the reference supports "A 9-year-old can take half a tablet", nothing supports
+  "Half a tablet is 5 mg, three times a day") -> the response states something unsupported,
+  and the score is at most `UNSUPPORTED_CAP` (0.5): a reader who finds one made-up statement
+  does not call the answer two-thirds right, while F1 gives "the whole reference plus one
+  false statement" 0.67. The claims are listed in ``unsupported_claims``, what they state
+  that nothing supports (claims or parts) in ``unsupported_statements``.
 
 A yes/no answer the other way: a response opening with "Yes" where the reference opens with
 "No" (or the reverse; `localeval.text.answers.polarity`) answers the question wrong, whatever
@@ -125,8 +127,23 @@ class CheckedClaim(BaseModel):
 
     @property
     def unsupported(self) -> bool:
-        """Judged against the contexts too, and supported by nothing, not even in part."""
-        return self.contexts is not None and self.credit == 0.0
+        """Judged against the contexts too, and something it states is supported by nothing:
+        the whole claim, or one of its parts (`unsupported_statements`)."""
+        return bool(self.unsupported_statements)
+
+    @property
+    def unsupported_statements(self) -> list[str]:
+        """What the claim states that neither the other text nor the contexts support: the
+        claim itself when no part of it is supported anywhere, else each part supported
+        nowhere ("Half a tablet is 5 mg, three times a day." of "A 9-year-old can take half a
+        tablet, which is 5 mg, three times a day."): parts are counted, so a made-up detail
+        is found as a part. Empty when not judged against the contexts."""
+        if self.contexts is None or self.credit >= 1.0:
+            return []
+        if self.credit == 0.0:
+            return [self.text]
+        elsewhere = {p.text for p in self.contexts.parts or [] if p.attributed}
+        return [p.text for p in self.parts or [] if not p.attributed and p.text not in elsewhere]
 
     @property
     def failed_parts(self) -> list[str]:
@@ -168,8 +185,14 @@ class FactualCorrectnessResult(MetricResult):
 
     @property
     def unsupported_claims(self) -> list[str]:
-        """Response claims neither the reference nor the retrieved contexts support."""
+        """Response claims that state something neither the reference nor the retrieved
+        contexts support (as a whole or in a part)."""
         return [c.text for c in self.response_claims if c.unsupported]
+
+    @property
+    def unsupported_statements(self) -> list[str]:
+        """What those claims state that nothing supports: whole claims, or their parts."""
+        return [t for c in self.response_claims for t in c.unsupported_statements]
 
     @property
     def missing_claims(self) -> list[str]:
@@ -329,7 +352,7 @@ class FactualCorrectness(AnswerClaimsMetric):
             return FactualCorrectnessResult(score=0.0, reason=f"{why}: it states none of the reference", **details)
         note = non_english_note(response=sample.response, reference=sample.reference)
         score = figures[self.mode]
-        unsupported = [c.text for c in response_claims if c.unsupported]
+        unsupported = [t for c in response_claims for t in c.unsupported_statements]
         why = None
         if opposite:
             why = f"the response answers {opposite[0]!r} where the reference answers {opposite[1]!r}"
