@@ -16,6 +16,8 @@ from localeval.text.contrast_rules import contrast
 from localeval.text.numbers import numbers_in
 
 _NOVEL = "The novel 'Winter Harbour' was written by Clara Voss in 1962. It was later adapted for the stage by Martin Hale."
+_RESCUE = ("Captain Maria Lopez flew the rescue helicopter on the night mission. Sergeant Ben Ortiz guided the crew "
+           "from the ground.")
 # (claim, premise, rule that must fire, or None: a paraphrase the rules must leave alone)
 CASES = [
     ("The planning committee has eighteen members.", "The planning committee has eight members.", "number"),
@@ -59,6 +61,9 @@ CASES = [
      None),
     ("Lakeside Hospital can treat up to 300 patients a day.",
      "Lakeside Hospital opened a new wing in May. Riverside Clinic can treat up to 300 patients a day.", "role"),
+    # The act's object after a preposition: the same act, given to another doer or not.
+    ("Ben Ortiz flew the night mission.", _RESCUE, "role"),
+    ("Maria Lopez flew the night mission.", _RESCUE, None),
     ("Lyon is the capital of the region.",
      "Dijon is the capital of the region. Lyon, its largest city, hosts the annual food fair.", "merge"),
     ("Dijon is the capital of the region.",

@@ -26,7 +26,8 @@ The checks, each a `localeval.text.contrast_rules` rule:
   in exactly one core slot while agreeing in another, the claim's value of that slot being
   given to something else in the premise (roles swapped across coordinated arguments, an
   attribute distributed to the wrong item: "Lindqvist leads cardiology" / "Osei leads
-  cardiology, Lindqvist heads oncology");
+  cardiology, Lindqvist heads oncology"); not when that atom holds the claim's object after a
+  preposition ("flew the night mission" / "flew the helicopter on the night mission");
 - ``order``: the claim relates two things by "before/after", "earlier/later than" or a
   comparative ("higher", "more ... than"), the premise states a date or number for each (the
   number nearest a word only that side names), and the numbers say the other way round.
@@ -796,6 +797,12 @@ def swap_contrast(claim: Facts, premise: Facts) -> str | None:
                 continue
             slot = conflict[0]
             arg = mine.slot(slot)
+            core = theirs.slot(slot)
+            if (slot == "patient" and core is not None and core.head != arg.head
+                    and any(k.startswith("prep:") and a.head == arg.head for k, a in theirs.slots)):
+                # The premise's act holds it after a preposition ("flew the helicopter on the
+                # mission"): another thing in the slot, not the claim's given to another.
+                continue
             kind = _kind(arg)
             if kind != "other" and all(_kind(a) not in (kind, "other") for k, a in theirs.slots if k == slot):
                 continue  # a name and a description ("Ben Elton" / "the comedian") may be one and the same

@@ -8,7 +8,9 @@ subject -- and fires when the premise uses the claim's verb with
 
 - the claim's two named arguments in each other's slots (a swap across a change of voice), or
 - the claim's patient but another agent, while the claim's (named) agent is named elsewhere in
-  the premise (an act moved to someone the premise also mentions).
+  the premise (an act moved to someone the premise also mentions). The premise's act may hold
+  the claim's patient as its object or after a preposition ("Orville Wright piloted the Flyer
+  on the first flight" / "Wilbur piloted the first flight").
 
 It stays quiet whenever an argument is a pronoun, empty or an acronym (coreference is not
 resolved), for light verbs ("have", "make", "include"...), and for a claim that names no one.
@@ -74,7 +76,11 @@ Tagged = tuple[tuple[tuple[str, str], ...], ...]
 """Per sentence (spaCy's), its words as (text, coarse part of speech), punctuation left out."""
 
 
-Parse = tuple[tuple[tuple[str, _Argument, _Argument], ...], Tagged, "Facts"]
+Triple = tuple[str, _Argument, _Argument, bool]
+"""(verb, agent, patient, by preposition): the patient is the verb's object, or with ``True``
+the object of one of its prepositions."""
+
+Parse = tuple[tuple[Triple, ...], Tagged, "Facts"]
 """A text's (verb, agent, patient) triples, its tagged sentences and its atoms for the
 contradiction checks: one parse serves every rule that needs one (role,
 `localeval.text.merges`, `localeval.text.checks`)."""
@@ -133,11 +139,11 @@ def facts(text: str) -> Facts:
     return _parse(text)[2]
 
 
-def _triples(text: str) -> tuple[tuple[str, _Argument, _Argument], ...]:
+def _triples(text: str) -> tuple[Triple, ...]:
     return _parse(text)[0]
 
 
-def _triples_of(doc) -> tuple[tuple[str, _Argument, _Argument], ...]:
+def _triples_of(doc) -> tuple[Triple, ...]:
     out = []
     for verb in doc:
         if verb.pos_ != "VERB":
@@ -158,7 +164,11 @@ def _triples_of(doc) -> tuple[tuple[str, _Argument, _Argument], ...]:
                 elif child.dep_ == "nsubj" and not agents:
                     agents += _with_conjuncts(child)
         lemma = normalise(verb.lemma_.lower())
-        out += [(lemma, _argument(a), _argument(p)) for a in agents for p in patients]
+        out += [(lemma, _argument(a), _argument(p), False) for a in agents for p in patients]
+        # What the act was on or about, by a preposition ("piloted the Flyer on the first
+        # flight"): read only where the premise gives the act to another doer.
+        objects = [o for prep in verb.children if prep.dep_ == "prep" for o in prep.children if o.dep_ == "pobj"]
+        out += [(lemma, _argument(a), _argument(o), True) for a in agents for o in objects]
     return tuple(out)
 
 
@@ -188,16 +198,16 @@ def may_name_someone(claim: str) -> bool:
     return any(w not in _SENTENCE_STARTERS for w in _CAPITALISED.findall(claim))
 
 
-def _named_triples(claim: str) -> list[tuple[str, _Argument, _Argument]]:
-    """The claim's acts with a named argument (none when it names no one: then no parse is
-    paid for)."""
+def _named_triples(claim: str) -> list[Triple]:
+    """The claim's acts on an object with a named argument (none when it names no one: then
+    no parse is paid for)."""
     if not may_name_someone(claim):
         return []
-    return [t for t in _triples(claim) if t[0] not in _LIGHT_VERBS and (t[1].names or t[2].names)]
+    return [t for t in _triples(claim) if t[0] not in _LIGHT_VERBS and not t[3] and (t[1].names or t[2].names)]
 
 
-def _names_someone(mine: list[tuple[str, _Argument, _Argument]], lowered_premise: str) -> bool:
-    return any(n in lowered_premise for _, a, p in mine for n in a.names | p.names)
+def _names_someone(mine: list[Triple], lowered_premise: str) -> bool:
+    return any(n in lowered_premise for _, a, p, _ in mine for n in a.names | p.names)
 
 
 def reads_premise(claim: str, premise: str) -> bool:
@@ -217,13 +227,13 @@ def role_contrast(claim: str, premise: str) -> str | None:
         return bool(x.names) and all(n in lowered for n in x.names)
 
     theirs = _triples(premise)
-    for verb, agent, patient in mine:
-        same_verb = [(a, p) for v, a, p in theirs if v == verb]
-        if not same_verb or any(_same(agent, a) and _same(patient, p) for a, p in same_verb):
+    for verb, agent, patient, _ in mine:
+        same_verb = [(a, p, prep) for v, a, p, prep in theirs if v == verb and not (prep and p.unknown)]
+        if not same_verb or any(_same(agent, a) and _same(patient, p) for a, p, _ in same_verb):
             continue
-        for a, p in same_verb:
-            if (named_here(agent) and named_here(patient) and agent.names & p.names and patient.names & a.names
-                    and not agent.names & a.names):
+        for a, p, prep in same_verb:
+            if (not prep and named_here(agent) and named_here(patient) and agent.names & p.names
+                    and patient.names & a.names and not agent.names & a.names):
                 return f"role: the evidence has {' '.join(sorted(a.names))} {verb} {' '.join(sorted(p.names))}"
             if (_same(patient, p) and named_here(agent) and not a.unknown
                     and not agent.words & a.words and not agent.names & a.names and not _describes(a, agent, lowered)):
