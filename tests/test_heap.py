@@ -16,11 +16,14 @@ def test_freezes_during_the_block_and_unfreezes_after():
         assert at_start > 0
         kept = [[i] for i in range(5000)]  # made after the start: not frozen yet
         settle()
-        assert gc.get_freeze_count() >= at_start + len(kept)
+        # An object frozen at the start that dies meanwhile leaves the count: a few may, so
+        # the count grows by nearly (not exactly) the 5,000 objects made since.
+        frozen = gc.get_freeze_count()
+        assert frozen - at_start > 0.9 * len(kept)
         settle()  # once only
         with long_lived_heap() as inner:  # a nested run changes nothing
             inner()
-        assert gc.get_freeze_count() >= at_start + len(kept)
+        assert gc.get_freeze_count() > frozen - 0.1 * len(kept)
     assert gc.get_freeze_count() == 0
 
 
