@@ -124,6 +124,19 @@ def test_a_confirmed_order_lifts_the_judges_verdict_and_says_why(default_judge):
     assert bad.probability < 0.5 and bad.confirmation is None
 
 
+def test_an_act_done_without_doing_another_denies_the_other():
+    """"returned without completing the survey": the drone did not complete it. Before, the
+    parse read "completing" as a plain act, so "did not complete" was called a contradiction
+    and "completed" was not."""
+    premise = "The drone returned safely to base on 9 May without completing the survey of the northern ridge."
+    for wrong in ("The drone completed the survey of the northern ridge before returning safely to base on 9 May.",
+                  "The drone completed the survey of the northern ridge before it returned to base."):
+        assert contrast(wrong, premise) is not None, wrong
+    for right in ("The drone returned to base on 9 May without finishing the survey of the northern ridge.",
+                  "The drone did not complete the survey of the northern ridge."):
+        assert contrast(right, premise) is None, right
+
+
 def test_a_shared_act_given_to_the_wrong_one_of_two_parties_is_a_swap():
     premise = "The tenant pays for electricity and gas, and the landlord pays for water and building insurance."
     reason = contrast("The landlord pays for electricity.", premise)
@@ -258,6 +271,18 @@ def test_a_description_and_a_name_in_the_same_role_are_no_swap_but_two_names_are
     assert reason is not None and reason.startswith("swap"), reason
 
 
+def test_the_same_thing_with_other_modifiers_is_no_swap_unless_the_claims_own_stands_elsewhere():
+    # "A 34-year-old UK national" / "a British national, aged 34": one person written two ways.
+    # The check used to find the claim's "national" moved to ... the premise's "national".
+    premise = ("Police said a British national, aged 34, was arrested at Heathrow on Friday after officers found "
+               "cash in his luggage.")
+    assert contrast("A 34-year-old UK national was arrested at Heathrow on Friday.", premise) is None
+    # The claim's own thing ("JSON files") is given to another act: moved, a swap.
+    premise = "The export command writes CSV files. The import command reads JSON and YAML files."
+    reason = contrast("The export command writes JSON files.", premise)
+    assert reason is not None and reason.startswith("swap"), reason
+
+
 def test_the_merge_rules_word_gate_opens_only_on_a_name_the_premise_could_miss():
     from localeval.text import merges
 
@@ -309,6 +334,53 @@ def test_who_did_it_first_or_last_is_read_from_the_dates_of_the_same_act(premise
     held = confirmation(right, premise)
     assert held is not None and held.startswith("order"), held
     assert confirmation(wrong, premise) is None
+
+
+BRIDGES = [
+    "The Forth Bridge, a cantilever railway bridge across the Firth of Forth, was opened on 4 March 1890 by the "
+    "Prince of Wales.",
+    "Tower Bridge in London took eight years to build and was opened on 30 June 1894. Its bascules are raised "
+    "about 800 times a year.",
+]
+
+
+def test_an_order_whose_sides_are_dated_in_two_chunks_is_read_on_the_chunks_together(default_judge):
+    """No single chunk dates both bridges: the order rule reads the dated sentences of both
+    (`dated_passage`), refuting the wrong order and confirming the right one, whichever chunk
+    the judge liked."""
+    from localeval.evidence.attribution import attribute
+
+    wrong = ["Tower Bridge opened first.", "Tower Bridge opened before the Forth Bridge."]
+    right = ["The Forth Bridge opened first, in 1890.", "The Forth Bridge opened four years before Tower Bridge."]
+    (supports,) = attribute(default_judge, [(wrong + right, BRIDGES)])
+    refuted, borne_out = supports[:len(wrong)], supports[len(wrong):]
+    for claim, support in zip(wrong, refuted):
+        assert support.probability < 0.5, claim
+        assert support.contrast is not None and "contexts taken together" in support.contrast, support.contrast
+    for claim, support in zip(right, borne_out):
+        assert support.probability >= 0.9 and support.contrast is None, (claim, support.contrast)
+        assert support.confirmation is not None and "contexts taken together" in support.confirmation
+
+
+def test_the_dated_passage_holds_the_dated_sentences_that_share_a_word_with_the_claim():
+    from localeval.text.contrast_rules import dated_passage
+
+    passage = dated_passage("Tower Bridge opened first.", BRIDGES)
+    assert passage is not None and "1890" in passage and "1894" in passage
+    assert "bascules" not in passage  # a number, but no word of the claim
+    assert dated_passage("Tower Bridge was opened in 1894.", BRIDGES) is None  # orders nothing
+    assert dated_passage("Tower Bridge opened first.", BRIDGES[1:]) is None  # one dated sentence
+
+
+def test_a_subject_that_undergoes_the_act_and_a_shared_subject_up_a_chain_of_verbs():
+    """"The bridge opened in 1890" says what "was opened by the Prince in 1890" was done to (no
+    swap); "X took eight years to build and was opened in 1894" dates X's opening; a duration
+    ("eight years") is no date of an event."""
+    assert contrast("The Forth Bridge opened in 1890.", BRIDGES[0]) is None
+    reason = contrast("Tower Bridge opened first.", " ".join(BRIDGES), rules=("order",))
+    assert reason is not None and "1894" in reason and "1890" in reason, reason
+    reason = contrast("The Forth Bridge opened after Tower Bridge.", " ".join(BRIDGES), rules=("order",))
+    assert reason is not None and "1894" in reason and " 8 " not in reason, reason
 
 
 def test_first_before_the_verb_or_with_an_object_is_no_order_of_the_doers():

@@ -64,6 +64,7 @@ counts that size them are remembered by the session, not by the judge.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -92,7 +93,7 @@ from localeval.evidence.verdict import (
 )
 from localeval.options import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Locate, RunOptions
 from localeval.text import Span, Window, make_windows, split_sentences
-from localeval.text.contrast_rules import CONTRAST_RULES, RULES_WITHOUT_PARSE, confirmation
+from localeval.text.contrast_rules import ACROSS_RULES, CONTRAST_RULES, RULES_WITHOUT_PARSE, confirmation, dated_passage
 from localeval.text.lexical import content_words, word_overlap
 from localeval.text.notation import restated
 
@@ -601,29 +602,68 @@ def _check_contrasts(session: JudgeSession, judged: _Judged, bars: np.ndarray | 
                 probs[i] *= CONTRAST_WEIGHT  # element by element: the rounding of a float32 scalar
                 cut.add(i)
         queues = [q[1:] for q, hit in zip(queues, fired) if hit and len(q) > 1]
-    return _Checked(probs, frozenset(cut), reasons, _confirm(judged.plan, probs, cut))
+    passages = _passages(judged.plan)
+    _check_across(session, judged.plan, passages, probs, cut, reasons)
+    return _Checked(probs, frozenset(cut), reasons, _confirm(judged.plan, probs, cut, passages))
 
 
-def _confirm(plan: _Plan, probs: np.ndarray, weighted: set[int]) -> dict[int, str]:
+def _judged_pairs(c: _ClaimPlan, probs: np.ndarray) -> list[int]:
+    return [x.pair for x in c.candidates if not np.isnan(probs[x.pair])]
+
+
+def _passages(plan: _Plan) -> dict[tuple[int, int], str]:
+    """Per claim that orders or compares things: its `dated_passage`, the dated sentences of
+    all its contexts in one text (no entry where there is none)."""
+    found = {key: dated_passage(c.claim, c.contexts) for key, c in plan.keyed() if c.candidates}
+    return {key: passage for key, passage in found.items() if passage is not None}
+
+
+def _check_across(session: JudgeSession, plan: _Plan, passages: Mapping[tuple[int, int], str], probs: np.ndarray,
+                  cut: set[int], reasons: dict[int, str | None]) -> None:
+    """Stage 3a: the rules of `ACROSS_RULES` on each claim's dated passage. Where one fires,
+    the contexts taken together refute the claim, whichever unit the judge liked: every
+    judged unit of it not cut yet is cut, with that reason."""
+    keyed = dict(plan.keyed())
+    asked = [(key, passage) for key, passage in passages.items() if _judged_pairs(keyed[key], probs)]
+    found = session.contrasts([(keyed[key].claim, passage, passage) for key, passage in asked], ACROSS_RULES)
+    for (key, _), reason in zip(asked, found):
+        if reason is None:
+            continue
+        for i in _judged_pairs(keyed[key], probs):
+            if i not in cut:
+                probs[i] *= CONTRAST_WEIGHT
+                cut.add(i)
+                reasons[i] = _across(reason)
+
+
+def _confirm(plan: _Plan, probs: np.ndarray, weighted: set[int],
+             passages: Mapping[tuple[int, int], str]) -> dict[int, str]:
     """Stage 3b: raise, in ``probs`` (the contrast stage's own copy), the unit whose dates or
     numbers bear out a claim's order or comparison (`localeval.text.contrast_rules.confirmation`)
     to ``1 - (1 - p) * CONTRAST_WEIGHT``: above every decision threshold, still ordered. Read on
-    a claim's units best first, until one confirms, and only for claims no unit of which reaches
+    a claim's units best first, until one confirms, then on its dated passage (the contexts
+    taken together: the best unit is raised), and only for claims no unit of which reaches
     that floor already and no contrast rule overruled (conflicting evidence is left to the
     judge). Returns each raised pair with its reason."""
     out: dict[int, str] = {}
     floor = 1.0 - CONTRAST_WEIGHT
-    for _, c in plan.keyed():
-        judged = [x.pair for x in c.candidates if not np.isnan(probs[x.pair])]
+    for key, c in plan.keyed():
+        judged = _judged_pairs(c, probs)
         if not judged or any(i in weighted for i in judged) or max(probs[i] for i in judged) >= floor:
             continue
-        for i in sorted(judged, key=lambda i: -probs[i]):
-            reason = confirmation(plan.pairs[i][1], plan.pairs[i][0])
-            if reason is not None:
-                probs[i] = 1.0 - (1.0 - probs[i]) * CONTRAST_WEIGHT
-                out[i] = reason
-                break
+        ranked = sorted(judged, key=lambda i: -probs[i])
+        found = ((i, confirmation(plan.pairs[i][1], plan.pairs[i][0])) for i in ranked)
+        if key in passages:
+            found = itertools.chain(found, [(ranked[0], _across(confirmation(c.claim, passages[key])))])
+        i, reason = next(((i, reason) for i, reason in found if reason is not None), (None, None))
+        if i is not None:
+            probs[i] = 1.0 - (1.0 - probs[i]) * CONTRAST_WEIGHT
+            out[i] = reason
     return out
+
+
+def _across(reason: str | None) -> str | None:
+    return None if reason is None else f"{reason} (the contexts taken together)"
 
 
 def _evidence(c: _ClaimPlan, probs: np.ndarray, settings: _Settings) -> _Found | None:

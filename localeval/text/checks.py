@@ -43,7 +43,7 @@ from dataclasses import dataclass, field, replace
 
 from localeval.text.numbers import numbers_in
 
-__all__ = ["CHECKS", "Atom", "Facts", "facts_of", "order_confirmation", "order_contrast", "polarity_contrast", "reads_premise", "supported_atom",
+__all__ = ["CHECKS", "EXTREME_WORDS", "RELATION_WORDS", "Atom", "Facts", "facts_of", "order_confirmation", "order_contrast", "polarity_contrast", "reads_premise", "supported_atom",
            "swap_contrast"]
 
 _CORE = ("agent", "patient", "attr")
@@ -226,11 +226,13 @@ _KEEPING_FROM = frozenset("refrain abstain prohibit forbid ban bar prevent".spli
 
 def _negated_by_word(verb) -> bool:
     """A verb negated by a word other than "not": governed by "avoid" ("avoid giving"), the
-    "from" of "refrain" ("refrain from driving"), or the second of "X rather than / instead of
-    Y" ("kept to yourself rather than shared")."""
+    "from" of "refrain" ("refrain from driving"), "without" ("returned without landing"), or
+    the second of "X rather than / instead of Y" ("kept to yourself rather than shared")."""
     head = verb.head
     if head is verb:
         return False
+    if verb.dep_ == "pcomp" and _lemma(head) == "without":
+        return True
     if verb.dep_ == "xcomp" and _lemma(head) in _AVOIDING:
         return not any(c.dep_ == "neg" for c in head.children)
     if verb.dep_ == "pcomp" and _lemma(head) == "from" and _lemma(head.head) in _KEEPING_FROM:
@@ -261,10 +263,13 @@ def _atoms_of_verb(verb) -> list[Atom]:
             agents += [g for p in child.children if p.dep_ == "pobj" for g in _conjuncts(p)]
         elif dep == "conj" and child.pos_ in ("NOUN", "PROPN"):
             gapped.append(child)
-    if verb.dep_ in ("conj", "xcomp", "advcl") and not agents and not any(c.dep_ == "nsubjpass" for c in verb.children):
-        # A conjoined or controlled verb shares its head's subject ("adults should ... and take").
-        head = verb.head
-        agents += [g for c in head.children if c.dep_ == "nsubj" for g in _conjuncts(c)]
+    if _shares_subject(verb) and not agents and not any(c.dep_ == "nsubjpass" for c in verb.children):
+        # A conjoined or controlled verb shares its head's subject ("adults should ... and take"),
+        # up a chain of such verbs ("X took eight years to build and was opened in 1894"); a
+        # passive one takes it as what its act was done to.
+        head = _subject_holder(verb)
+        subjects = [g for c in head.children if c.dep_ == "nsubj" for g in _conjuncts(c)]
+        (patients if any(c.dep_ == "auxpass" for c in verb.children) else agents).extend(subjects)
         if verb.dep_ == "conj":
             patients += [g for c in head.children if c.dep_ == "nsubjpass" for g in _conjuncts(c)]
     lemma, negated = _lemma(verb), _negated(verb)
@@ -288,6 +293,23 @@ def _atoms_of_verb(verb) -> list[Atom]:
         obj = "patient" if patients else "attr" if attrs else "patient"
         out.extend(_atoms(lemma, negated, base + [(obj, noun)], _preps(noun), asserted, relational))
     return out
+
+
+def _shares_subject(verb) -> bool:
+    """A conjoined or controlled verb, or one after "without" ("returned without landing"):
+    its subject is its head verb's."""
+    return verb.dep_ in ("conj", "xcomp", "advcl") or (verb.dep_ == "pcomp" and _lemma(verb.head) == "without")
+
+
+def _subject_holder(verb):
+    """The verb such a ``verb`` (`_shares_subject`) takes its subject from: its head (past a
+    "without"), or further up while that has no subject of its own and shares one itself."""
+    head = verb.head.head if verb.dep_ == "pcomp" else verb.head
+    for _ in range(3):
+        if any(c.dep_ in ("nsubj", "nsubjpass") for c in head.children) or not _shares_subject(head):
+            break
+        head = head.head.head if head.dep_ == "pcomp" else head.head
+    return head
 
 
 _UNASSERTED = frozenset({"csubj", "csubjpass", "pcomp", "acl", "amod", "compound", "pobj"})
@@ -766,8 +788,12 @@ def supported_atom(claim: Facts, premise: Facts) -> bool:
 
 
 def _say(atom: Atom) -> str:
-    return " ".join(["not"] * atom.negated + [atom.lemma] + [" ".join([*sorted(a.mods), a.head]) if a.contrasted else a.head
-                                                              for _, a in atom.slots])
+    """An atom in a few words: its verb, then each argument's head, with the modifiers that
+    tell it apart where the text has rivals, and its numbers ("cover warranty labour 2 year")."""
+    def said(a: Arg) -> str:
+        return " ".join([*(sorted(a.mods) if a.contrasted else ()), *sorted(a.numbers - a.mods), a.head])
+
+    return " ".join(["not"] * atom.negated + [atom.lemma] + [said(a) for _, a in atom.slots])
 
 
 def polarity_contrast(claim: Facts, premise: Facts) -> str | None:
@@ -798,6 +824,8 @@ def swap_contrast(claim: Facts, premise: Facts) -> str | None:
             slot = conflict[0]
             arg = mine.slot(slot)
             core = theirs.slot(slot)
+            if slot == "agent" and _undergoes(mine, theirs):
+                continue
             if (slot == "patient" and core is not None and core.head != arg.head
                     and any(k.startswith("prep:") and a.head == arg.head for k, a in theirs.slots)):
                 # The premise's act holds it after a preposition ("flew the helicopter on the
@@ -813,13 +841,34 @@ def swap_contrast(claim: Facts, premise: Facts) -> str | None:
             # run by Reed."), a common noun in a parallel statement (an atom of the same
             # predicate) or in the same coordinated statement (the same sentence): "line" in
             # "The line will run ... . Construction will cost 480 million euros." is not moved.
-            moved = any(arg.head == a.head for p in premise.atoms
-                        if arg.named or p.lemma == mine.lemma or p.sentence == theirs.sentence for _, a in p.slots)
+            namesakes = [a for k, a in theirs.slots if k == slot and a.head == arg.head]
+            if namesakes:
+                # The same thing with other modifiers: moved where the premise itself tells
+                # two of them apart ("the lower basket" / "the upper basket"), where their
+                # numbers differ ("for two years" / "for one year"), or where the claim's
+                # own, modifiers and all, stands elsewhere in it; otherwise one thing
+                # written two ways ("a British national" / "a UK national").
+                moved = any(a.contrasted or (a.numbers and arg.numbers and not a.numbers & arg.numbers)
+                            for a in namesakes) or any(
+                    _compare(arg, a, True) == 1 for p in premise.atoms for _, a in p.slots if a not in namesakes)
+            else:
+                moved = any(arg.head == a.head for p in premise.atoms
+                            if arg.named or p.lemma == mine.lemma or p.sentence == theirs.sentence for _, a in p.slots)
             lone = (not agree and arg.named and len([k for k, _ in mine.slots if k in _CORE]) == 1
                     and not any(_compare(arg, a, True) == 1 for p in same for k, a in p.slots if k == slot))
             if moved and (agree or lone):
                 return f"swap: the evidence has '{_say(theirs)}', not '{_say(mine)}'"
     return None
+
+
+def _undergoes(mine: Atom, theirs: Atom) -> bool:
+    """Is the claim's subject, of a verb used without an object, what the premise's act was
+    done to? "The bridge opened in 1890" / "The bridge was opened by the Prince in 1890": one
+    fact, the subject of an intransitive "open", "close", "sink" or "start" being the thing
+    the transitive act is done to."""
+    agent, patient = mine.slot("agent"), theirs.slot("patient")
+    return (agent is not None and patient is not None and mine.slot("patient") is None
+            and _compare(agent, patient, True) == 1)
 
 
 def _kind(arg: Arg) -> str:
@@ -859,16 +908,21 @@ def _swapped(mine: Atom, theirs: Atom) -> bool:
             and _compare(a, ta, True) == -1 and _compare(p, tp, True) == -1)
 
 
+def _dated(v: float | None, years: bool) -> bool:
+    """Is ``v`` a value a side can take: any number, or with ``years`` a year (100 to 2100)."""
+    return v is not None and (not years or 100 <= v < 2101)
+
+
 def _side_value(words: frozenset[str], clauses, avoid: frozenset[str],
-                tied: list | None = None) -> tuple[float, tuple[int, int]] | None:
+                tied: list | None = None, years: bool = False) -> tuple[float, tuple[int, int]] | None:
     """The number nearest (in tokens, inside its clause) to a word only this side names (a
-    number that names a side -- "in 2020", "the 2 L bottle" -- is an anchor, not a value).
-    A tie is recorded in ``tied`` when given."""
+    number that names a side -- "in 2020", "the 2 L bottle" -- is an anchor, not a value);
+    with ``years``, the nearest year. A tie is recorded in ``tied`` when given."""
     best: tuple[int, float, tuple[int, int]] | None = None
     tie = False
     for ci, clause in enumerate(clauses):
         anchors = [i for i, (lemma, _) in enumerate(clause) if lemma in words and lemma not in avoid]
-        numbers = [(i, v) for i, (lemma, v) in enumerate(clause) if v is not None and lemma not in words | avoid]
+        numbers = [(i, v) for i, (lemma, v) in enumerate(clause) if _dated(v, years) and lemma not in words | avoid]
         for a in anchors:
             for i, v in numbers:
                 d = abs(i - a)
@@ -881,25 +935,27 @@ def _side_value(words: frozenset[str], clauses, avoid: frozenset[str],
     return None if best is None or tie else (best[1], best[2])
 
 
-def _span_end(words: frozenset[str], clauses, avoid: frozenset[str]) -> tuple[float, tuple[int, int]] | None:
+def _span_end(words: frozenset[str], clauses, avoid: frozenset[str],
+              years: bool = False) -> tuple[float, tuple[int, int]] | None:
     """The end of a span ("from 1837 to 1901") in the one clause that names this side, or None."""
     ends = [(v, (ci, i)) for ci, clause in enumerate(clauses)
             if any(lemma in words and lemma not in avoid for lemma, _ in clause)
-            for i, (_, v) in enumerate(clause) if v is not None and i > 0 and clause[i - 1][0] in _SPAN_ENDS]
+            for i, (_, v) in enumerate(clause) if _dated(v, years) and i > 0 and clause[i - 1][0] in _SPAN_ENDS]
     return ends[0] if len(ends) == 1 else None
 
 
 _SPAN_ENDS = frozenset({"to", "until", "till", "through", "-", "–"})
 
 
-def _distances(words: frozenset[str], clauses, avoid: frozenset[str]) -> dict[tuple[int, int], tuple[int, float]]:
+def _distances(words: frozenset[str], clauses, avoid: frozenset[str],
+               years: bool = False) -> dict[tuple[int, int], tuple[int, float]]:
     """Each number of the premise that shares a clause with a word only this side names: its
     distance (in tokens) to the nearest such word, and its value."""
     out: dict[tuple[int, int], tuple[int, float]] = {}
     for ci, clause in enumerate(clauses):
         anchors = [i for i, (lemma, _) in enumerate(clause) if lemma in words and lemma not in avoid]
         for i, (lemma, v) in enumerate(clause):
-            if v is not None and anchors and lemma not in words | avoid:
+            if _dated(v, years) and anchors and lemma not in words | avoid:
                 d = min(abs(i - a) for a in anchors)
                 if (ci, i) not in out or d < out[(ci, i)][0]:
                     out[(ci, i)] = (d, v)
@@ -912,14 +968,15 @@ def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
     from 5.6 % in February": 5.6 is nearest to both), the two distinct numbers nearest in sum,
     if one such pairing is best."""
     tied: list[bool] = []
-    left = _side_value(rel.left, premise.clauses, rel.right, tied)
-    right = (rel.right_ends and _span_end(rel.right, premise.clauses, rel.left)) or _side_value(
-        rel.right, premise.clauses, rel.left, tied)
+    years = rel.events  # events are ordered by their years: "took eight years to build" dates nothing
+    left = _side_value(rel.left, premise.clauses, rel.right, tied, years)
+    right = (rel.right_ends and _span_end(rel.right, premise.clauses, rel.left, years)) or _side_value(
+        rel.right, premise.clauses, rel.left, tied, years)
     # Both sides nearest the same number, or one side between two at the same distance
     # ("312,000 in 2010 and 298,000 in 2020"): the pairing nearest in sum decides.
     if (left is not None and right is not None and left[1] == right[1]) or tied:
-        ours = _distances(rel.left, premise.clauses, rel.right)
-        theirs = _distances(rel.right, premise.clauses, rel.left)
+        ours = _distances(rel.left, premise.clauses, rel.right, years)
+        theirs = _distances(rel.right, premise.clauses, rel.left, years)
         pairings = sorted((dl + dr, vl, vr) for pl, (dl, vl) in ours.items() for pr, (dr, vr) in theirs.items()
                           if pl != pr and vl != vr)
         if not pairings or (len(pairings) > 1 and pairings[1][0] == pairings[0][0]
@@ -969,17 +1026,23 @@ def _float(number: str) -> float | None:
         return None
 
 
-def _doer(atom: Atom) -> Arg | None:
-    return atom.slot("agent") or atom.slot("patient")
+def _doer(atom: Atom, undergoes: bool = False) -> Arg | None:
+    """Who did the act; with ``undergoes``, what it was done to (where the atom says)."""
+    first, second = ("patient", "agent") if undergoes else ("agent", "patient")
+    return atom.slot(first) or atom.slot(second)
 
 
 def _extreme_years(ext: Extreme, premise: Facts) -> tuple[float, list[float]] | None:
     """X's year (its earliest for "first", its latest for "last") and each other doer's, from
-    the premise's atoms of the same verb; None unless X and at least one other are dated."""
+    the premise's atoms of the same verb; None unless X and at least one other are dated. The
+    claim's "X opened first" (no object) may say what the premise's act was done to ("X was
+    opened by the Prince"): where X is one of its objects, the objects are compared."""
     mine: list[float] = []
     theirs: dict[str, list[float]] = {}
+    undergoes = any(atom.lemma == ext.verb and (patient := atom.slot("patient")) is not None
+                    and _compare(ext.subject, patient, True) == 1 for atom in premise.atoms)
     for atom in premise.atoms:
-        doer = _doer(atom)
+        doer = _doer(atom, undergoes)
         years = _years(atom)
         if atom.lemma != ext.verb or atom.negated or not atom.asserted or doer is None or doer.pronoun or not years:
             continue
@@ -1065,8 +1128,8 @@ def order_contrast(claim: Facts, premise: Facts) -> str | None:
             return reason
     for rel in claim.relations:
         sides = _sides(rel, premise)
-        if sides is None:
-            continue
+        if sides is None or (rel.events and not all(100 <= v < 2101 for v in sides)):
+            continue  # events are ordered by their years: "took eight years to build" dates nothing
         left, right = (sides[0], None), (sides[1], None)
         if (left[0] - right[0]) * rel.direction < 0:
             return (f"order: the evidence gives {left[0]:g} for {' '.join(sorted(rel.left))[:40]} and {right[0]:g} "
@@ -1075,12 +1138,14 @@ def order_contrast(claim: Facts, premise: Facts) -> str | None:
 
 
 CHECKS = ("polarity", "swap", "order")
-_RELATION_WORDS = re.compile(r"\b(?:before|after|than|earlier|later|times|twice|thrice|first|last)\b"
-                             r"|\b(?:from|between)\b[^.;]*\b\d{4}\b|\bfor\b[^.;]*\byears?\b", re.IGNORECASE)
-_NEGATION = re.compile(r"\b(?:not|never|cannot|no)\b|n't", re.IGNORECASE)
+RELATION_WORDS = re.compile(r"\b(?:before|after|than|earlier|later|times|twice|thrice|first|last)\b"
+                            r"|\b(?:from|between)\b[^.;]*\b\d{4}\b|\bfor\b[^.;]*\byears?\b", re.IGNORECASE)
+"""Words of a claim that orders, compares or dates things: the order check's gate."""
+_NEGATION = re.compile(r"\b(?:not|never|cannot|no|without)\b|n't", re.IGNORECASE)
 _SEVERAL = re.compile(r"\band\b|\bwhile\b|\bwhereas\b|\bby\b|[;,]|\.\s", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
-_EXTREME_WORDS = re.compile(r"\b(?:first|last)\b", re.IGNORECASE)
+EXTREME_WORDS = re.compile(r"\b(?:first|last)\b", re.IGNORECASE)
+"""A claim's "first" / "last" (`Extreme`), read against the premise's own too."""
 
 
 def reads_premise(claim: str, premise: str, check: str) -> bool:
@@ -1094,5 +1159,5 @@ def reads_premise(claim: str, premise: str, check: str) -> bool:
         return bool(_SEVERAL.search(premise))
     # (A "first" or "last" of the claim is read against the premise's own too: "Amundsen
     # arrived first" refutes "Scott arrived first" without a date.)
-    return bool(_RELATION_WORDS.search(claim) and (_DIGIT.search(premise) or (
-        _EXTREME_WORDS.search(claim) and _EXTREME_WORDS.search(premise))))
+    return bool(RELATION_WORDS.search(claim) and (_DIGIT.search(premise) or (
+        EXTREME_WORDS.search(claim) and EXTREME_WORDS.search(premise))))

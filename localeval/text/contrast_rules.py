@@ -645,6 +645,36 @@ def confirmation(claim: str, premise: str) -> str | None:
         return checks.order_confirmation(said, roles.facts(premise))
 
 
+ACROSS_RULES: tuple[str, ...] = ("order",)
+"""The rules read on a claim's `dated_passage` as well as on its units: an order or first/last
+claim whose other side is dated in another chunk ("The Panama Canal opened first" against
+one chunk dating it 1914 and another dating the Suez Canal 1869) is decided by no single unit."""
+
+_MOST_SENTENCES = 12  # a passage longer than a few of its sides' sentences pairs the wrong numbers
+
+
+def dated_passage(claim: str, contexts: Sequence[str]) -> str | None:
+    """For a claim that orders or compares things (`localeval.text.checks.reads_premise`'s word
+    gate): the sentences of all ``contexts`` that hold a number -- or the claim's own "first"
+    / "last" -- and a content word of the claim, in reading order, joined into one passage;
+    ``None`` when fewer than two sentences qualify (a single unit already held what there is)
+    or more than a dozen do (a passage that long pairs sides with the wrong numbers)."""
+    from localeval.text import checks
+    from localeval.text.lexical import content_words
+    from localeval.text.sentences import split_sentences
+
+    if not checks.RELATION_WORDS.search(claim):
+        return None
+    wanted = content_words(claim)
+    extreme = bool(checks.EXTREME_WORDS.search(claim))
+    chosen = [s.text for context in contexts if context and context.strip() for s in split_sentences(context)
+              if (any(ch.isdigit() for ch in s.text) or (extreme and checks.EXTREME_WORDS.search(s.text)))
+              and wanted & content_words(s.text)]
+    if not 2 <= len(chosen) <= _MOST_SENTENCES:
+        return None
+    return " ".join(chosen)
+
+
 def contrast_identity() -> str:
     """What a stored `contrast` result depends on (`localeval.text.analyses.code_identity`):
     the rules' code, the spaCy version and the pipeline the role rule parses with."""
