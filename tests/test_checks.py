@@ -381,6 +381,14 @@ def test_a_subject_that_undergoes_the_act_and_a_shared_subject_up_a_chain_of_ver
     assert reason is not None and "1894" in reason and "1890" in reason, reason
     reason = contrast("The Forth Bridge opened after Tower Bridge.", " ".join(BRIDGES), rules=("order",))
     assert reason is not None and "1894" in reason and " 8 " not in reason, reason
+    # A number that counts something is no year, even in the years' range ("after 120 minutes").
+    from localeval.text import roles
+    from localeval.text.memo import memo_scope
+
+    with memo_scope():
+        facts = roles.facts("The final in 2009 was decided on penalties after 120 minutes. Rome fell in 476.")
+    years = {facts.clauses[ci][i] for ci, i in facts.dates}
+    assert years == {("2009", 2009.0), ("476", 476.0)}, years
 
 
 def test_first_before_the_verb_or_with_an_object_is_no_order_of_the_doers():

@@ -377,7 +377,6 @@ class PairBatch:
             raise ValueError(f"unknown task {task!r}; expected 'nli' or 'relevance'")
         self._added[key] = (task, list(pairs))
         return self
-        return key
 
     def __len__(self) -> int:
         return sum(len(pairs) for _, pairs in self._added.values())

@@ -141,6 +141,8 @@ class Facts:
     """Each verb dated by a span of years: its lemma, the first and the last year ("ran from 2015
     to 2019"; "enrolled in 2015 and followed them until 2021" dates "follow")."""
     extremes: tuple[Extreme, ...] = ()
+    dates: frozenset[tuple[int, int]] = frozenset()
+    """Where (clause, token) ``clauses`` holds a number that reads as a year (`_reads_as_year`)."""
 
 
 # ------------------------------------------------------------------ reading a parse
@@ -581,16 +583,32 @@ def _anchors(tokens: list) -> set[str]:
     return (names or {_lemma(t) for t in tokens if t.pos_ in ("NOUN", "ADJ") and not t.is_stop}) | numbers
 
 
-def _clauses(doc) -> list[tuple[tuple[str, float | None], ...]]:
+def _clauses(doc) -> tuple[list[tuple[tuple[str, float | None], ...]], frozenset[tuple[int, int]]]:
+    """Per clause, its (lemma, numeric value or None) tokens; and where a value reads as a year."""
     out: list[list[tuple[str, float | None]]] = [[]]
+    dates: list[tuple[int, int]] = []
     tokens = list(doc)
     for i, token in enumerate(tokens):
         if token.text in (".", ";", "!", "?") or (token.text == "," and i + 1 < len(tokens)
                                                   and tokens[i + 1].pos_ in ("PROPN", "NOUN")):
-            out.append([])
+            if out[-1]:
+                out.append([])
             continue
-        out[-1].append((_lemma(token), _value(tokens, i)))
-    return [tuple(c) for c in out if c]
+        value = _value(tokens, i)
+        if _reads_as_year(token, value):
+            dates.append((len(out) - 1, len(out[-1])))
+        out[-1].append((_lemma(token), value))
+    return [tuple(c) for c in out if c], frozenset(dates)
+
+
+def _reads_as_year(token, value: float | None) -> bool:
+    """A year: four plain digits from 1000 to 2100 (or a date's year), or an integer from 100
+    to 999 that counts no noun ("in 476", not "after 120 minutes")."""
+    if value is None:
+        return False
+    if 1000 <= value < 2101:
+        return token.text.isdigit() or not float(value).is_integer()
+    return 100 <= value < 1000 and float(value).is_integer() and token.dep_ != "nummod"
 
 
 def _value(tokens: list, i: int) -> float | None:
@@ -622,8 +640,9 @@ def facts_of(doc) -> Facts:
     atoms = [replace(a, sentence=t.sent.start) for t in doc
              if t.pos_ in ("VERB", "AUX") and t.dep_ != "aux" and t.dep_ != "auxpass" for a in _atoms_of_verb(t)]
     atoms = _mark_contrasted(atoms, doc)
-    return Facts(tuple(a for a in atoms if len(a.slots) >= 1), tuple(_relations(doc)), tuple(_clauses(doc)),
-                 tuple(_durations(doc)), tuple(_spans(doc)), tuple(_extremes(doc)))
+    clauses, dates = _clauses(doc)
+    return Facts(tuple(a for a in atoms if len(a.slots) >= 1), tuple(_relations(doc)), tuple(clauses),
+                 tuple(_durations(doc)), tuple(_spans(doc)), tuple(_extremes(doc)), dates)
 
 
 _EXTREMES = {"first": -1, "last": 1}
@@ -908,13 +927,15 @@ def _swapped(mine: Atom, theirs: Atom) -> bool:
             and _compare(a, ta, True) == -1 and _compare(p, tp, True) == -1)
 
 
-def _dated(v: float | None, years: bool) -> bool:
-    """Is ``v`` a value a side can take: any number, or with ``years`` a year (100 to 2100)."""
-    return v is not None and (not years or 100 <= v < 2101)
+def _dated(v: float | None, at: tuple[int, int], years: frozenset[tuple[int, int]] | None) -> bool:
+    """Is ``v`` (at ``at`` in the clauses) a value a side can take: any number, or where
+    ``years`` is given (the premise's `Facts.dates`) a year."""
+    return v is not None and (years is None or at in years)
 
 
 def _side_value(words: frozenset[str], clauses, avoid: frozenset[str],
-                tied: list | None = None, years: bool = False) -> tuple[float, tuple[int, int]] | None:
+                tied: list | None = None, years: frozenset[tuple[int, int]] | None = None,
+                ) -> tuple[float, tuple[int, int]] | None:
     """The number nearest (in tokens, inside its clause) to a word only this side names (a
     number that names a side -- "in 2020", "the 2 L bottle" -- is an anchor, not a value);
     with ``years``, the nearest year. A tie is recorded in ``tied`` when given."""
@@ -922,7 +943,7 @@ def _side_value(words: frozenset[str], clauses, avoid: frozenset[str],
     tie = False
     for ci, clause in enumerate(clauses):
         anchors = [i for i, (lemma, _) in enumerate(clause) if lemma in words and lemma not in avoid]
-        numbers = [(i, v) for i, (lemma, v) in enumerate(clause) if _dated(v, years) and lemma not in words | avoid]
+        numbers = [(i, v) for i, (lemma, v) in enumerate(clause) if _dated(v, (ci, i), years) and lemma not in words | avoid]
         for a in anchors:
             for i, v in numbers:
                 d = abs(i - a)
@@ -936,11 +957,11 @@ def _side_value(words: frozenset[str], clauses, avoid: frozenset[str],
 
 
 def _span_end(words: frozenset[str], clauses, avoid: frozenset[str],
-              years: bool = False) -> tuple[float, tuple[int, int]] | None:
+              years: frozenset[tuple[int, int]] | None = None) -> tuple[float, tuple[int, int]] | None:
     """The end of a span ("from 1837 to 1901") in the one clause that names this side, or None."""
     ends = [(v, (ci, i)) for ci, clause in enumerate(clauses)
             if any(lemma in words and lemma not in avoid for lemma, _ in clause)
-            for i, (_, v) in enumerate(clause) if _dated(v, years) and i > 0 and clause[i - 1][0] in _SPAN_ENDS]
+            for i, (_, v) in enumerate(clause) if _dated(v, (ci, i), years) and i > 0 and clause[i - 1][0] in _SPAN_ENDS]
     return ends[0] if len(ends) == 1 else None
 
 
@@ -948,14 +969,14 @@ _SPAN_ENDS = frozenset({"to", "until", "till", "through", "-", "–"})
 
 
 def _distances(words: frozenset[str], clauses, avoid: frozenset[str],
-               years: bool = False) -> dict[tuple[int, int], tuple[int, float]]:
+               years: frozenset[tuple[int, int]] | None = None) -> dict[tuple[int, int], tuple[int, float]]:
     """Each number of the premise that shares a clause with a word only this side names: its
     distance (in tokens) to the nearest such word, and its value."""
     out: dict[tuple[int, int], tuple[int, float]] = {}
     for ci, clause in enumerate(clauses):
         anchors = [i for i, (lemma, _) in enumerate(clause) if lemma in words and lemma not in avoid]
         for i, (lemma, v) in enumerate(clause):
-            if _dated(v, years) and anchors and lemma not in words | avoid:
+            if _dated(v, (ci, i), years) and anchors and lemma not in words | avoid:
                 d = min(abs(i - a) for a in anchors)
                 if (ci, i) not in out or d < out[(ci, i)][0]:
                     out[(ci, i)] = (d, v)
@@ -968,7 +989,8 @@ def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
     from 5.6 % in February": 5.6 is nearest to both), the two distinct numbers nearest in sum,
     if one such pairing is best."""
     tied: list[bool] = []
-    years = rel.events  # events are ordered by their years: "took eight years to build" dates nothing
+    # Events are ordered by their years: "took eight years to build" dates nothing.
+    years = premise.dates if rel.events else None
     left = _side_value(rel.left, premise.clauses, rel.right, tied, years)
     right = (rel.right_ends and _span_end(rel.right, premise.clauses, rel.left, years)) or _side_value(
         rel.right, premise.clauses, rel.left, tied, years)
@@ -1128,8 +1150,8 @@ def order_contrast(claim: Facts, premise: Facts) -> str | None:
             return reason
     for rel in claim.relations:
         sides = _sides(rel, premise)
-        if sides is None or (rel.events and not all(100 <= v < 2101 for v in sides)):
-            continue  # events are ordered by their years: "took eight years to build" dates nothing
+        if sides is None:
+            continue
         left, right = (sides[0], None), (sides[1], None)
         if (left[0] - right[0]) * rel.direction < 0:
             return (f"order: the evidence gives {left[0]:g} for {' '.join(sorted(rel.left))[:40]} and {right[0]:g} "
