@@ -53,8 +53,9 @@ verdict or agreement figure: benchmarks/results/candidates.md.
 The work runs in five stages over one frozen plan, each a short function returning new
 values (`_attribute` reads as the list): plan units (cut contexts, choose each claim's
 candidates, one pair each) -> judge (one call, or two rounds under ``accept_at``, which
-returns a new plan cut to what was judged) -> contrast check -> evidence -> finish (one
-`Support` per claim).
+returns a new plan cut to what was judged) -> contrast check (each claim's units, then an
+order claim's dated passage: the sentences of all its contexts that date its sides, and the
+order confirmations) -> evidence -> finish (one `Support` per claim).
 
 Work is grouped: `attribute` takes many (claims, contexts) groups -- one per dataset row --
 and sends all their pairs to the judge in one call (a `PairBatch` of the run's
