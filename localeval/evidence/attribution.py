@@ -65,7 +65,6 @@ counts that size them are remembered by the session, not by the judge.
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -94,7 +93,8 @@ from localeval.evidence.verdict import (
 )
 from localeval.options import DEFAULT_LOCATE, DEFAULT_MAX_UNITS, Locate, RunOptions
 from localeval.text import Span, Window, make_windows, split_sentences
-from localeval.text.contrast_rules import ACROSS_RULES, CONTRAST_RULES, RULES_WITHOUT_PARSE, confirmation, dated_passage
+from localeval.text.contrast_rules import (ACROSS_RULES, CONTRAST_RULES, RULES_WITHOUT_PARSE, confirmation, dated_passage,
+                                           parse_confirmations)
 from localeval.text.lexical import content_words, word_overlap
 from localeval.text.notation import restated
 
@@ -648,19 +648,30 @@ def _confirm(plan: _Plan, probs: np.ndarray, weighted: set[int],
     judge). Returns each raised pair with its reason."""
     out: dict[int, str] = {}
     floor = 1.0 - CONTRAST_WEIGHT
+    asked: list[tuple[tuple[int, int], _ClaimPlan, list[int]]] = []
     for key, c in plan.keyed():
         judged = _judged_pairs(c, probs)
-        if not judged or any(i in weighted for i in judged) or max(probs[i] for i in judged) >= floor:
-            continue
-        ranked = sorted(judged, key=lambda i: -probs[i])
-        found = ((i, confirmation(plan.pairs[i][1], plan.pairs[i][0])) for i in ranked)
-        if key in passages:
-            found = itertools.chain(found, [(ranked[0], _across(confirmation(c.claim, passages[key])))])
+        if judged and not any(i in weighted for i in judged) and max(probs[i] for i in judged) < floor:
+            asked.append((key, c, sorted(judged, key=lambda i: -probs[i])))
+    # What the confirmations read, parsed in batches up front (the same parses, made faster).
+    parse_confirmations([plan.pairs[i][::-1] for _, _, ranked in asked for i in ranked]
+                        + [(c.claim, passages[key]) for key, c, _ in asked if key in passages])
+    for key, c, ranked in asked:
+        found = _confirmations(plan, ranked, c.claim, passages.get(key))
         i, reason = next(((i, reason) for i, reason in found if reason is not None), (None, None))
         if i is not None:
             probs[i] = 1.0 - (1.0 - probs[i]) * CONTRAST_WEIGHT
             out[i] = reason
     return out
+
+
+def _confirmations(plan: _Plan, ranked: list[int], claim: str, passage: str | None) -> Iterator[tuple[int, str | None]]:
+    """(pair, `confirmation`) of a claim's units best first, then of its dated passage (on
+    the best unit): read lazily, so what follows the first confirmation is never read."""
+    for i in ranked:
+        yield i, confirmation(plan.pairs[i][1], plan.pairs[i][0])
+    if passage is not None:
+        yield ranked[0], _across(confirmation(claim, passage))
 
 
 def _across(reason: str | None) -> str | None:
