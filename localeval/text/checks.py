@@ -143,6 +143,20 @@ class Facts:
     extremes: tuple[Extreme, ...] = ()
     dates: frozenset[tuple[int, int]] = frozenset()
     """Where (clause, token) ``clauses`` holds a number that reads as a year (`_reads_as_year`)."""
+    statements: tuple[Statement, ...] = ()
+    """What each subject is said to be or do with numbers (`_statements`)."""
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A verb with its grammatical subject: the subject's name (its head and the words that
+    name it: "the telephoto lens", "its main span" -> {telephoto, lens} / {main, span}), the
+    numbers the rest of the statement states, and all its content lemmas."""
+
+    subject: frozenset[str]
+    pronoun: bool  # the subject is a pronoun ("it opens at 10:00"): it may be anything named before
+    numbers: frozenset[str]
+    words: frozenset[str]
 
 
 # ------------------------------------------------------------------ reading a parse
@@ -642,7 +656,27 @@ def facts_of(doc) -> Facts:
     atoms = _mark_contrasted(atoms, doc)
     clauses, dates = _clauses(doc)
     return Facts(tuple(a for a in atoms if len(a.slots) >= 1), tuple(_relations(doc)), tuple(clauses),
-                 tuple(_durations(doc)), tuple(_spans(doc)), tuple(_extremes(doc)), dates)
+                 tuple(_durations(doc)), tuple(_spans(doc)), tuple(_extremes(doc)), dates, tuple(_statements(doc)))
+
+
+_NAMING_DEPS = frozenset({"amod", "compound"})  # the words that tell one subject from another of its kind
+
+
+def _statements(doc) -> list[Statement]:
+    """Each verb with a subject: the subject's head and naming words (not what hangs on it by a
+    preposition or a possessive: "the main span of the bridge" is named "main span"), the
+    numbers of the verb's subtree outside the subject, its content lemmas."""
+    out = []
+    for token in doc:
+        if token.dep_ not in ("nsubj", "nsubjpass"):
+            continue
+        verb, inside = token.head, {t.i for t in token.subtree}
+        rest = [t for t in verb.subtree if t.i not in inside]
+        subject = frozenset({_lemma(token)} | {_lemma(c) for c in token.children if c.dep_ in _NAMING_DEPS})
+        numbers = frozenset(n for t in rest if (n := _number(t)) is not None)
+        words = frozenset(_lemma(t) for t in verb.subtree if t.is_alpha and not t.is_stop)
+        out.append(Statement(subject, token.pos_ == "PRON", numbers, words))
+    return out
 
 
 _EXTREMES = {"first": -1, "last": 1}
@@ -827,6 +861,47 @@ def polarity_contrast(claim: Facts, premise: Facts) -> str | None:
 
 
 def swap_contrast(claim: Facts, premise: Facts) -> str | None:
+    return _swapped_roles(claim, premise) or _moved_number(claim, premise)
+
+
+def _moved_number(claim: Facts, premise: Facts) -> str | None:
+    """A number the premise states of one thing, given by the claim to another that the premise
+    states another number of ("The first dose is given at 12 months. A booster follows at 4
+    years." / "The booster is given at 12 months"). The claim's subject must be named in the
+    premise (its head and naming words) by statements none of which, nor any statement of a
+    pronoun, holds the claim's number; and no statement holding that number may share a word
+    of what the claim says beyond its subject, verb and units (then the claim may be telling
+    that statement's fact in other words)."""
+    stated = {n for st in premise.statements for n in st.numbers}
+    for mine in claim.statements:
+        if mine.pronoun or not mine.subject:
+            continue
+        homes = [st for st in premise.statements if not st.pronoun and mine.subject <= st.subject]
+        if not homes:
+            continue
+        said = mine.words - mine.subject - _unit_words(claim)
+        for number in sorted(mine.numbers & stated):
+            if any(number in st.numbers for st in premise.statements if st in homes or st.pronoun):
+                continue
+            theirs = sorted({n for st in homes for n in st.numbers} - mine.numbers)
+            holders = [st for st in premise.statements if number in st.numbers]
+            if not theirs or any(st.words & (said - _verbs(claim)) for st in holders):
+                continue
+            name = " ".join(sorted(mine.subject))
+            return f"swap: the evidence gives {name} {theirs[0]}, and its {number} to something else"
+    return None
+
+
+def _unit_words(facts: Facts) -> set[str]:
+    """The lemma after each number of the text's clauses ("12 months" -> "month")."""
+    return {clause[i + 1][0] for clause in facts.clauses for i, (_, v) in enumerate(clause[:-1]) if v is not None}
+
+
+def _verbs(facts: Facts) -> set[str]:
+    return {a.lemma for a in facts.atoms}
+
+
+def _swapped_roles(claim: Facts, premise: Facts) -> str | None:
     for mine in claim.atoms:
         if mine.relational:
             continue
