@@ -405,3 +405,38 @@ def test_the_premises_own_first_names_who_did_it_first_without_a_date():
     reason = contrast("Scott arrived at the South Pole first.", premise)
     assert reason is not None and reason.startswith("order") and "amundsen" in reason, reason
     assert contrast("Amundsen arrived at the South Pole first.", premise) is None
+
+
+MOVED_NUMBERS = [
+    # (premise, a number given to the wrong thing, a true restatement)
+    ("The ground floor houses the permanent collection, opened in 1961. The east wing was added in 1998.",
+     "The east wing was added in 1961.", "The east wing was added in 1998."),
+    ("The starter motor is guaranteed for three years. The blades are replaced free for twelve months.",
+     "The starter motor is guaranteed for twelve months.", "The guarantee replaces the blades free for twelve months."),
+]
+
+
+@pytest.mark.parametrize("premise, moved, restated", MOVED_NUMBERS)
+def test_a_number_given_to_another_thing_than_the_premise_gives_it_to_is_a_swap(premise, moved, restated):
+    reason = contrast(moved, premise, premise, rules=("swap",))
+    assert reason is not None and reason.startswith("swap: the evidence gives"), reason
+    assert contrast(restated, premise, premise, rules=("swap",)) is None
+
+
+def test_a_moved_number_is_left_alone_where_a_pronouns_statement_holds_it():
+    # "it" may be the pool: its 8:00 may be the claim's.
+    premise = "The pool opens at 6:30 on weekdays. On Sundays it opens at 8:00."
+    assert contrast("The pool opens at 8:00 on Sundays.", premise, premise, rules=("swap",)) is None
+
+
+def test_faithfulness_refutes_a_number_moved_between_sentences_with_the_default_judge(default_judge):
+    from localeval import evaluate
+    from localeval.metrics import Faithfulness
+
+    premise, moved, restated = MOVED_NUMBERS[0]
+    metric = Faithfulness(default_judge)
+    result = evaluate([{"response": moved, "retrieved_contexts": [premise]},
+                       {"response": restated, "retrieved_contexts": [premise]}], [metric], show_progress=False)
+    wrong, right = result.results(metric.name)
+    assert wrong.score == 0.0 and "swap" in (wrong.claims[0].contrast or "")
+    assert right.score == 1.0
