@@ -423,6 +423,12 @@ def test_a_number_given_to_another_thing_than_the_premise_gives_it_to_is_a_swap(
     assert contrast(restated, premise, premise, rules=("swap",)) is None
 
 
+def test_a_number_naming_the_subject_is_part_of_its_name():
+    # "the 500 g jar" is not "the 250 g jar": no statement of the claim's jar gives another price.
+    premise = "The 500 g jar costs 3.20 euros and the 250 g jar costs 1.90 euros."
+    assert contrast("The 500 g jar costs 130 cents more than the 250 g jar.", premise, premise, rules=("swap",)) is None
+
+
 def test_a_moved_number_is_left_alone_where_a_pronouns_statement_holds_it():
     # "it" may be the pool: its 8:00 may be the claim's.
     premise = "The pool opens at 6:30 on weekdays. On Sundays it opens at 8:00."

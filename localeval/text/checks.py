@@ -663,8 +663,8 @@ _NAMING_DEPS = frozenset({"amod", "compound"})  # the words that tell one subjec
 
 
 def _statements(doc) -> list[Statement]:
-    """Each verb with a subject: the subject's head and naming words (not what hangs on it by a
-    preposition or a possessive: "the main span of the bridge" is named "main span"), the
+    """Each verb with a subject: the subject's head and naming words and numbers (not what hangs
+    on it by a preposition or a possessive: "the main span of the bridge" is named "main span"), the
     numbers of the verb's subtree outside the subject, its content lemmas."""
     out = []
     for token in doc:
@@ -672,7 +672,10 @@ def _statements(doc) -> list[Statement]:
             continue
         verb, inside = token.head, {t.i for t in token.subtree}
         rest = [t for t in verb.subtree if t.i not in inside]
-        subject = frozenset({_lemma(token)} | {_lemma(c) for c in token.children if c.dep_ in _NAMING_DEPS})
+        naming = [token, *(c for c in token.children if c.dep_ in _NAMING_DEPS)]
+        # A number naming the subject is part of its name ("the 500 g jar" is not "the 250 g jar").
+        subject = frozenset({_lemma(t) for t in naming}
+                            | {n for t in naming for c in t.children if c.dep_ == "nummod" and (n := _number(c))})
         numbers = frozenset(n for t in rest if (n := _number(t)) is not None)
         words = frozenset(_lemma(t) for t in verb.subtree if t.is_alpha and not t.is_stop)
         out.append(Statement(subject, token.pos_ == "PRON", numbers, words))
