@@ -876,19 +876,20 @@ def _moved_number(claim: Facts, premise: Facts) -> str | None:
     of what the claim says beyond its subject, verb and units (then the claim may be telling
     that statement's fact in other words)."""
     stated = {n for st in premise.statements for n in st.numbers}
+    aside = _unit_words(claim) | {a.lemma for a in claim.atoms}  # units and verbs
     for mine in claim.statements:
         if mine.pronoun or not mine.subject:
             continue
         homes = [st for st in premise.statements if not st.pronoun and mine.subject <= st.subject]
         if not homes:
             continue
-        said = mine.words - mine.subject - _unit_words(claim)
+        said = mine.words - mine.subject - aside
         for number in sorted(mine.numbers & stated):
             if any(number in st.numbers for st in premise.statements if st in homes or st.pronoun):
                 continue
             theirs = sorted({n for st in homes for n in st.numbers} - mine.numbers)
             holders = [st for st in premise.statements if number in st.numbers]
-            if not theirs or any(st.words & (said - _verbs(claim)) for st in holders):
+            if not theirs or any(st.words & said for st in holders):
                 continue
             name = " ".join(sorted(mine.subject))
             return f"swap: the evidence gives {name} {theirs[0]}, and its {number} to something else"
@@ -898,10 +899,6 @@ def _moved_number(claim: Facts, premise: Facts) -> str | None:
 def _unit_words(facts: Facts) -> set[str]:
     """The lemma after each number of the text's clauses ("12 months" -> "month")."""
     return {clause[i + 1][0] for clause in facts.clauses for i, (_, v) in enumerate(clause[:-1]) if v is not None}
-
-
-def _verbs(facts: Facts) -> set[str]:
-    return {a.lemma for a in facts.atoms}
 
 
 def _swapped_roles(claim: Facts, premise: Facts) -> str | None:
