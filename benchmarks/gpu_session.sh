@@ -161,7 +161,7 @@ run() {
         sources="halueval_qa"; extra=(--max-train-pairs 16 --max-heldout 8 --batch-size 16 --epochs 1)
     else
         out="${OUT:?run on the device machine sets OUT}"; work="/tmp/gpu_session"
-        # Sized from the H200 session of 2026-11-27 (benchmarks/results/gpu_session/): the
+        # Sized from the H200 session of 2026-11-27 (benchmarks/results/gpu_session/run1): the
         # compare step took 100 s; 15 workers ran three metrics at 75 rows/s and context recall
         # at 260, so 5,000 rows take ~100 s (10,000 would take ~190 s and push the call past
         # 8 minutes); training spends ~95 s preparing its data and ~20 s loading before its
