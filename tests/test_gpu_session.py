@@ -44,7 +44,11 @@ def test_dry_run_writes_what_a_device_call_can_bring_back(tmp_path):
     assert {r["workers"] for r in compare["workers"]} == {1, 2} and compare["profile"]
     assert all(r["identical_to_first"] for r in compare["workers"])
     assert {r["workers"] for r in target["workers"]} == {2} and {r["rows"] for r in target["workers"]} == {2}
+    study = json.loads((tmp_path / "bulk" / "bulk" / "judge_gpu.json").read_text())
+    assert {r["busy_cores"] for r in study["runs"]} == {0, 2} and all(r["pairs_per_s"] > 0 for r in study["runs"])
     log = (out / "gpu_session.log").read_text()
+    # Trained on data prepared beforehand (as pack prepares the device run's), read back.
+    assert "--prepare-only" in log and "data read from" in log
     assert "bulk (target): python3 benchmarks/bulk_speed.py --only-workers" in log and "--init models/localeval-judge-minilm-l6" in log
     assert len(list(out.glob("judge-weights.part*"))) >= 2  # the 44 MB judge does not fit one file
 

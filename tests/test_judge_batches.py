@@ -103,3 +103,43 @@ def test_judge_time_plumbing(tmp_path, tiny_nli_dir, one_torch_thread):
     assert "| tokenizing |" in out.with_suffix(".md").read_text()
     feed = result["feed_us_per_pair"]
     assert len(feed) == 3 and all(v > 0 for v in feed.values())
+
+
+def test_batches_go_to_a_gpu_pinned_and_without_waiting(monkeypatch):
+    """The CUDA path of `to_device`, run here with the copy recorded instead of made: page-locked
+    first, then non-blocking; a CPU judge copies as before and never pins (pinning needs CUDA)."""
+    from localeval.judge.nli import to_device
+
+    batch = {"input_ids": torch.tensor([[101, 7, 102]]), "attention_mask": torch.tensor([[1, 1, 1]])}
+    assert to_device(batch, torch.device("cpu"), pinned=True)["input_ids"] is batch["input_ids"]
+    calls = []
+    monkeypatch.setattr(torch.Tensor, "pin_memory", lambda self: calls.append("pin") or self)
+    monkeypatch.setattr(torch.Tensor, "to", lambda self, device, non_blocking=False: calls.append(
+        (str(device), non_blocking)) or self)
+    to_device(batch, torch.device("cuda"), pinned=True)
+    assert calls == ["pin", ("cuda", True)] * 2
+    calls.clear()
+    to_device(batch, torch.device("cuda"), pinned=False)
+    assert calls == [("cuda", False)] * 2
+
+
+def test_judge_gpu_study_plumbing(tmp_path, tiny_nli_dir, one_torch_thread):
+    """benchmarks/studies/judge_gpu.py on a tiny judge and the CPU: the model alone and the
+    judge's whole path at each batch size, idle and beside a busy core, the same probabilities."""
+    import json
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from benchmarks.studies import judge_gpu
+
+    out = tmp_path / "judge_gpu.json"
+    assert judge_gpu.main(["--model", str(tiny_nli_dir), "--device", "cpu", "--rows", "2", "--batch-sizes", "4,8",
+                           "--busy", "1", "--repeats", "1", "--output", str(out)]) == 0
+    result = json.loads(out.read_text())
+    runs = result["runs"]
+    assert {(r["batch_size"], r["path"], r["busy_cores"]) for r in runs} == {
+        (b, p, c) for b in (4, 8) for p, c in (("model alone", 0), ("judge process", 0), ("judge process", 1))}
+    assert all(r["pairs_per_s"] > 0 for r in runs)
+    assert all(r["max_diff_vs_unpinned"] == 0.0 for r in runs if r["path"] == "judge process")
+    assert result["pairs"] > 0 and "| model alone |" in out.with_suffix(".md").read_text()

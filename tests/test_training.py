@@ -305,3 +305,44 @@ def test_readers_on_real_files(shared_data) -> None:
     tydi = sources.read_tydi(train)
     hits = sum(1 for it in tydi[:300] if it.sentences[it.answer])
     assert hits == 300
+
+
+def test_prepared_data_is_read_back_and_refused_for_another_recipe(tmp_path: Path, caplog) -> None:
+    """--prepared: the data a run trains on, built once (--prepare-only), read back by the run
+    without its data folder, and refused for other options (never silently trained on)."""
+    from localeval.training import prepared
+
+    encoder = _tiny_encoder(tmp_path / "enc")
+    data_dir = _tiny_data(tmp_path / "data")
+    file = tmp_path / "prepared.jsonl.xz"
+    recipe = ["--sources", "mnli,snli,qnli", "--no-synthetic", "--max-train-pairs", "60", "--seed", "5"]
+    assert main(["--data-dir", str(data_dir), *recipe, "--prepared", str(file), "--prepare-only"]) == 0
+    assert file.is_file() and not (tmp_path / "judge").exists()
+
+    common = ["--encoder", str(encoder), "--batch-size", "16", "--max-length", "64", "--device", "cpu"]
+    built = tmp_path / "built"
+    assert main(["--data-dir", str(data_dir), *recipe, *common, "--output", str(built)]) == 0
+    caplog.set_level("INFO", logger="localeval.training")
+    read = tmp_path / "read"
+    assert main(["--data-dir", str(tmp_path / "absent"), *recipe, *common, "--prepared", str(file),
+                 "--output", str(read)]) == 0
+    assert any("data read from" in r.getMessage() for r in caplog.records)
+    # The same pairs, the same held-out set: the same manifest and the same held-out report.
+    assert (read / "heldout_manifest.json").read_text() == (built / "heldout_manifest.json").read_text()
+    tr_built = json.loads((built / "config.json").read_text())["localeval"]["training"]
+    tr_read = json.loads((read / "config.json").read_text())["localeval"]["training"]
+    assert tr_read["mix"] == tr_built["mix"] and tr_read["pool_sizes"] == tr_built["pool_sizes"]
+
+    other = [r if r != "5" else "6" for r in recipe]  # another seed: another mix
+    with pytest.raises(SystemExit, match="another recipe"):
+        main(["--data-dir", str(tmp_path / "absent"), *other, *common, "--prepared", str(file),
+              "--output", str(tmp_path / "x")])
+    # A file cut short (a copy broken off) is refused too.
+    import lzma
+
+    lines = lzma.decompress(file.read_bytes()).splitlines(keepends=True)
+    file.write_bytes(lzma.compress(b"".join(lines[:-3])))
+    with pytest.raises(prepared.PreparedMismatch, match="incomplete"):
+        prepared.read_prepared(file, json.loads(lines[0])["key"])
+    with pytest.raises(SystemExit, match="--prepare-only needs --prepared"):
+        main(["--data-dir", str(data_dir), *recipe, "--prepare-only"])

@@ -1,0 +1,230 @@
+"""The judge alone on its device: what a batch costs, by batch size and copy mode, idle or
+beside busy cores.
+
+    python benchmarks/studies/judge_gpu.py [--device cuda] [--rows 200] [--batch-sizes 128,256,512] [--busy 15]
+
+On one H200 with 15 workers the judge process spent ~140 us per pair on a full machine (75 us
+on a short run) while the GPU's arithmetic ran at ~10 TFLOP/s (benchmarks/results/gpu_session,
+run 2). This study replays the judge requests a run makes (`bulk_speed`'s rows, each request
+tokenized up front as a worker sends it) through `NLIJudge.score_distinct` and separates:
+
+* **the model alone**: the batches padded and on the device beforehand, only the forward
+  passes timed (the device's work and the kernel launches);
+* **the judge process's whole path**: padding, the copy to the device, the forward passes and
+  the read-back, with the copy from ordinary memory (`pinned` off: the copy waits for the
+  batches queued before it) and from page-locked memory without waiting (`pinned` on);
+* **the same beside busy cores**: ``--busy N`` processes spinning on the CPU, as N workers
+  keep a machine's cores busy, which slows the one thread that launches the judge's kernels.
+
+Every configuration's probabilities are compared with the first of the same batch size
+(copy modes must agree bit for bit). Results: ``benchmarks/results/judge_gpu.json`` / ``.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import sys
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+from benchmarks.lib.files import command_line, publish  # noqa: E402
+from benchmarks.lib.machine import describe_machine  # noqa: E402
+from benchmarks.studies.judge_time import capture_pairs  # noqa: E402
+
+
+def _sync(device) -> None:
+    import torch
+
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def _spin(stop) -> None:  # a busy core, as a worker keeps one
+    while not stop.is_set():
+        sum(range(1000))
+
+
+class Busy:
+    """``n`` processes spinning on the CPU for the duration of a ``with`` block."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.stop = mp.get_context("fork").Event()
+        self.procs: list = []
+
+    def __enter__(self) -> Busy:
+        ctx = mp.get_context("fork")
+        self.procs = [ctx.Process(target=_spin, args=(self.stop,), daemon=True) for _ in range(self.n)]
+        for proc in self.procs:
+            proc.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        for proc in self.procs:
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.terminate()
+
+
+def requests_of(judge, captured: list[tuple[list, str]]) -> list[tuple[list, str, list]]:
+    """Each captured call as a worker sends it: the pairs, the task and their token ids."""
+    return [(pairs, task, judge.encode(pairs, task)) for pairs, task in captured if pairs]
+
+
+def _one(judge, task: str):
+    """The judge that reads ``task`` (a pair of judges routes each task to one of them)."""
+    return judge.for_task(task) if hasattr(judge, "for_task") else judge
+
+
+def _pin(judge, requests, pinned: bool) -> None:
+    for _, task, _ in requests:
+        _one(judge, task).pinned = pinned
+
+
+def replay(judge, requests, batch: int, pinned: bool, repeats: int):
+    """Seconds (best of ``repeats``) to judge every request through the judge's own path, and
+    the probabilities of the last repeat, request by request."""
+    from localeval.judge.nli import ScoringState
+
+    _pin(judge, requests, pinned)
+    best, probs = float("inf"), []
+    for _ in range(repeats):
+        _sync(judge.device)
+        start = time.perf_counter()
+        probs = [judge.score_distinct(pairs, task, batch_size=batch, state=ScoringState(), encoded=encoded)
+                 for pairs, task, encoded in requests]
+        _sync(judge.device)
+        best = min(best, time.perf_counter() - start)
+    return best, probs
+
+
+def model_alone(judge, requests, batch: int, repeats: int) -> tuple[float, int]:
+    """Seconds (best of ``repeats``) of the forward passes alone, the batches padded and on the
+    device beforehand (sorted by length, as the judge batches them), and the batch count."""
+    import torch
+
+    from localeval.judge.nli import to_device
+
+    batches = []
+    for _, task, encoded in requests:
+        one = _one(judge, task)
+        columns = one._task_columns(task)
+        for packed in encoded:
+            lengths = packed.lengths()
+            order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+            for start in range(0, len(order), batch):
+                batches.append((one, to_device(one.pad_batch(packed, order[start:start + batch]), one.device), columns))
+    best = float("inf")
+    with torch.inference_mode():
+        for _ in range(repeats):
+            _sync(judge.device)
+            start = time.perf_counter()
+            for one, features, columns in batches:
+                one.format.probabilities(one.format.logits(one.model, features), columns)
+            _sync(judge.device)
+            best = min(best, time.perf_counter() - start)
+    return best, len(batches)
+
+
+def _same(a: list, b: list) -> float:
+    import numpy as np
+
+    return max((float(np.abs(x - y).max()) for x, y in zip(a, b) if x.size), default=0.0)
+
+
+def measure(judge, requests, batch_sizes: list[int], busy: int, repeats: int) -> list[dict]:
+    pairs = sum(len(p) for p, _, _ in requests)
+    modes = [False, True] if judge.device.type == "cuda" else [False]
+    runs = []
+    for batch in batch_sizes:
+        replay(judge, requests, batch, False, 1)  # warm: the device's first batches of this size
+        seconds, batches = model_alone(judge, requests, batch, repeats)
+        runs.append({"batch_size": batch, "path": "model alone", "pinned": None, "busy_cores": 0,
+                     "batches": batches, "seconds": round(seconds, 4), "pairs_per_s": round(pairs / seconds, 1),
+                     "us_per_batch": round(seconds / batches * 1e6, 1), "max_diff_vs_unpinned": None})
+        reference = None
+        for spinning in sorted({0, busy}):
+            for pinned in modes:
+                with Busy(spinning):
+                    seconds, probs = replay(judge, requests, batch, pinned, repeats)
+                reference = reference if reference is not None else probs
+                runs.append({"batch_size": batch, "path": "judge process", "pinned": pinned, "busy_cores": spinning,
+                             "batches": batches, "seconds": round(seconds, 4),
+                             "pairs_per_s": round(pairs / seconds, 1),
+                             "us_per_batch": round(seconds / batches * 1e6, 1),
+                             "max_diff_vs_unpinned": _same(probs, reference)})
+                print(f"batch {batch}, pinned {pinned}, busy {spinning}: {runs[-1]['pairs_per_s']} pairs/s", flush=True)
+    _pin(judge, requests, judge.device.type == "cuda")
+    return runs
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", default=None, help="judge folder (default: the shipped judge)")
+    parser.add_argument("--device", default=None, help="cuda or cpu (default: cuda when there is one)")
+    parser.add_argument("--precision", default="auto")
+    parser.add_argument("--rows", type=int, default=200)
+    parser.add_argument("--metrics", default="context_recall,chunk_recall,context_relevance")
+    parser.add_argument("--batch-sizes", default="128,256,512")
+    parser.add_argument("--busy", type=int, default=0, help="CPU-spinning processes beside the judge (0: none)")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/judge_gpu.json")
+    argv = sys.argv[1:] if argv is None else argv
+    args = parser.parse_args(argv)
+
+    import torch
+
+    from benchmarks.bulk_speed import PROFILE_SEED, make_rows
+    from localeval.judge import get_judge
+
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    judge = get_judge(args.model, device=device, precision=args.precision)
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    requests = requests_of(judge, capture_pairs(make_rows(args.rows, seed=PROFILE_SEED), metrics, judge))
+    sizes = [int(b) for b in args.batch_sizes.split(",") if b.strip()]
+    runs = measure(judge, requests, sizes, args.busy, args.repeats)
+    tokens = sum(sum(p.lengths()) for _, _, enc in requests for p in enc)
+    pairs = sum(len(p) for p, _, _ in requests)
+    result = {"machine": describe_machine(), "command": command_line("python benchmarks/studies/judge_gpu.py", argv),
+              "device": str(judge.device), "dtype": str(next(judge.model.parameters()).dtype).replace("torch.", ""),
+              "metrics": metrics, "rows": args.rows, "requests": len(requests), "pairs": pairs,
+              "tokens_per_pair": round(tokens / max(1, pairs), 1), "torch_threads": torch.get_num_threads(),
+              "runs": runs}
+    publish(args.output, result, render(result))
+    return 0
+
+
+def render(r: dict) -> str:
+    m = r["machine"]
+    where = m["gpu"]["name"] if r["device"].startswith("cuda") and m.get("gpu") else f"{m['cpu']} ({m['cpu_cores']} cores)"
+    lines = [
+        "# The judge alone on its device",
+        "",
+        f"Measured {m['date_utc']} on {where}, torch {m['torch']}, {r['dtype']}, {r['torch_threads']} torch threads. "
+        f"Command: `{r['command']}`.",
+        "",
+        f"The judge requests of {r['rows']} `bulk_speed` rows scored by {', '.join(r['metrics'])}: {r['requests']} "
+        f"requests, {r['pairs']} pairs, {r['tokens_per_pair']} tokens per pair, each request tokenized beforehand "
+        "(as a worker sends it). Best of the repeats.",
+        "",
+        "| batch | path | pinned copy | busy cores | batches | pairs/s | us per batch | max diff vs first |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for x in r["runs"]:
+        pinned = "-" if x["pinned"] is None else ("yes" if x["pinned"] else "no")
+        diff = "-" if x["max_diff_vs_unpinned"] is None else x["max_diff_vs_unpinned"]
+        lines.append(f"| {x['batch_size']} | {x['path']} | {pinned} | {x['busy_cores']} | {x['batches']} | "
+                     f"{x['pairs_per_s']} | {x['us_per_batch']} | {diff} |")
+    lines += ["", "\"model alone\": forward passes on batches padded and moved beforehand; \"judge process\": "
+              "`score_distinct` with the workers' token ids (padding, copy, model, read-back).", ""]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
