@@ -70,6 +70,15 @@ CASES = [
      "Dijon is the capital of the region. Lyon, its largest city, hosts the annual food fair.", None),
     ("The Orion probe landed on Mars.", "The Vega probe landed on Mars in 2031. The Orion probe orbited Venus.", "merge"),
     ("Anna Berg, who founded Lumen in 1998, lives in Oslo.", "Anna Berg founded Lumen in 1998. She lives in Oslo.", None),
+    # The stating sentence's subject is a pronoun after a fronted phrase: who "it" is stays
+    # open, and the name in the fronted phrase is a place, not the subject.
+    ("The Orient Express ran to Istanbul.", "The Orient Express left Paris in 1883. From Vienna it ran on to Istanbul.",
+     None),
+    ("The Thames Barrier protects London from floods.",
+     "The Thames Barrier was completed in 1982. Across Woolwich Reach, it protects London from floods.", None),
+    # A fronted phrase before a named subject: still another doer (the role rule says so first).
+    ("Kepler discovered the third law of planetary motion.",
+     "Kepler worked in Prague. In 1619, Galileo discovered the third law of planetary motion.", "role"),
     ("Select the CSV option to export the table.", "Open the Export menu. Select the CSV option to export the table.",
      None),
 ]

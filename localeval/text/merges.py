@@ -14,7 +14,8 @@ Names are proper nouns by spaCy's tagger (so "Select the file." names nothing) a
 name stands in for a name, a number for a number);
 a name also used in lower case ("Press", "hispanic") is no name, and years, weekdays and months
 are left to the number rule. It stays quiet when the stating sentence opens with a pronoun
-("It is the capital of ...": who "it" is stays open) and when the unit has one sentence.
+("It is the capital of ...": who "it" is stays open), also after a fronted phrase ("In 1911
+she won ..."), and when the unit has one sentence.
 The parse is the role rule's (`localeval.text.roles.tagged_sentences`), one per text.
 """
 
@@ -32,6 +33,7 @@ __all__ = ["merge_contrast", "reads_premise"]
 _CALENDAR = frozenset("monday tuesday wednesday thursday friday saturday sunday january february march april may june "
                       "july august september october november december".split())
 _PRONOUN_STARTS = frozenset("it they he she this that these those its their his her".split())
+_PERSONAL = frozenset("it they he she we".split())
 _LOWER_WORD = re.compile(r"\b[a-z][\w'-]*")
 
 
@@ -42,6 +44,11 @@ class _Sentence:
 
     def __init__(self, words: tuple[tuple[str, str], ...]) -> None:
         self.first = words[0][0].lower() if words else ""
+        # A pronoun before the sentence's first verb is its subject, also after a fronted
+        # phrase ("On Sundays it opens at 8:00", "In 1911 she won ..."): who it is stays open.
+        verb = next((i for i, (_, pos) in enumerate(words) if pos in ("VERB", "AUX")), len(words))
+        self.pronoun_subject = self.first in _PRONOUN_STARTS or any(
+            pos == "PRON" and text.lower() in _PERSONAL for text, pos in words[:verb])
         self.tokens: list[tuple[str, str, str]] = []
         proper: set[str] = set()
         for text, pos in words:
@@ -64,6 +71,7 @@ class _View:
     def __init__(self, sentence: _Sentence, proper: frozenset[str]) -> None:
         stops = stop_words()
         self.first = sentence.first
+        self.pronoun_subject = sentence.pronoun_subject
         self.names: list[str] = []
         self.shown: dict[str, str] = {}
         words: set[str] = set()
@@ -163,7 +171,7 @@ def merge_contrast(claim: str, premise: str) -> str | None:
         return None
     sentences = [_View(s, proper) for s in parsed]
     best = max(sentences, key=lambda s: (len(c.words & s.words), len(c.ids & s.ids)))
-    if not c.words <= best.words or best.first in _PRONOUN_STARTS:
+    if not c.words <= best.words or best.pronoun_subject:
         return None  # no one sentence states all the claim says, or its subject is a pronoun
     lower = _lower_words(premise) | _lower_words(claim)
     missing = {m for m in c.ids - best.ids if not _is_year(m) and m not in _CALENDAR and m not in lower}
