@@ -413,6 +413,10 @@ MOVED_NUMBERS = [
      "The east wing was added in 1961.", "The east wing was added in 1998."),
     ("The starter motor is guaranteed for three years. The blades are replaced free for twelve months.",
      "The starter motor is guaranteed for twelve months.", "The guarantee replaces the blades free for twelve months."),
+    # The subject's owner (a possessive, an "of" phrase) is whose it is, not what is said of it:
+    # the museum's height given to its dome is still moved.
+    ("The Kelvingrove museum is 40 metres tall. Its glass dome spans 18 metres.",
+     "The museum's glass dome spans 40 metres.", "The glass dome of the museum spans 18 metres."),
 ]
 
 

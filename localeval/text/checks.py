@@ -157,6 +157,9 @@ class Statement:
     pronoun: bool  # the subject is a pronoun ("it opens at 10:00"): it may be anything named before
     numbers: frozenset[str]
     words: frozenset[str]
+    phrase: frozenset[str] = frozenset()
+    """The content lemmas of the whole subject phrase, its possessor and prepositions included
+    ("the bridge's main span" -> {bridge, main, span}): whose thing it is, not what is said of it."""
 
 
 # ------------------------------------------------------------------ reading a parse
@@ -678,7 +681,8 @@ def _statements(doc) -> list[Statement]:
                             | {n for t in naming for c in t.children if c.dep_ == "nummod" and (n := _number(c))})
         numbers = frozenset(n for t in rest if (n := _number(t)) is not None)
         words = frozenset(_lemma(t) for t in verb.subtree if t.is_alpha and not t.is_stop)
-        out.append(Statement(subject, token.pos_ == "PRON", numbers, words))
+        phrase = frozenset(_lemma(t) for t in token.subtree if t.is_alpha and not t.is_stop)
+        out.append(Statement(subject, token.pos_ == "PRON", numbers, words, phrase))
     return out
 
 
@@ -873,8 +877,8 @@ def _moved_number(claim: Facts, premise: Facts) -> str | None:
     years." / "The booster is given at 12 months"). The claim's subject must be named in the
     premise (its head and naming words) by statements none of which, nor any statement of a
     pronoun, holds the claim's number; and no statement holding that number may share a word
-    of what the claim says beyond its subject, verb and units (then the claim may be telling
-    that statement's fact in other words)."""
+    of what the claim says beyond its subject phrase, verb and units (then the claim may be
+    telling that statement's fact in other words)."""
     stated = {n for st in premise.statements for n in st.numbers}
     aside = _unit_words(claim) | {a.lemma for a in claim.atoms}  # units and verbs
     for mine in claim.statements:
@@ -883,7 +887,9 @@ def _moved_number(claim: Facts, premise: Facts) -> str | None:
         homes = [st for st in premise.statements if not st.pronoun and mine.subject <= st.subject]
         if not homes:
             continue
-        said = mine.words - mine.subject - aside
+        # What the claim says of its subject: not the subject phrase ("the bridge's main span"
+        # says nothing of the bridge's length), not its verb or units.
+        said = mine.words - mine.subject - mine.phrase - aside
         for number in sorted(mine.numbers & stated):
             if any(number in st.numbers for st in premise.statements if st in homes or st.pronoun):
                 continue
