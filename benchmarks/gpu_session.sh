@@ -123,8 +123,10 @@ pack() {
     cat >&2 <<EOF
 Device calls, one after another while the machine is warm (30 s):
 $(for i in $(seq 1 $((n - 1))); do echo "  carry [.gpu/part$i]  command: benchmarks/gpu_session.sh install"; done)
-  carry [.gpu/part$n]  command: STEPS=judge,bulk benchmarks/gpu_session.sh run   (timeout_s 480)
-  carry []             command: STEPS=train benchmarks/gpu_session.sh run        (timeout_s 330)
+  carry [.gpu/part$n]  command: STEPS=judge,bulk benchmarks/gpu_session.sh run   (timeout_s 520: the
+                       steps' own limits, 100 + 200 + 200 s, end it before the call's)
+  carry []             command: STEPS=train benchmarks/gpu_session.sh run        (timeout_s 330; with
+                       less device time left, TRAIN_SECONDS=budget_left_s - 90 and timeout_s that + 30)
 EOF
 }
 
@@ -174,9 +176,10 @@ run() {
         # compare step took 95 s; 15 workers ran 10,000 rows in ~180 s (three metrics 113 s,
         # context recall 43 s, start-up); the judge study ~60 s. Training reads its prepared data
         # in seconds and loads in ~20 s, so 300 s leave it ~250 s of steps. Two calls: judge+bulk
-        # (~350 s), then train.
+        # (~350 s), then train. Each step has its own limit, so a slow one cannot take the call
+        # (and with it the archive of what the others measured).
         rows="${ROWS:-10000}"; compare_rows="${COMPARE_ROWS:-240}"; block=16; bulk_s="${BULK_SECONDS:-200}"
-        judge_s="${JUDGE_SECONDS:-120}"; train_s="${TRAIN_SECONDS:-300}"; device=cuda
+        judge_s="${JUDGE_SECONDS:-100}"; train_s="${TRAIN_SECONDS:-300}"; device=cuda
         install
         export PYTHONPATH="$STAGE/site${PYTHONPATH:+:$PYTHONPATH}"
         data="$STAGE/data"
@@ -204,7 +207,8 @@ run() {
     if [[ ",$steps," == *,judge,* ]]; then
         local study=(benchmarks/studies/judge_gpu.py --device "$device" --busy "$n" "${model[@]}"
                      --output "$work/bulk/judge_gpu.json")
-        [ "$DRY_RUN" = 1 ] && study+=(--rows 2 --batch-sizes 4,8 --repeats 1)
+        # 120 rows (~7,700 pairs, ~1 s a pass): 3 batch sizes x 11 passes in ~60 s.
+        if [ "$DRY_RUN" = 1 ]; then study+=(--rows 2 --batch-sizes 4,8 --repeats 1); else study+=(--rows 120 --repeats 2); fi
         log "judge: python3 ${study[*]}"
         timeout "$judge_s" python3 "${study[@]}" || log "judge_gpu stopped (exit $?): its partial output is in the log"
     fi
