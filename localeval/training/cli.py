@@ -176,7 +176,8 @@ def _recipe(args: argparse.Namespace, weights: dict[str, float]) -> dict:
 def _data(args: argparse.Namespace, weights: dict[str, float]) -> tuple[list, list, dict[str, int]]:
     """(training mix, held-out pairs, pool sizes): read from ``--prepared`` when it exists,
     else built from ``--data-dir`` (and written to ``--prepared`` when one is named)."""
-    key = prepared.recipe_key(_recipe(args, weights))
+    recipe = _recipe(args, weights)
+    key = prepared.recipe_key(recipe)
     if args.prepared and args.prepared.is_file() and not args.prepare_only:
         try:
             mix, heldout, pool_sizes = prepared.read_prepared(args.prepared, key)
@@ -207,7 +208,7 @@ def _data(args: argparse.Namespace, weights: dict[str, float]) -> tuple[list, li
                 capped.append(e)
         heldout = capped
     if args.prepared:
-        prepared.write_prepared(args.prepared, key, _recipe(args, weights), mix, heldout, ds.pool_sizes)
+        prepared.write_prepared(args.prepared, key, recipe, mix, heldout, ds.pool_sizes)
         log.info("data written to %s", args.prepared)
     return mix, heldout, ds.pool_sizes
 
