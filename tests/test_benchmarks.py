@@ -321,6 +321,43 @@ def test_frank_errors_by_category():
     assert table["GramE"]["n_with_error"] == 0 and table["OutE"]["difference_se"] is not None
 
 
+def test_coverage_gates_trade_off():
+    from benchmarks.studies import coverage_gates as cg
+
+    # A gate only discounts below `full` coverage, and only by the power.
+    g = cg.gate(0.5, 2.0, "all")
+    assert g({"p_best": 0.8, "coverage_all": 0.75}) == 0.8 and abs(g({"p_best": 0.8, "coverage_all": 0.25}) - 0.2) < 1e-12
+    # Rare words: those split into several pieces, and numbers; found after the coverage words' normalising.
+    pieces = lambda token: 1 if len(token) <= 6 else 2  # noqa: E731
+    assert cg.rare_words("The Kelvingrove dome was 12 metres wide", pieces) >= {"12"}
+    words = cg.lexical("The Kelvingrove dome reopened in 2006", ["The dome reopened in 2006."], pieces)
+    assert words["coverage_rare"] < 1.0 and words["coverage_all"] < 1.0
+    assert cg.lexical("The dome reopened in 2006", ["The dome reopened in 2006."], pieces) == {
+        "coverage_all": 1.0, "coverage_rare": 1.0}
+
+    def claim(p, cov, overlap):
+        return {"signals": {"p_best": p, "coverage_all": cov, "coverage_rare": cov}, "overlap": overlap}
+
+    # FRANK-like: two unsupported summaries the judge likes but whose words are missing; overlap sees them.
+    family = [{"label": 1, "claims": [claim(0.9, 1.0, 1.0)]}, {"label": 1, "claims": [claim(0.7, 1.0, 1.0)]},
+              {"label": 0, "claims": [claim(0.95, 0.4, 0.4)]}, {"label": 0, "claims": [claim(0.8, 0.5, 0.5)]},
+              {"label": 0, "claims": [claim(0.2, 1.0, 1.0)]}]
+    # A paraphrase the judge accepts with few of the premise's words, and a contrast it rejects.
+    sets = {"contrast": [{"label": 1, "found": True, "signals": {"p_best": 0.9, "coverage_all": 0.6, "coverage_rare": 1.0}},
+                         {"label": 0, "found": True, "signals": {"p_best": 0.3, "coverage_all": 1.0, "coverage_rare": 1.0}}]}
+    out = cg.sweep({"frank": family}, sets, 0.5, fulls=(0.5, 1.0), powers=(2.0,), coverages=("all", "rare"))
+    assert out["judge"]["auroc"]["frank"] < out["overlap"]["frank"] and out["judge"]["sets"]["contrast"] == 1.0
+    by = {(r["coverage"], r["full"]): r for r in out["gates"]}
+    strict, loose = by[("all", 1.0)], by[("all", 0.5)]
+    assert strict["above_overlap"] and not strict["keeps_sets"]  # it rejects the paraphrase
+    assert loose["keeps_sets"] and not loose["above_overlap"]
+    assert by[("rare", 1.0)]["keeps_sets"] and by[("rare", 1.0)]["above_overlap"] and out["any_passes"]
+    assert strict["margin"]["frank"]["se"] is not None
+    text = cg.markdown({"command": "c", "machine": {"cpu": "x", "cpu_cores": 2, "date_utc": "d"}, "features": "f",
+                        "threshold": 0.5, "sweep": out})
+    assert "A gate passes both sides" in text and "rare, full 1, power 2" in text
+
+
 def test_prefilter_comparison_plumbing(tmp_path):
     from benchmarks.studies import prefilter
 
