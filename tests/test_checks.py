@@ -283,6 +283,26 @@ def test_the_same_thing_with_other_modifiers_is_no_swap_unless_the_claims_own_st
     assert reason is not None and reason.startswith("swap"), reason
 
 
+def test_another_subject_of_the_copula_or_a_word_in_another_slot_is_no_swap():
+    # Real retrieved passages hold many "X is Y" statements: another subject of "is" says
+    # nothing about the claim's (the copula takes any subject), two copulas are not parallel
+    # statements, and the claim's word in another slot of the sentence is not its role moved.
+    premise = ("The Larchmont Trio is a jazz ensemble founded in Dayton in 2004. The ensemble toured Europe with "
+               "the Velvet Hours, a soul band from Memphis.")
+    assert contrast("The Velvet Hours are from Memphis.", premise, rules=("swap",)) is None
+    premise = "If your lease was a renewal contract, the deposit is usually carried over to the new term."
+    assert contrast("If the contract is a renewal, the deposit is usually carried over.", premise,
+                    rules=("swap",)) is None
+    # Still a swap: a common noun given the act in the same slot of a coordinated statement,
+    # and a name given another's role by the copula.
+    premise = "The school board approved the budget, while the parents' committee rejected it."
+    reason = contrast("The parents' committee approved the budget.", premise, rules=("swap",))
+    assert reason is not None and reason.startswith("swap"), reason
+    premise = "Bern is the capital of Switzerland. Zurich, its largest city, is home to the stock exchange."
+    reason = contrast("Zurich is the capital of Switzerland.", premise, rules=("swap",))
+    assert reason is not None and reason.startswith("swap"), reason
+
+
 def test_the_merge_rules_word_gate_opens_only_on_a_name_the_premise_could_miss():
     from localeval.text import merges
 

@@ -936,11 +936,17 @@ def _swapped_roles(claim: Facts, premise: Facts) -> str | None:
                 continue  # a name and a description ("Ben Elton" / "the comedian") may be one and the same
             # The claim's value is given something else in the premise: moved, not merely
             # unknown. With no other slot to pair it by, a name the predicate never takes in
-            # that slot ("Collins walked" / "Armstrong and Aldrin walked ... Collins remained").
-            # Given to something else: a name anywhere ("Ortiz leads cardiology. Oncology is
-            # run by Reed."), a common noun in a parallel statement (an atom of the same
-            # predicate) or in the same coordinated statement (the same sentence): "line" in
-            # "The line will run ... . Construction will cost 480 million euros." is not moved.
+            # that slot ("Collins walked" / "Armstrong and Aldrin walked ... Collins remained"),
+            # the copula aside: it takes any subject, so another subject of "is" says nothing
+            # ("Digital Summer is from Phoenix" / "A Cry Farewell is a band ... toured with
+            # Digital Summer"). Given to something else: a name anywhere ("Ortiz leads
+            # cardiology. Oncology is run by Reed."), a common noun in a parallel statement (an
+            # atom of the same predicate; two copulas are not parallel, "is" relates any two
+            # things) or in the same slot of another act of the same coordinated statement (the
+            # same sentence: "The council approved the plan, while the residents' association
+            # opposed it"). Not in another slot: "the loan is a refinance" is not moved by "your
+            # mortgage was a refinance loan", nor is "line" in "The line will run ... .
+            # Construction will cost 480 million euros.".
             namesakes = [a for k, a in theirs.slots if k == slot and a.head == arg.head]
             if namesakes:
                 # The same thing with other modifiers: moved where the premise itself tells
@@ -952,9 +958,11 @@ def _swapped_roles(claim: Facts, premise: Facts) -> str | None:
                             for a in namesakes) or any(
                     _compare(arg, a, True) == 1 for p in premise.atoms for _, a in p.slots if a not in namesakes)
             else:
-                moved = any(arg.head == a.head for p in premise.atoms
-                            if arg.named or p.lemma == mine.lemma or p.sentence == theirs.sentence for _, a in p.slots)
-            lone = (not agree and arg.named and len([k for k, _ in mine.slots if k in _CORE]) == 1
+                parallel = mine.lemma != "be"
+                moved = any(arg.head == a.head and (arg.named or (parallel and p.lemma == mine.lemma)
+                                                    or (p.sentence == theirs.sentence and k == slot))
+                            for p in premise.atoms for k, a in p.slots)
+            lone = (not agree and arg.named and mine.lemma != "be" and len([k for k, _ in mine.slots if k in _CORE]) == 1
                     and not any(_compare(arg, a, True) == 1 for p in same for k, a in p.slots if k == slot))
             if moved and (agree or lone):
                 return f"swap: the evidence has '{_say(theirs)}', not '{_say(mine)}'"
