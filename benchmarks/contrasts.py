@@ -44,13 +44,13 @@ def judge_units(judge, items: dict[str, list[dict]]) -> dict[str, list[dict]]:
     """Per item: its claims, each with every judged unit's text and raw P(entailment)."""
     from benchmarks.lib.overlap import overlap_score
     from localeval.evidence.attribution import attribute
-    from localeval.metrics.decomposed import claim_units
+    from benchmarks.verdict import claims_of
     from localeval.text import split_sentences
 
     out: dict[str, list[dict]] = {}
     for family, rows in items.items():
         started = time.perf_counter()
-        claims = [[u.text for u in units if u.skip_reason is None] for units, _ in claim_units(None, [r["text"] for r in rows])]
+        claims = claims_of([r["text"] for r in rows])
         supports = attribute(judge, [(c, r["contexts"]) for c, r in zip(claims, rows)], locate_sentence=False,
                              accept_at=None, units=True, contrasts=False)
         out[family] = []

@@ -98,14 +98,20 @@ def load_items(data: Path, limit: int | None, everything: Sequence[str] = ()) ->
     return out
 
 
+def claims_of(texts: list[str]) -> list[list[str]]:
+    """The claims the claim metrics judge in each text (skipped units left out)."""
+    from localeval.metrics.decomposed import claim_units
+
+    return [[u.text for u in units if u.skip_reason is None] for units, _ in claim_units(None, texts)]
+
+
 def compute_signals(judge, items: dict[str, list[dict]]) -> dict[str, list[dict]]:
     """Each item gets ``claims``: per claim its signals and its word-overlap score."""
     from localeval.evidence.attribution import attribute
-    from localeval.metrics.decomposed import claim_units
 
     for family, rows in items.items():
         start = time.perf_counter()
-        claims = [[u.text for u in units if u.skip_reason is None] for units, _ in claim_units(None, [r["text"] for r in rows])]
+        claims = claims_of([r["text"] for r in rows])
         groups = [(c, r["contexts"]) for c, r in zip(claims, rows)]
         supports = attribute(judge, groups, locate_sentence=False, accept_at=None, signals=True)
         for row, texts, support in zip(rows, claims, supports):

@@ -96,12 +96,16 @@ def lexical(claim: str, contexts: Sequence[str], pieces: Callable[[str], int]) -
 
 
 def item_scores(rows: list[dict], score: Callable[[Signals], float]) -> np.ndarray:
-    """Faithfulness's item score: its weakest claim's (an item without claims: 0.0)."""
-    return np.asarray([min((score(c["signals"]) for c in r["claims"]), default=0.0) for r in rows])
+    """Faithfulness's item score: its weakest claim's (`verdict._item_scores`), from its signals."""
+    from benchmarks.verdict import _item_scores
+
+    return _item_scores(rows, lambda c: score(c["signals"]))
 
 
 def overlap_scores(rows: list[dict]) -> np.ndarray:
-    return np.asarray([min((c["overlap"] for c in r["claims"]), default=0.0) for r in rows])
+    from benchmarks.verdict import _item_scores
+
+    return _item_scores(rows, lambda c: c["overlap"])
 
 
 def accuracy(items: list[dict], score: Callable[[Signals], float], threshold: float) -> float:
@@ -160,14 +164,12 @@ def family_texts(families: dict[str, list[dict]], data_dir: Path) -> dict[str, l
 def attach_rare(families: dict[str, list[dict]], data_dir: Path, pieces: Callable[[str], int]) -> None:
     """Re-cut each family's claims as `verdict.py` cut them and add ``coverage_rare`` to the
     committed signals; a re-cut that does not give the committed claims is refused."""
-    from localeval.metrics.decomposed import claim_units
+    from benchmarks.verdict import claims_of
 
     texts = family_texts(families, data_dir)
     for family, rows in families.items():
         source = texts[family]
-        cut = claim_units(None, [r["text"] for r in source])
-        for row, src, (units, _) in zip(rows, source, cut):
-            claims = [u.text for u in units if u.skip_reason is None]
+        for row, src, claims in zip(rows, source, claims_of([r["text"] for r in source])):
             if len(claims) != len(row["claims"]):
                 raise SystemExit(f"{family}: claims re-cut differ from the signals file's (other claim code?)")
             for text, claim in zip(claims, row["claims"]):
@@ -201,11 +203,11 @@ def rules_on_off(judge, family: str, data_dir: Path, rows: list[dict]) -> dict:
     way (paired bootstrap SE of the difference) and the claims each rule overruled."""
     from collections import Counter
 
+    from benchmarks.verdict import claims_of
     from localeval.evidence.attribution import attribute
-    from localeval.metrics.decomposed import claim_units
 
     source = family_texts({family: rows}, data_dir)[family]
-    claims = [[u.text for u in units if u.skip_reason is None] for units, _ in claim_units(None, [r["text"] for r in source])]
+    claims = claims_of([r["text"] for r in source])
     groups = list(zip(claims, [r["contexts"] for r in source]))
     y = np.asarray([r["label"] for r in source])
     runs = {on: attribute(judge, groups, locate_sentence=False, accept_at=None, contrasts=on) for on in (True, False)}
