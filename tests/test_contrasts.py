@@ -105,6 +105,8 @@ def test_numbers_are_read_in_one_form():
     assert numbers_in("revenue grew 12% in 2022, while") == {"12", "2022"}
     assert numbers_in("$2.6m in gifts") == numbers_in("2.6 million dollars") == {"2600000"}
     assert numbers_in("a 2018–19 season") == {"2018", "2019"}
+    assert numbers_in("Gauss (30 April 1777 – 23 February 1855)") == {"30", "1777", "23", "1855"}
+    assert numbers_in("In 1999 - 20 people were hurt") == {"1999", "20"}
     assert numbers_in("at 2 p.m.") == numbers_in("at 14:00") == {"14:00"}
     assert numbers_in("the COVID-19 wards and the ED2 domain, as shown [10]") == frozenset()
 

@@ -29,8 +29,11 @@ NUMBER_WORDS: frozenset[str] = frozenset(_UNITS) | frozenset(_TENS) | frozenset(
 # Digits glued to a word or code before them ("ED2", "LNW-80", "COVID-19") are part of a name.
 _TOKEN = re.compile(r"(?<![A-Za-z])\d+(?:,\d+)*(?:\.\d+)?|[a-z]+", re.IGNORECASE)
 _CODE = re.compile(r"(?<![\w-])[A-Za-z]+-\d[\w-]*")
-# "2018-19" and "2018–2019" state both years.
-_YEARS = re.compile(r"\b(1\d|20)(\d\d)\s*[-–]\s*(\d\d)(?!\d)")
+# "2018-19" states both years; "30 April 1777 – 23 February 1855" does not (a day and a
+# month follow the dash), nor does "1999 - 20 people" (a range ends after it starts).
+# Month names are capitalised, so that "2018-19 may rise" stays a range.
+_MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
+_YEARS = re.compile(rf"\b(1\d|20)(\d\d)\s*[-–]\s*(\d\d)(?!\d)(?!(?:st|nd|rd|th)?\s+(?:{_MONTHS}))")
 # "[10]": a citation marker, not a number the text states.
 _CITATION = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]")
 # "$2.6m", "€3 bn": after a currency sign, "m" is million (elsewhere it is metres).
@@ -86,6 +89,8 @@ def _times_and_decades(text: str) -> tuple[str, set[str]]:
         return " "
 
     def years(match: re.Match) -> str:
+        if int(match.group(3)) <= int(match.group(2)):
+            return match.group(0)
         found.add(match.group(1) + match.group(2))
         found.add(match.group(1) + match.group(3))
         return " "
