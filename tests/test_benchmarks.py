@@ -449,3 +449,23 @@ def test_candidates_benchmark_standard_errors():
     assert auroc_se(0.5, 50, 50) == pytest.approx(0.0578, abs=1e-3)
     assert auroc_se(0.95, 50, 50) < auroc_se(0.7, 50, 50)
     assert np.isnan(auroc_se(0.7, 0, 50))
+
+
+def test_rule_findings_counts_flagged_claims_by_label_and_what_a_change_moves():
+    from collections import Counter
+
+    from benchmarks.studies import rule_findings as rf
+
+    items = [{"contexts": ["Check the filter weekly. Do not store the vaccine in the freezer."], "label": 0},
+             {"contexts": ["If you do not prime the pump, the seals can burn out.", "Run the pump for ten minutes."],
+              "label": 1}]
+    claims = [["Store the vaccine in the freezer.", "Check the filter weekly."], ["Prime the pump before use."]]
+    assert rf.short_units("One two. Three four. Five six.") == ["One two. Three four.", "Three four. Five six."]
+    found = rf.findings(items, claims, ("polarity",))
+    assert [(h["item"], h["claim"]) for h in found["polarity"]] == [(0, "Store the vaccine in the freezer.")]
+    table = rf.tally(found, Counter({0: 2, 1: 1}))
+    assert {(r["label"], r["flagged"], r["per_hundred"]) for r in table} == {("unfaithful", 1, 50.0), ("faithful", 0, 0.0)}
+    before = {"polarity": [{"item": 1, "claim": "Prime the pump before use.", "label": 1, "reason": "polarity: ..."}]}
+    moved = rf.changes(before, found)["polarity"]
+    assert [h["claim"] for h in moved["quiet"]] == ["Prime the pump before use."]
+    assert [h["claim"] for h in moved["new"]] == ["Store the vaccine in the freezer."]

@@ -470,3 +470,36 @@ def test_faithfulness_refutes_a_number_moved_between_sentences_with_the_default_
     wrong, right = result.results(metric.name)
     assert wrong.score == 0.0 and "swap" in (wrong.claims[0].contrast or "")
     assert right.score == 1.0
+
+
+@pytest.mark.parametrize("premise, claim, fires", [
+    # A condition states no fact, so it denies nothing the claim asserts outright.
+    ("If you do not prime the pump, the seals can burn out within a minute.",
+     "Prime the pump before you switch it on.", False),
+    ("When charging the battery overnight, keep the charger on a hard surface.",
+     "Never charge the battery overnight.", False),
+    ("Do not prime the pump with hot water.", "Prime the pump with hot water.", True),
+    # "whether ... or not" is an alternative, not a negation.
+    ("The delivery date depends on the postcode.",
+     "Whether the parcel arrives on Monday or not depends on the postcode.", False),
+    # "may not be able to keep" denies "keeps".
+    ("The heater keeps the room warm at outdoor temperatures below -10 °C.",
+     "The heater may not be able to keep the room warm at outdoor temperatures below -10 °C.", True),
+    # A verb the premise does not assert ("a chance to praise", "do not need to renew") is
+    # neither stated nor denied there; "must renew" is.
+    ("The staff meeting is a chance to praise colleagues in public.", "Avoid praising colleagues in public.", False),
+    ("Residents do not need to renew the parking permit every year.", "Residents never renew the parking permit.", False),
+    ("Residents must renew the parking permit every year.", "Residents never renew the parking permit.", True),
+])
+def test_a_denial_counts_only_where_the_premise_states_it_outright(premise, claim, fires):
+    assert (contrast(claim, premise) is not None) is fires, contrast(claim, premise)
+
+
+def test_a_quantity_is_not_compared_by_the_years_beside_it_but_an_event_is():
+    dated = "The City Gallery opened in 1931. The Harbour Museum opened in 1987 in the old customs house."
+    counted = "The City Gallery opened in 1931 with 800 paintings. The Harbour Museum opened in 1987 with 2,300 paintings."
+    assert contrast("The City Gallery is larger than the Harbour Museum.", dated) is None
+    reason = contrast("The City Gallery holds more paintings than the Harbour Museum.", counted)
+    assert reason is not None and "800" in reason and "2300" in reason
+    assert contrast("The Harbour Museum holds more paintings than the City Gallery.", counted) is None
+    assert contrast("The Harbour Museum opened before the City Gallery.", dated) is not None

@@ -21,7 +21,11 @@ The checks, each a `localeval.text.contrast_rules` rule:
 - ``polarity``: a premise atom that would support the claim's atom (same predicate, an agreeing
   slot, none conflicting) is negated where the claim's is not, or the other way round, and no
   atom of the premise supports the claim's with its own polarity ("may not sublet the flat" /
-  "may sublet the flat"; a verb under a negated "permitted to", "allowed to" is negated too);
+  "may sublet the flat"; a verb under a negated "permitted to", "allowed to", "able to" is
+  negated too); a premise atom inside a condition or an exception ("if you do not prime the
+  pump, ...", "when charging overnight") denies only a claim atom inside one of the same kind,
+  and one the premise does not assert ("a chance to praise colleagues", "do not need to renew")
+  denies nothing unless it is itself negated (a prohibition inside a heading still forbids);
 - ``swap``: no atom supports the claim's atom, and one with the same predicate differs from it
   in exactly one core slot while agreeing in another, the claim's value of that slot being
   given to something else in the premise (roles swapped across coordinated arguments, an
@@ -30,7 +34,8 @@ The checks, each a `localeval.text.contrast_rules` rule:
   preposition ("flew the night mission" / "flew the helicopter on the night mission");
 - ``order``: the claim relates two things by "before/after", "earlier/later than" or a
   comparative ("higher", "more ... than"), the premise states a date or number for each (the
-  number nearest a word only that side names), and the numbers say the other way round.
+  number nearest a word only that side names; a year for an event, any number but a year for a
+  quantity), and the numbers say the other way round.
 
 Every check fires only on positive evidence in the premise: an atom the claim's contradicts, or
 two numbers. English only.
@@ -43,7 +48,7 @@ from dataclasses import dataclass, field, replace
 
 from localeval.text.numbers import numbers_in
 
-__all__ = ["CHECKS", "EXTREME_WORDS", "RELATION_WORDS", "Atom", "Facts", "facts_of", "order_confirmation", "order_contrast", "polarity_contrast", "reads_premise", "supported_atom",
+__all__ = ["CHECKS", "EXTREME_WORDS", "RELATION_WORDS", "Atom", "Facts", "conditional_denial", "facts_of", "order_confirmation", "order_contrast", "polarity_contrast", "reads_premise", "supported_atom",
            "swap_contrast"]
 
 _CORE = ("agent", "patient", "attr")
@@ -86,6 +91,9 @@ class Atom:
     sentence: int = 0
     """Where the atom's sentence starts (a token index): a swap reads the atoms of one sentence
     as one coordinated statement."""
+    condition: str = ""
+    """"if" for a verb in a condition ("if the light does not flash", "when parking"),
+    "unless" in an exception ("unless it is fifty years old"), "" for a plain statement."""
 
     def slot(self, name: str) -> Arg | None:
         return next((a for k, a in self.slots if k == name), None)
@@ -225,16 +233,48 @@ def _named_by(token):
 
 
 def _negated(verb) -> bool:
-    """A "not"/"never" on the verb or its auxiliaries, or a negated permission above it
-    ("are not permitted to carry", "must never be run")."""
-    if any(c.dep_ == "neg" for c in verb.children) or _negated_by_word(verb):
+    """A "not"/"never" on the verb or its auxiliaries, or a negated permission above it ("are
+    not permitted to carry", "must never be run", "may not be able to maintain")."""
+    if any(_negates(c) for c in verb.children) or _negated_by_word(verb):
         return True
     head = verb.head
     if verb.dep_ == "xcomp" and head is not verb and (_lemma(head) in _NEGATING_HEADS or head.pos_ == "AUX"):
-        return any(c.dep_ == "neg" for c in head.children) or any(
-            c.dep_ == "acomp" and _lemma(c) in _NEGATING_HEADS and any(g.dep_ == "neg" for g in c.children)
+        if head.dep_ == "acomp" and _lemma(head) in _NEGATING_HEADS and any(_negates(c) for c in head.head.children):
+            return True
+        return any(_negates(c) for c in head.children) or any(
+            c.dep_ == "acomp" and _lemma(c) in _NEGATING_HEADS and any(_negates(g) for g in c.children)
             for c in head.children)
     return False
+
+
+def _negates(token) -> bool:
+    """A "not" or "never", but not the "or not" of "whether ... or not" (an alternative)."""
+    if token.dep_ != "neg":
+        return False
+    before = token.doc[token.i - 1] if token.i > 0 else None
+    return not (before is not None and before.lower_ == "or"
+                and any(t.lower_ == "whether" for t in token.doc[token.sent.start:token.i]))
+
+
+_CONDITION_WORDS = {"if": "if", "when": "if", "whenever": "if", "where": "if", "once": "if",
+                    "unless": "unless", "except": "unless"}
+
+
+def _condition(verb) -> str:
+    """Is ``verb`` in a condition or an exception, up its chain of clauses? ("if you do not
+    disconnect", "except where it has been determined that a risk does not exist")."""
+    token = verb
+    for _ in range(6):
+        if token.dep_ == "advcl":
+            words = [c.lower_ for c in token.children if c.dep_ in ("mark", "advmod")]
+            words += [c.lower_ for c in token.head.children if c.dep_ == "prep" and c.i < token.i]
+            found = next((_CONDITION_WORDS[w] for w in words if w in _CONDITION_WORDS), None)
+            if found:
+                return found
+        if token.dep_ not in ("advcl", "ccomp", "xcomp", "conj", "pcomp") or token.head.i == token.i:
+            return ""
+        token = token.head
+    return ""
 
 
 _AVOIDING = frozenset("avoid stop quit cease".split())
@@ -291,8 +331,11 @@ def _atoms_of_verb(verb) -> list[Atom]:
         (patients if any(c.dep_ == "auxpass" for c in verb.children) else agents).extend(subjects)
         if verb.dep_ == "conj":
             patients += [g for c in head.children if c.dep_ == "nsubjpass" for g in _conjuncts(c)]
-    lemma, negated = _lemma(verb), _negated(verb)
-    asserted = verb.dep_ not in _UNASSERTED and not (verb.dep_ == "advcl" and verb.tag_ in ("VBG", "VBN"))
+    lemma, negated, condition = _lemma(verb), _negated(verb), _condition(verb)
+    # (Under a negated "need" or "want" the verb is neither stated nor denied: "cognates do not
+    # need to have the same meaning".)
+    asserted = verb.dep_ not in _UNASSERTED and not (verb.dep_ == "advcl" and verb.tag_ in ("VBG", "VBN")) and not (
+        verb.dep_ == "xcomp" and not negated and any(_negates(c) for c in verb.head.children))
     # (A factor relates two things too: "the limit is four times the intake" is no swap of "mg".)
     relational = any(t.tag_ in ("JJR", "RBR") for t in attrs) or any(
         _lemma(c) == "than" or (((_lemma(c) == "time" and c.tag_ == "NNS") or c.lower_ in _MULTIPLIERS)
@@ -306,11 +349,11 @@ def _atoms_of_verb(verb) -> list[Atom]:
             combos = [c + [(name, t)] for c in combos for t in tokens]
     for combo in combos:
         own = [p for _, t in combo for p in _preps(t) if t.pos_ in ("NOUN", "PROPN")]
-        out.extend(_atoms(lemma, negated, combo, shared + own, asserted, relational))
+        out.extend(_atoms(lemma, negated, combo, shared + own, asserted, relational, condition))
     for noun in gapped:
         base = [(name, tokens[0]) for name, tokens in core if tokens and name == "agent"]
         obj = "patient" if patients else "attr" if attrs else "patient"
-        out.extend(_atoms(lemma, negated, base + [(obj, noun)], _preps(noun), asserted, relational))
+        out.extend(_atoms(lemma, negated, base + [(obj, noun)], _preps(noun), asserted, relational, condition))
     return out
 
 
@@ -334,7 +377,8 @@ def _subject_holder(verb):
 _UNASSERTED = frozenset({"csubj", "csubjpass", "pcomp", "acl", "amod", "compound", "pobj"})
 
 
-def _atoms(lemma: str, negated: bool, combo: list, preps: list, asserted: bool, relational: bool) -> list[Atom]:
+def _atoms(lemma: str, negated: bool, combo: list, preps: list, asserted: bool, relational: bool,
+           condition: str = "") -> list[Atom]:
     """One atom per choice among coordinated preposition objects ("flights to Madrid and Oslo
     leave from Terminal 2" states two facts), except for the prepositions that take their
     conjuncts together ("between 2 and 8 °C")."""
@@ -352,7 +396,7 @@ def _atoms(lemma: str, negated: bool, combo: list, preps: list, asserted: bool, 
             choices = [c + values for c in choices]
         else:
             choices = [c + [v] for c in choices for v in values]
-    return [Atom(lemma, negated, tuple(core + c), asserted, relational) for c in choices]
+    return [Atom(lemma, negated, tuple(core + c), asserted, relational, condition=condition) for c in choices]
 
 
 _TOGETHER = frozenset({"prep:between", "prep:among", "prep:amongst"})
@@ -856,15 +900,39 @@ def _say(atom: Atom) -> str:
     return " ".join(["not"] * atom.negated + [atom.lemma] + [said(a) for _, a in atom.slots])
 
 
+def _denials(mine: Atom, premise: Facts) -> list[Atom]:
+    """The premise's atoms that would support ``mine`` but for their polarity; a verb the
+    premise does not assert counts only where it forbids ("opportunities to blame others"
+    states nothing; "Descaling: never use vinegar" forbids)."""
+    return [p for p in premise.atoms if p.negated != mine.negated and _supports(mine, p, polarity=False)
+            and not any(a.bounded for _, a in p.slots) and (p.asserted or p.negated)]
+
+
 def polarity_contrast(claim: Facts, premise: Facts) -> str | None:
     for mine in claim.atoms:
         if not mine.asserted or any(_supports(mine, p, strict=False) for p in premise.atoms):
             continue
-        flipped = [p for p in premise.atoms if p.negated != mine.negated and _supports(mine, p, polarity=False)
-                   and not any(a.bounded for _, a in p.slots)]
+        # A condition states no fact: "if you do not disconnect both batteries" does not deny
+        # "disconnect the batteries".
+        flipped = [p for p in _denials(mine, premise) if p.condition == mine.condition]
         if flipped:
             return f"polarity: the evidence has '{_say(flipped[0])}'"
     return None
+
+
+def conditional_denial(claim: Facts, premise: Facts) -> bool:
+    """Does the premise deny a claim's atom only inside a condition or an exception the claim's
+    atom is not in? (Then a word-level "negated" finding is not trusted either:
+    `localeval.text.contrast_rules`.)"""
+    found = False
+    for mine in claim.atoms:
+        if not mine.asserted:
+            continue
+        denials = _denials(mine, premise)
+        if any(p.condition == mine.condition for p in denials):
+            return False
+        found = found or bool(denials)
+    return found
 
 
 def swap_contrast(claim: Facts, premise: Facts) -> str | None:
@@ -1078,16 +1146,18 @@ def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
     from 5.6 % in February": 5.6 is nearest to both), the two distinct numbers nearest in sum,
     if one such pairing is best."""
     tied: list[bool] = []
-    # Events are ordered by their years: "took eight years to build" dates nothing.
+    # Events are ordered by their years: "took eight years to build" dates nothing. A quantity
+    # is not measured in years: "further north", "more films" are not read from "opened in 1929".
     years = premise.dates if rel.events else None
-    left = _side_value(rel.left, premise.clauses, rel.right, tied, years)
-    right = (rel.right_ends and _span_end(rel.right, premise.clauses, rel.left, years)) or _side_value(
-        rel.right, premise.clauses, rel.left, tied, years)
+    clauses = premise.clauses if rel.events else _undated(premise)
+    left = _side_value(rel.left, clauses, rel.right, tied, years)
+    right = (rel.right_ends and _span_end(rel.right, clauses, rel.left, years)) or _side_value(
+        rel.right, clauses, rel.left, tied, years)
     # Both sides nearest the same number, or one side between two at the same distance
     # ("312,000 in 2010 and 298,000 in 2020"): the pairing nearest in sum decides.
     if (left is not None and right is not None and left[1] == right[1]) or tied:
-        ours = _distances(rel.left, premise.clauses, rel.right, years)
-        theirs = _distances(rel.right, premise.clauses, rel.left, years)
+        ours = _distances(rel.left, clauses, rel.right, years)
+        theirs = _distances(rel.right, clauses, rel.left, years)
         pairings = sorted((dl + dr, vl, vr) for pl, (dl, vl) in ours.items() for pr, (dr, vr) in theirs.items()
                           if pl != pr and vl != vr)
         if not pairings or (len(pairings) > 1 and pairings[1][0] == pairings[0][0]
@@ -1097,6 +1167,14 @@ def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
     if left is None or right is None or left[1] == right[1] or left[0] == right[0]:
         return None
     return left[0], right[0]
+
+
+def _undated(facts: Facts) -> tuple[tuple[tuple[str, float | None], ...], ...]:
+    """``facts.clauses`` with the four-digit years and the dates taken out of the values (their
+    words stay, to name a side: "revenue in 2020"); "216 million" may read as a year, and stays."""
+    return tuple(tuple((lemma, None if (ci, i) in facts.dates and v is not None and v >= 1000 else v)
+                       for i, (lemma, v) in enumerate(clause))
+                 for ci, clause in enumerate(facts.clauses))
 
 
 def _rel_gap_holds(rel: Relation, sides: tuple[float, float]) -> bool:
