@@ -503,3 +503,7 @@ def test_a_quantity_is_not_compared_by_the_years_beside_it_but_an_event_is():
     assert reason is not None and "800" in reason and "2300" in reason
     assert contrast("The Harbour Museum holds more paintings than the City Gallery.", counted) is None
     assert contrast("The Harbour Museum opened before the City Gallery.", dated) is not None
+    # "named after" says for whom, not when.
+    lind = "Lind Park opened in 1925. Its architect, Greta Lind, died in 1931."
+    assert contrast("Lind Park is named after its architect, Greta Lind.", lind) is None
+    assert contrast("Lind Park opened after its architect, Greta Lind, died.", lind) is not None

@@ -35,7 +35,7 @@ The checks, each a `localeval.text.contrast_rules` rule:
 - ``order``: the claim relates two things by "before/after", "earlier/later than" or a
   comparative ("higher", "more ... than"), the premise states a date or number for each (the
   number nearest a word only that side names; a year for an event, any number but a year for a
-  quantity), and the numbers say the other way round.
+  quantity; "named after" is no order), and the numbers say the other way round.
 
 Every check fires only on positive evidence in the premise: an atom the claim's contradicts, or
 two numbers. English only.
@@ -415,7 +415,8 @@ def _relations(doc) -> list[Relation]:
         other = None
         direction = 0
         measure = None
-        if lemma in ("before", "after") and token.dep_ in ("prep", "mark"):
+        if lemma in ("before", "after") and token.dep_ in ("prep", "mark") and not (
+                lemma == "after" and _lemma(token.head) in _NAMING):  # "named after her grandfather"
             direction = _BEFORE[lemma]
             other = next((c for c in token.children if c.dep_ == "pobj"), None) if token.dep_ == "prep" else token.head
             # "three years before": the gap hangs on "before", or on the clause "before" opens.
@@ -454,6 +455,8 @@ def _relations(doc) -> list[Relation]:
     return out + _ratios(doc) + _changes(doc)
 
 
+_NAMING = frozenset("name call rename".split())
+"""Verbs whose "after" says whom a thing is named for, not when."""
 _ENDING = frozenset("end finish close conclude die stop cease expire retire abdicate".split())
 """Verbs that date the end of a span: "after Victoria's reign ended" reads 1901 of "reigned from
 1837 to 1901"."""
