@@ -261,8 +261,9 @@ _CONDITION_WORDS = {"if": "if", "when": "if", "whenever": "if", "where": "if", "
 
 
 def _condition(verb) -> str:
-    """Is ``verb`` in a condition or an exception, up its chain of clauses? ("if you do not
-    disconnect", "except where it has been determined that a risk does not exist")."""
+    """"if" when ``verb`` is in a condition up its chain of clauses ("if you do not disconnect",
+    "when parking"), "unless" in an exception ("except where it has been determined that a risk
+    does not exist"), else ""."""
     token = verb
     for _ in range(6):
         if token.dep_ == "advcl":
