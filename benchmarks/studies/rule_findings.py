@@ -146,19 +146,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/rule_findings.json")
     args = p.parse_args(argv)
 
-    from benchmarks.verdict import load_items
+    from benchmarks.verdict import FAMILIES, load_items
+    from localeval.text.contrast_rules import CONTRAST_RULES
 
     families = tuple(f for f in args.families.split(",") if f)
     rules = tuple(r for r in args.rules.split(",") if r)
-    from localeval.text.contrast_rules import CONTRAST_RULES
-
     unknown = [r for r in rules if r not in CONTRAST_RULES]
     if unknown:
         raise SystemExit(f"unknown rule(s) {unknown}; the contrast rules are {list(CONTRAST_RULES)}")
-    items = load_items(args.data_dir, None, families)
-    missing = [f for f in families if f not in items]
+    missing = [f for f in families if f not in FAMILIES]
     if missing:
-        raise SystemExit(f"unknown family(ies) {missing}; benchmarks/verdict.py has {list(items)}")
+        raise SystemExit(f"unknown family(ies) {missing}; benchmarks/verdict.py has {list(FAMILIES)}")
+    items = load_items(args.data_dir, None, families)
     result = {"command": command_line("python benchmarks/studies/rule_findings.py", argv),
               "machine": describe_machine(), "rules": list(rules),
               "families": run({f: items[f] for f in families}, rules)}
