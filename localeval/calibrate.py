@@ -5,7 +5,9 @@ the same way.
 
 For each metric, the labelled rows (``human_<metric>``, `localeval.runner.human`) are scored
 once at the shipped thresholds (every chosen unit judged), then at each threshold of `GRID`
-(the metric's own threshold key, e.g. ``faithfulness``). A metric that is the share of
+(the metric's own threshold key, e.g. ``faithfulness``); the runs share one verdict file (the
+caller's ``cache``, else a temporary one), so a pair is judged once, not once per threshold. A
+metric that is the share of
 supported claims is re-scored at every threshold from the claims' probabilities in its details
 (`grid_from_details`, checked against the score at the shipped threshold); any other is scored
 again at each threshold. `localeval.stats.calibration` then
@@ -24,6 +26,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import os
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -210,9 +213,10 @@ def _shipped_value(name: str, model: Any, device: str | None) -> tuple[str, floa
 
 def calibrate(data: Any, metrics: Sequence[str], column_map: Mapping[str, Any] | None = None, *,
               model: Any = None, device: str | None = None, objective: Objective | None = None,
-              folds: int = 5, seed: int = 0, grid: Sequence[float] = GRID) -> CalibrationReport:
+              folds: int = 5, seed: int = 0, grid: Sequence[float] = GRID,
+              cache: str | os.PathLike[str] | None = None) -> CalibrationReport:
     """Calibrate each of ``metrics`` on the rows of ``data`` labelled for it (see the module).
-    Raises ValueError when a metric has fewer than `MIN_LABELS` usable labels (binary: fewer
+    ``cache``: a verdict file (SQLite, as ``localeval score --cache``) to read and add to. Raises ValueError when a metric has fewer than `MIN_LABELS` usable labels (binary: fewer
     than `MIN_PER_CLASS` of a class) or makes no thresholded judge decision."""
     from localeval.judge.session import JudgeSession
     from localeval.runner.run import resolve_metrics
@@ -221,7 +225,10 @@ def calibrate(data: Any, metrics: Sequence[str], column_map: Mapping[str, Any] |
     rows = _labelled_rows(data, column_map, names)
     results, chosen = [], {}
     judge_name = weights = None
-    with JudgeSession() as session:
+    # A run clears the session's verdicts from memory after each chunk (`JudgeSession.clear_memory`),
+    # so without a file each threshold's run would judge the same pairs again.
+    with tempfile.TemporaryDirectory(prefix="localeval-calibrate-") as scratch, \
+            JudgeSession(cache=cache if cache is not None else Path(scratch) / "verdicts.sqlite") as session:
         for name in names:
             keep, y = _labels(rows, name)
             if y.size < MIN_LABELS:

@@ -267,6 +267,38 @@ def test_score_refuses_a_calibration_file_it_cannot_use(tmp_path):
         assert result.exit_code == 2 and message in result.output, result.output
 
 
+def test_calibrate_judges_each_pair_once_across_its_thresholds(tmp_path, tiny_judge, monkeypatch):
+    """Without a verdict file, the grid's runs (one per threshold, each clearing the session's
+    memory per chunk) read one another's verdicts from a temporary file, removed afterwards;
+    with one, a second calibration judges nothing."""
+    import tempfile
+    from pathlib import Path
+
+    from localeval.calibrate import GRID, calibrate
+    from localeval.judge.nli import NLIJudge
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "labelled_answers.jsonl"
+    judged: list[tuple] = []
+    model_scores = NLIJudge.score_distinct
+
+    def counted(self, pairs, task, **kwargs):
+        judged.extend((task, *p) for p in pairs)
+        return model_scores(self, pairs, task, **kwargs)
+
+    monkeypatch.setattr(NLIJudge, "score_distinct", counted)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the temporary file goes
+    first = calibrate(example, ["faithfulness"], model=tiny_judge, grid=GRID)
+    assert judged and len(set(judged)) == len(judged)
+    assert not list(tmp_path.iterdir())  # the temporary verdict file is gone
+    verdicts = tmp_path / "verdicts.sqlite"
+    again = calibrate(example, ["faithfulness"], model=tiny_judge, cache=verdicts)
+    assert len(judged) == 2 * len(set(judged))  # the second run filled its file
+    judged.clear()
+    third = calibrate(example, ["faithfulness"], model=tiny_judge, cache=verdicts)
+    assert not judged  # read from the file
+    assert first.thresholds == again.thresholds == third.thresholds and first.metrics[0].n == 42
+
+
 def test_reports_show_intervals_labels_and_significance(tmp_path):
     from localeval.reports import build_report
 

@@ -67,6 +67,17 @@ def test_calibrate_refuses_a_dozen_labels_with_the_documented_minimum(tmp_path, 
     assert not (tmp_path / "c.json").exists()
 
 
+def test_calibrate_refuses_to_write_over_its_labelled_rows(tmp_path, dozen):
+    data = tmp_path / "labels.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in dozen))
+    before = data.read_bytes()
+    for extra in (["-o", str(data)], ["-o", str(tmp_path / "c.json"), "--cache", str(data)],
+                  ["-o", str(tmp_path / "c.json"), "--cache", str(tmp_path / "c.json")]):
+        result = runner.invoke(app, ["calibrate", str(data), "-m", "faithfulness", *extra])
+        assert result.exit_code == 2 and ("is the input file" in result.output or "same file" in result.output), result.output
+    assert data.read_bytes() == before and not (tmp_path / "c.json").exists()
+
+
 def test_compare_real_runs_reads_the_drop_and_explains_it(tmp_path, dozen, default_judge):
     from localeval import evaluate
     from localeval.reports.significance import compare_files
@@ -91,15 +102,28 @@ def _worked_example() -> list[list[str]]:
 
 
 def test_readme_worked_example_runs(tmp_path, monkeypatch, default_judge):
+    from localeval.judge.nli import NLIJudge
+
     commands = _worked_example()
     assert [c[1] for c in commands] == ["score", "calibrate", "score", "compare"]
     monkeypatch.chdir(tmp_path)
+    judged: list[tuple] = []  # every pair the model itself scored, across the four steps
+    model_scores = NLIJudge.score_distinct
+
+    def counted(self, pairs, task, **kwargs):
+        judged.extend((task, *p) for p in pairs)
+        return model_scores(self, pairs, task, **kwargs)
+
+    monkeypatch.setattr(NLIJudge, "score_distinct", counted)
     outputs = []
     for args in commands:
         args = [str(ROOT / a) if a.startswith("examples/") else a for a in args]
         result = runner.invoke(app, args[1:])
         assert result.exit_code == 0, result.output
         outputs.append(result.output)
+    # One verdict file for the three judged steps, and calibrate's 19 thresholds read it too:
+    # no pair goes to the model twice.
+    assert judged and len(set(judged)) == len(judged)
     calibration = json.loads((tmp_path / "calibration.json").read_text())
     fit = calibration["metrics"][0]
     assert fit["n"] == 42 and fit["labels"] == "binary" and 0.0 < fit["threshold"] < 1.0

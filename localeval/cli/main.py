@@ -397,6 +397,7 @@ def calibrate_command(
     model: Optional[str] = typer.Option(None, "--model", help="Judge name or local model directory."),
     device: Optional[str] = typer.Option(None, "--device", help="cpu, cuda, ... (default: auto)."),
     column_map: list[str] = typer.Option([], "--column-map", help="FIELD=COLUMN, human_<metric>=COLUMN for labels in another column; repeat."),
+    cache: Optional[Path] = typer.Option(None, "--cache", dir_okay=False, help="SQLite file of judge verdicts, reused across runs (score's --cache)."),
 ) -> None:
     """Choose each metric's threshold on your labelled rows (human_<metric>) by cross-validation.
 
@@ -411,10 +412,14 @@ def calibrate_command(
     if objective not in (None, "ba", "rmse", "pearson"):
         typer.echo(f"error: --objective takes ba, rmse or pearson, got {objective!r}", err=True)
         raise typer.Exit(2)
+    from localeval.runner.guard import check_run_paths
+
     try:
+        # The labelled rows would be lost to a calibration file or a verdict cache written over them.
+        check_run_paths({"input": data}, {"--output": output, "--cache": cache})
         names = [m.strip() for m in metrics.split(",") if m.strip()]
         report_ = calibrate(data, names, _parse_column_map(column_map) or None, model=model, device=device,
-                            objective=objective, folds=folds, seed=seed)  # type: ignore[arg-type]
+                            objective=objective, folds=folds, seed=seed, cache=cache)  # type: ignore[arg-type]
         write_calibration(report_, output)
     except (JudgeNotFoundError, OSError, ValueError) as exc:
         typer.echo(f"error: {exc}", err=True)
