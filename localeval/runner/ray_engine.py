@@ -54,7 +54,7 @@ from localeval.runner.progress import Progress
 from localeval.runner.rows import Row
 from localeval.runner.run import ScoredRow, iter_chunks
 
-__all__ = ["FileInput", "ray_chunks"]
+__all__ = ["FileInput", "quiet_backend", "ray_chunks"]
 
 
 @dataclass(frozen=True)
@@ -242,6 +242,14 @@ def _on_this_node(ray: Any) -> dict[str, Any]:
     return {"ray_remote_args": {"scheduling_strategy": strategy}}
 
 
+def quiet_backend() -> None:
+    """Keep Ray's C++ core's E-level lines (core_worker) and its INFO lines off stderr, unless
+    the environment says otherwise. Set before ``ray.init``, so the driver, the raylet and the
+    workers it starts inherit them (a Ray instance the caller started keeps its own)."""
+    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
+    os.environ.setdefault("RAY_LOG_TO_STDERR", "0")
+
+
 def _connect(ray: Any, address: str | None) -> None:
     import logging
 
@@ -253,12 +261,8 @@ def _connect(ray: Any, address: str | None) -> None:
             logging.getLogger(name).setLevel(logging.ERROR)
     if ray.is_initialized():
         return
-    # Ray's INFO lines and its C++ core's E-level lines (core_worker) go to stderr unless
-    # told otherwise: quiet by default, Ray's own levels with -v. Set before init so the
-    # raylet and the workers it starts inherit them.
     if not loud:
-        os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
-        os.environ.setdefault("RAY_LOG_TO_STDERR", "0")
+        quiet_backend()
     kwargs = {"log_to_driver": loud, "configure_logging": loud,
               "logging_level": logging.INFO if loud else logging.ERROR}
     if address is None:
