@@ -72,6 +72,22 @@ def test_an_instruction_answering_a_how_to_question_is_read_with_its_task():
     assert leads == ["To descale the machine:", ""]
 
 
+def test_a_base_form_verb_with_its_own_subject_is_no_instruction():
+    """"Go you must" (a verb in its base form first, with a subject of its own) states, it
+    does not instruct: the parse is written out here, as the small pipeline rarely gives it."""
+    from spacy.tokens import Doc
+
+    from localeval.text.entities import load_nlp
+    from localeval.text.leads import _imperative
+
+    words, heads = ["Go", "you", "must", "."], [0, 0, 0, 0]
+    stated = Doc(load_nlp().vocab, words=words, heads=heads, deps=["ROOT", "nsubj", "aux", "punct"],
+                 tags=["VB", "PRP", "MD", "."])
+    told = Doc(load_nlp().vocab, words=words, heads=heads, deps=["ROOT", "dobj", "aux", "punct"],
+               tags=["VB", "PRP", "MD", "."])
+    assert not _imperative(stated) and _imperative(told)
+
+
 def test_context_relevance_keeps_the_steps_that_answer_a_how_to_question(default_judge):
     from localeval.metrics import ContextRelevance
     from localeval.schema import Sample
@@ -206,6 +222,12 @@ QUANTITIES = [
      "The Titanic sank eleven years after Edward VII's reign ended."),
     ("The survey recruited 800 households in 2012 and tracked them until 2020.",
      "The households were tracked for eight years.", "The households were tracked for five years."),
+    # A factor whose compared noun is the verb's object ("costs four times the price of").
+    ("The generic costs 12 euros a box and the brand costs 48 euros a box.",
+     "The brand costs four times the price of the generic.", "The generic costs four times the price of the brand."),
+    ("The old pump moves 40 litres a minute; the new pump moves 120 litres a minute.",
+     "The new pump moves three times the volume of the old pump.",
+     "The old pump moves three times the volume of the new pump."),
 ]
 
 

@@ -372,7 +372,7 @@ def _own(token: Token, members: list[Token]) -> set[int]:
     """The tokens of one conjunct: its subtree without the other conjuncts' subtrees and the links."""
     own = _subtree(token)
     for m in members:
-        if m is not token and m.i > token.i and m.i in own:
+        if m.i > token.i and m.i in own:
             own -= _subtree(m)
     own -= {c.i for c in token.children if c.dep_ in ("cc", "preconj")}
     own -= {c.i for c in token.children if c.text == "," and c.i > token.i}
@@ -403,17 +403,17 @@ def _predicate_split(doc: Doc) -> list[str] | None:
         for c in verb.children:
             if c.dep_ in _SHARED_BEFORE_VERB and c.i < verb.i:
                 (subject if c.dep_ in _SUBJECTS else auxiliaries).update(_subtree(c))
-        stolen = {m.i: _misplaced_subject(doc, verb, m, links) for m in members if m is not verb}
+        stolen = {m.i: _misplaced_subject(doc, verb, m, links) for m in members if m.i != verb.i}
         negated = any(doc[i].dep_ == "neg" for i in auxiliaries)
-        if negated and any(not stolen[m.i] and not _has_own_aux(m) for m in members if m is not verb):
+        if negated and any(not stolen[m.i] and not _has_own_aux(m) for m in members if m.i != verb.i):
             # "Do not freeze the pens and keep them cool": whether "not" reaches the second
             # predicate is the reader's guess, so the claim is kept whole.
             return None
         pieces = []
         for m in members:
             own = _own(m, members) - links
-            if m is verb:
-                others = set().union(*(_own(o, members) for o in members if o is not verb), *stolen.values())
+            if m.i == verb.i:
+                others = set().union(*(_own(o, members) for o in members if o.i != verb.i), *stolen.values())
                 own = (_all(doc) - others - links)
             elif stolen[m.i]:
                 own |= stolen[m.i]

@@ -238,7 +238,7 @@ def _negated(verb) -> bool:
     if any(_negates(c) for c in verb.children) or _negated_by_word(verb):
         return True
     head = verb.head
-    if verb.dep_ == "xcomp" and head is not verb and (_lemma(head) in _NEGATING_HEADS or head.pos_ == "AUX"):
+    if verb.dep_ == "xcomp" and head.i != verb.i and (_lemma(head) in _NEGATING_HEADS or head.pos_ == "AUX"):
         if head.dep_ == "acomp" and _lemma(head) in _NEGATING_HEADS and any(_negates(c) for c in head.head.children):
             return True
         return any(_negates(c) for c in head.children) or any(
@@ -289,7 +289,7 @@ def _negated_by_word(verb) -> bool:
     "from" of "refrain" ("refrain from driving"), "without" ("returned without landing"), or
     the second of "X rather than / instead of Y" ("kept to yourself rather than shared")."""
     head = verb.head
-    if head is verb:
+    if head.i == verb.i:
         return False
     if verb.dep_ == "pcomp" and _lemma(head) == "without":
         return True
@@ -542,7 +542,7 @@ def _compared(multiplier):
         if _lemma(t) == "as" and any(c.dep_ == "pobj" for c in t.children) and t.i > multiplier.i + 1:
             return next(c for c in t.children if c.dep_ == "pobj")
         if t.pos_ in ("NOUN", "PROPN") and t.dep_ in ("appos", "pobj", "dobj", "attr") and (
-                multiplier in t.ancestors or t.head is multiplier.head or t in multiplier.ancestors):
+                multiplier in t.ancestors or t.head.i == multiplier.head.i or t in multiplier.ancestors):
             return t
     return None
 
@@ -597,9 +597,9 @@ def _up_to_verb(token) -> list:
     """The token's heads up to its clause's verb ("opens earlier on Saturdays than ...": the
     parse may hang "earlier" on "on")."""
     out, head = [], token.head
-    while head is not token and len(out) < 4:
+    while head.i != token.i and len(out) < 4:
         out.append(head)
-        if head.pos_ in ("VERB", "AUX") or head.head is head:
+        if head.pos_ in ("VERB", "AUX") or head.head.i == head.i:
             break
         token, head = head, head.head
     return out
@@ -618,10 +618,8 @@ def _gap(measure) -> tuple[float | None, str]:
     and its hedge; None when no number is read ("a few years")."""
     value: float | None = None
     hedge = "exact"
-    for t in measure.subtree:
+    for t in measure.subtree:  # the measure itself included: "by 3 million" hangs on "million"
         lemma = _lemma(t)
-        if t is measure:
-            continue
         if lemma in _HEDGES:
             hedge = _HEDGES[lemma]
         elif lemma in ("few", "several", "many", "some"):
@@ -635,7 +633,6 @@ def _gap(measure) -> tuple[float | None, str]:
             value = (value or 1.0) * _SCALES[lemma]
         elif lemma in ("a", "an") and value is None:
             value = 1.0
-    return value, hedge
     return value, hedge
 
 

@@ -112,7 +112,7 @@ def _imperative(doc) -> bool:
     first = words[0]
     # "Pour", "Do not use", "Always wear": a base-form verb first, or right after "do not" / an adverb.
     if first.tag_ == "VB":
-        return not any(t.dep_ in ("nsubj", "nsubjpass") and t.head is first for t in doc)
+        return not any(t.dep_ in ("nsubj", "nsubjpass") and t.head.i == first.i for t in doc)
     if first.pos_ in ("ADV", "PART", "AUX") and len(words) > 1:
         following = next((t for t in words[1:] if t.pos_ not in ("ADV", "PART")), None)
         return following is not None and following.tag_ == "VB" and not any(

@@ -75,7 +75,7 @@ def _near_the_question(token: Token) -> bool:
     not: "the designer of the attraction with variants in California, France and Tokyo",
     "a film starring Nicolas Cage and Tea Leoni" ask one question each."""
     prepositions = 0
-    while token.dep_ != "ROOT" and token.head is not token:
+    while token.dep_ != "ROOT" and token.head.i != token.i:
         if token.dep_ in _CLAUSE_DEPS:
             return False
         prepositions += token.dep_ == "prep"
