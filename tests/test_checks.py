@@ -247,6 +247,35 @@ def test_a_direction_against_the_years_numbers_is_a_contrast():
     assert reason is not None and reason.startswith("order"), reason
 
 
+UNITS = [
+    # (premise, claim, what the numbers of one unit say: "bears out", "refutes" or None) -- a
+    # comparison is read only from two numbers that count the same thing.
+    ("Average nursing assistant salaries in Alabama are 1% higher than the national average. "
+     "Alabama ranks 5th among states for nursing home beds.",
+     "Nursing assistant salaries in Alabama are higher than the national average.", None),
+    ("The basic plan includes one gigabyte of data and costs $30 per month. The premium plan costs $45 per month.",
+     "The premium plan costs more than the basic plan.", "bears out"),
+    ("The old boiler used 1,900 litres of oil a year; the new boiler, fitted in 3 days, uses 1,300 litres.",
+     "The new boiler uses more oil than the old one.", "refutes"),
+    ("The corona is 200 times hotter than the photosphere, reaching 2 million kelvin against 5,800 kelvin at "
+     "the surface.", "The corona is hotter than the surface.", "bears out"),
+    # A reference in brackets counts nothing.
+    ("Access to dasatinib is limited in many low-income countries [34]. Imatinib is now widely available as a "
+     "generic drug [35].", "Imatinib is more widely available than dasatinib.", None),
+]
+
+
+@pytest.mark.parametrize(("premise", "claim", "numbers"), UNITS, ids=[f"units-{i}" for i in range(len(UNITS))])
+def test_a_quantity_is_compared_by_two_numbers_of_one_unit(premise, claim, numbers):
+    from localeval.text.contrast_rules import confirmation
+
+    found, against = confirmation(claim, premise), contrast(claim, premise)
+    assert (found is not None) == (numbers == "bears out"), found
+    assert (against is not None and against.startswith("order")) == (numbers == "refutes"), against
+    if found is not None:
+        assert "e+" not in found  # "2 million", not "2e+06"
+
+
 @pytest.mark.parametrize(("premise", "restated", "contradicting"), [
     # A common noun of another sentence is not "moved" by the swap check.
     ("The new bridge will span 300 metres and open in 2030. Construction will cost 95 million euros.",

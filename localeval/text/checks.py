@@ -35,7 +35,8 @@ The checks, each a `localeval.text.contrast_rules` rule:
 - ``order``: the claim relates two things by "before/after", "earlier/later than" or a
   comparative ("higher", "more ... than"), the premise states a date or number for each (the
   number nearest a word only that side names; a year for an event, any number but a year for a
-  quantity; "named after" is no order), and the numbers say the other way round.
+  quantity, the two of one unit where both have one; "named after" is no order), and the
+  numbers say the other way round.
 
 Every check fires only on positive evidence in the premise: an atom the claim's contradicts, or
 two numbers. English only.
@@ -153,6 +154,8 @@ class Facts:
     """Where (clause, token) ``clauses`` holds a number that reads as a year (`_reads_as_year`)."""
     statements: tuple[Statement, ...] = ()
     """What each subject is said to be or do with numbers (`_statements`)."""
+    units: frozenset[tuple[tuple[int, int], str]] = frozenset()
+    """The unit of each number of ``clauses`` that has one (`_unit`), by (clause, token)."""
 
 
 @dataclass(frozen=True)
@@ -645,10 +648,13 @@ def _anchors(tokens: list) -> set[str]:
     return (names or {_lemma(t) for t in tokens if t.pos_ in ("NOUN", "ADJ") and not t.is_stop}) | numbers
 
 
-def _clauses(doc) -> tuple[list[tuple[tuple[str, float | None], ...]], frozenset[tuple[int, int]]]:
-    """Per clause, its (lemma, numeric value or None) tokens; and where a value reads as a year."""
+def _clauses(doc) -> tuple[list[tuple[tuple[str, float | None], ...]], frozenset[tuple[int, int]],
+                            frozenset[tuple[tuple[int, int], str]]]:
+    """Per clause, its (lemma, numeric value or None) tokens; where a value reads as a year; and
+    each value's unit, where it has one."""
     out: list[list[tuple[str, float | None]]] = [[]]
     dates: list[tuple[int, int]] = []
+    units: list[tuple[tuple[int, int], str]] = []
     tokens = list(doc)
     for i, token in enumerate(tokens):
         if token.text in (".", ";", "!", "?") or (token.text == "," and i + 1 < len(tokens)
@@ -657,10 +663,54 @@ def _clauses(doc) -> tuple[list[tuple[tuple[str, float | None], ...]], frozenset
                 out.append([])
             continue
         value = _value(tokens, i)
+        if value is not None and _cited(token):
+            value = None  # a reference ("[32]") counts nothing
+        at = (len(out) - 1, len(out[-1]))
         if _reads_as_year(token, value):
-            dates.append((len(out) - 1, len(out[-1])))
+            dates.append(at)
+        if value is not None and (unit := _unit(token)):
+            units.append((at, unit))
         out[-1].append((_lemma(token), value))
-    return [tuple(c) for c in out if c], frozenset(dates)
+    # Only the last clause can be empty (a new one starts after a non-empty one): indices hold.
+    return [tuple(c) for c in out if c], frozenset(dates), frozenset(units)
+
+
+_CURRENCIES = {"$": "$", "dollar": "$", "usd": "$", "€": "€", "euro": "€", "eur": "€", "£": "£", "pound": "£",
+               "gbp": "£", "¥": "¥", "yen": "¥"}
+_UNIT_NAMES = {"percent": "%", "pct": "%", "per": "%"} | _CURRENCIES
+_ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
+
+
+def _cited(token) -> bool:
+    """A reference number in brackets ("associated with nilotinib [32]", "[4, 6]", "[11-13]")."""
+    doc, listed = token.doc, lambda t: t.like_num or t.text in (",", "-", "–")
+    before = next((doc[j] for j in range(token.i - 1, -1, -1) if not listed(doc[j])), None)
+    after = next((doc[j] for j in range(token.i + 1, len(doc)) if not listed(doc[j])), None)
+    return before is not None and after is not None and before.text == "[" and after.text == "]"
+
+
+def _unit(token) -> str | None:
+    """What a number counts: its currency ("$10", "3.20 euros", "$420 million"), the noun it
+    numbers, through a scale word ("30 years", "three million kelvin", "5.1 %"), "ordinal" for
+    "5th"; None when the parse says nothing ("rose to 450")."""
+    if _ORDINAL.match(token.text):
+        return "ordinal"
+    if token.i > 0 and token.doc[token.i - 1].text in _CURRENCIES:  # "$800", however it is parsed
+        return _CURRENCIES[token.doc[token.i - 1].text]
+    for _ in range(4):
+        symbol = next((c for c in token.children if c.text in _CURRENCIES), None)  # "$420 million"
+        if symbol is not None:
+            return _CURRENCIES[symbol.text]
+        if token.dep_ not in ("nummod", "quantmod", "compound") or token.head.i == token.i:
+            return None
+        head = token.head
+        if head.like_num or _lemma(head) in _SCALES:
+            token = head
+            continue
+        if head.pos_ in ("NOUN", "PROPN", "SYM"):
+            return _UNIT_NAMES.get(_lemma(head), _lemma(head))
+        return None
+    return None
 
 
 def _reads_as_year(token, value: float | None) -> bool:
@@ -693,6 +743,8 @@ def _value(tokens: list, i: int) -> float | None:
         return value + (month - 1) / 12 + day_value / 372
     if i + 1 < len(tokens) and _lemma(tokens[i + 1]) in _MONTHS:
         return None  # the day of a date: its year carries it
+    if i + 1 < len(tokens) and _lemma(tokens[i + 1]) in _SCALES:
+        return value * _SCALES[_lemma(tokens[i + 1])]  # "2 million kelvin" against "5,800 kelvin"
     return value
 
 
@@ -702,9 +754,10 @@ def facts_of(doc) -> Facts:
     atoms = [replace(a, sentence=t.sent.start) for t in doc
              if t.pos_ in ("VERB", "AUX") and t.dep_ != "aux" and t.dep_ != "auxpass" for a in _atoms_of_verb(t)]
     atoms = _mark_contrasted(atoms, doc)
-    clauses, dates = _clauses(doc)
+    clauses, dates, units = _clauses(doc)
     return Facts(tuple(a for a in atoms if len(a.slots) >= 1), tuple(_relations(doc)), tuple(clauses),
-                 tuple(_durations(doc)), tuple(_spans(doc)), tuple(_extremes(doc)), dates, tuple(_statements(doc)))
+                 tuple(_durations(doc)), tuple(_spans(doc)), tuple(_extremes(doc)), dates, tuple(_statements(doc)),
+                 units)
 
 
 _NAMING_DEPS = frozenset({"amod", "compound"})  # the words that tell one subject from another of its kind
@@ -1154,13 +1207,15 @@ def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
     left = _side_value(rel.left, clauses, rel.right, tied, years)
     right = (rel.right_ends and _span_end(rel.right, clauses, rel.left, years)) or _side_value(
         rel.right, clauses, rel.left, tied, years)
-    # Both sides nearest the same number, or one side between two at the same distance
-    # ("312,000 in 2010 and 298,000 in 2020"): the pairing nearest in sum decides.
-    if (left is not None and right is not None and left[1] == right[1]) or tied:
+    # Both sides nearest the same number, one side between two at the same distance ("312,000
+    # in 2010 and 298,000 in 2020"), or the two nearest counting different things ("1 GB" /
+    # "$45"): the pairing of one unit nearest in sum decides.
+    both = left is not None and right is not None
+    if (both and left[1] == right[1]) or tied or (both and _other_units(rel, premise, left[1], right[1])):
         ours = _distances(rel.left, clauses, rel.right, years)
         theirs = _distances(rel.right, clauses, rel.left, years)
         pairings = sorted((dl + dr, vl, vr) for pl, (dl, vl) in ours.items() for pr, (dr, vr) in theirs.items()
-                          if pl != pr and vl != vr)
+                          if pl != pr and vl != vr and not _other_units(rel, premise, pl, pr))
         if not pairings or (len(pairings) > 1 and pairings[1][0] == pairings[0][0]
                             and (pairings[1][1] - pairings[1][2]) * (pairings[0][1] - pairings[0][2]) < 0):
             return None
@@ -1170,9 +1225,19 @@ def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
     return left[0], right[0]
 
 
+def _other_units(rel: Relation, premise: Facts, at: tuple[int, int], other: tuple[int, int]) -> bool:
+    """Do the two numbers a quantity is compared by count different things ("$800" and "Oct. 1",
+    "1 %" and "5th", "$10" and "one gigabyte")? Then they compare nothing. Years date events, so
+    an event's two are not asked."""
+    if rel.events:
+        return False
+    units = dict(premise.units)
+    return at in units and other in units and units[at] != units[other]
+
+
 def _undated(facts: Facts) -> tuple[tuple[tuple[str, float | None], ...], ...]:
     """``facts.clauses`` with the four-digit years and the dates taken out of the values (their
-    words stay, to name a side: "revenue in 2020"); "216 million" may read as a year, and stays."""
+    words stay, to name a side: "revenue in 2020")."""
     return tuple(tuple((lemma, None if (ci, i) in facts.dates and v is not None and v >= 1000 else v)
                        for i, (lemma, v) in enumerate(clause))
                  for ci, clause in enumerate(facts.clauses))
@@ -1306,9 +1371,17 @@ def order_confirmation(claim: Facts, premise: Facts) -> str | None:
             return None
         if rel.stated_gap and not _rel_gap_holds(rel, sides):
             return None
-        said.append(f"{sides[0]:g} for {' '.join(sorted(rel.left))[:40]} and {sides[1]:g} for "
+        said.append(f"{_shown(sides[0])} for {' '.join(sorted(rel.left))[:40]} and {_shown(sides[1])} for "
                     f"{' '.join(sorted(rel.right))[:40]}")
     return "order: the evidence gives " + "; ".join(said) + ", as the claim has it"
+
+
+def _shown(value: float) -> str:
+    """A value in a reason: "1300", "3.2", "1989.86" (a date), "4.2 billion" (not "4.2e+09")."""
+    for word, scale in (("billion", 1e9), ("million", 1e6)):
+        if abs(value) >= scale:
+            return f"{value / scale:g} {word}"
+    return f"{value:g}"
 
 
 def order_contrast(claim: Facts, premise: Facts) -> str | None:
@@ -1322,7 +1395,7 @@ def order_contrast(claim: Facts, premise: Facts) -> str | None:
             continue
         left, right = (sides[0], None), (sides[1], None)
         if (left[0] - right[0]) * rel.direction < 0:
-            return (f"order: the evidence gives {left[0]:g} for {' '.join(sorted(rel.left))[:40]} and {right[0]:g} "
+            return (f"order: the evidence gives {_shown(left[0])} for {' '.join(sorted(rel.left))[:40]} and {_shown(right[0])} "
                     f"for {' '.join(sorted(rel.right))[:40]}, the other way round from the claim")
     return None
 
