@@ -469,3 +469,8 @@ def test_rule_findings_counts_flagged_claims_by_label_and_what_a_change_moves():
     moved = rf.changes(before, found)["polarity"]
     assert [h["claim"] for h in moved["quiet"]] == ["Prime the pump before use."]
     assert [h["claim"] for h in moved["new"]] == ["Store the vaccine in the freezer."]
+    # What raises a claim is read the same way: the dates bear out the first claim only.
+    dated = [{"contexts": ["The museum opened in 1889. Its library opened in 1902."], "label": 1}]
+    raised = rf.findings(dated, [["The museum opened before its library.", "The museum has a library."]],
+                         (rf.CONFIRMATION,))
+    assert [h["claim"] for h in raised[rf.CONFIRMATION]] == ["The museum opened before its library."]

@@ -1,7 +1,7 @@
 """How often does each contrast rule fire on real retrieved text, on claims of faithful and of
 unfaithful responses? And which claims does a code change quiet or newly flag?
 
-    python benchmarks/studies/rule_findings.py [--families ragbench,frank] [--rules polarity,negated,order]
+    python benchmarks/studies/rule_findings.py [--families ragbench,frank] [--rules polarity,negated,order,confirmation]
         [--data-dir DIR] [--before FILE] [--output FILE]
 
 A contrast rule (`localeval.text.contrast_rules`) overrules the judge when it finds a
@@ -39,16 +39,25 @@ from benchmarks.lib.machine import describe_machine  # noqa: E402
 LABELS = {1: "faithful", 0: "unfaithful"}
 
 
+CONFIRMATION = "confirmation"
+"""Not a contrast rule: `localeval.text.contrast_rules.confirmation`, which raises a claim its
+premise's dates or numbers bear out above the threshold. Read here as the rules are; on
+RAGBench a confirmed claim of an unfaithful response is the likely error."""
+
+
 def findings(items: list[dict], claims: list[list[str]], rules: tuple[str, ...]) -> dict[str, list[dict]]:
     """Per rule, each flagged claim: ``{"item", "claim", "label", "reason"}`` (the first sentence's)."""
-    from localeval.text.contrast_rules import contrast
+    from localeval.text.contrast_rules import confirmation, contrast
+
+    def read(rule: str, text: str, unit: str, context: str) -> str | None:
+        return confirmation(text, unit) if rule == CONFIRMATION else contrast(text, unit, context, (rule,))
 
     out: dict[str, list[dict]] = {rule: [] for rule in rules}
     for index, (item, texts) in enumerate(zip(items, claims)):
         units = [(unit, context) for context in item["contexts"] for unit in short_units(context)]
         for text in texts:
             for rule in rules:
-                reason = next((r for unit, context in units if (r := contrast(text, unit, context, (rule,)))), None)
+                reason = next((r for unit, context in units if (r := read(rule, text, unit, context))), None)
                 if reason:
                     out[rule].append({"item": index, "claim": text, "label": item["label"], "reason": reason})
     return out
@@ -111,7 +120,8 @@ def markdown(result: dict) -> str:
              "sentences; an upper bound on what "
              "a metric run can overrule; no judge). RAGBench labels are the response's adherence: most "
              "claims of a faithful response are supported, so a rule flagging them as often as claims of "
-             "unfaithful ones is mostly wrong there.", ""]
+             "unfaithful ones is mostly wrong there. `confirmation` (if listed) is the other way round: it "
+             "raises a claim, so confirming claims of unfaithful responses is its likely error.", ""]
     for family, res in result["families"].items():
         lines += [f"## {family} ({res['items']} items; claims: " +
                   ", ".join(f"{k} {v}" for k, v in res["claims"].items()) + ")", "",
@@ -140,7 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--families", default="ragbench,frank", help="comma-separated families of benchmarks/verdict.py")
-    p.add_argument("--rules", default="polarity,negated,order", help="comma-separated contrast rules")
+    p.add_argument("--rules", default="polarity,negated,order",
+                   help=f"comma-separated contrast rules, or {CONFIRMATION!r} (what raises a claim)")
     p.add_argument("--data-dir", type=Path, default=REPO_ROOT.parent / "shared" / "data" / "meta-eval")
     p.add_argument("--before", type=Path, default=None, help="an older run's JSON to compare against")
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/rule_findings.json")
@@ -151,9 +162,10 @@ def main(argv: list[str] | None = None) -> int:
 
     families = tuple(f for f in args.families.split(",") if f)
     rules = tuple(r for r in args.rules.split(",") if r)
-    unknown = [r for r in rules if r not in CONTRAST_RULES]
+    unknown = [r for r in rules if r not in (*CONTRAST_RULES, CONFIRMATION)]
     if unknown:
-        raise SystemExit(f"unknown rule(s) {unknown}; the contrast rules are {list(CONTRAST_RULES)}")
+        raise SystemExit(f"unknown rule(s) {unknown}; the contrast rules are {list(CONTRAST_RULES)}, "
+                         f"and {CONFIRMATION!r}")
     missing = [f for f in families if f not in FAMILIES]
     if missing:
         raise SystemExit(f"unknown family(ies) {missing}; benchmarks/verdict.py has {list(FAMILIES)}")
