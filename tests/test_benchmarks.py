@@ -474,3 +474,4 @@ def test_rule_findings_counts_flagged_claims_by_label_and_what_a_change_moves():
     raised = rf.findings(dated, [["The museum opened before its library.", "The museum has a library."]],
                          (rf.CONFIRMATION,))
     assert [h["claim"] for h in raised[rf.CONFIRMATION]] == ["The museum opened before its library."]
+    assert rf.changes(before, {**found, **raised}).keys() == {"polarity"}  # not read before: not compared

@@ -87,9 +87,10 @@ def tally(found: dict[str, list[dict]], claims_by_label: Counter) -> list[dict]:
 
 
 def changes(before: dict[str, list[dict]], after: dict[str, list[dict]]) -> dict[str, dict]:
-    """Per rule: the claims flagged before and not after ("quiet") and the other way ("new")."""
+    """Per rule: the claims flagged before and not after ("quiet") and the other way ("new");
+    a rule the older run did not read is left out (everything would look new)."""
     out = {}
-    for rule in after:
+    for rule in (r for r in after if r in before):
         old = {(h["item"], h["claim"]): h for h in before.get(rule, [])}
         new = {(h["item"], h["claim"]): h for h in after[rule]}
         out[rule] = {"quiet": [old[k] for k in old if k not in new], "new": [new[k] for k in new if k not in old]}

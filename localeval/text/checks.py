@@ -1211,11 +1211,13 @@ def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
     # in 2010 and 298,000 in 2020"), or the two nearest counting different things ("1 GB" /
     # "$45"): the pairing of one unit nearest in sum decides.
     both = left is not None and right is not None
-    if (both and left[1] == right[1]) or tied or (both and _other_units(rel, premise, left[1], right[1])):
+    mismatch = both and not _comparable(rel, premise, left[1], right[1])
+    if (both and left[1] == right[1]) or tied or mismatch:
         ours = _distances(rel.left, clauses, rel.right, years)
         theirs = _distances(rel.right, clauses, rel.left, years)
+        # After a mismatch, only two numbers of one stated unit: the nearest were two kinds.
         pairings = sorted((dl + dr, vl, vr) for pl, (dl, vl) in ours.items() for pr, (dr, vr) in theirs.items()
-                          if pl != pr and vl != vr and not _other_units(rel, premise, pl, pr))
+                          if pl != pr and vl != vr and _comparable(rel, premise, pl, pr, strict=mismatch))
         if not pairings or (len(pairings) > 1 and pairings[1][0] == pairings[0][0]
                             and (pairings[1][1] - pairings[1][2]) * (pairings[0][1] - pairings[0][2]) < 0):
             return None
@@ -1225,14 +1227,18 @@ def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
     return left[0], right[0]
 
 
-def _other_units(rel: Relation, premise: Facts, at: tuple[int, int], other: tuple[int, int]) -> bool:
-    """Do the two numbers a quantity is compared by count different things ("$800" and "Oct. 1",
-    "1 %" and "5th", "$10" and "one gigabyte")? Then they compare nothing. Years date events, so
-    an event's two are not asked."""
+def _comparable(rel: Relation, premise: Facts, at: tuple[int, int], other: tuple[int, int],
+                strict: bool = False) -> bool:
+    """May a quantity be compared by these two numbers? Not when they count different things
+    ("$800" and "Oct. 1", "1 %" and "5th", "$10" and "one gigabyte"); ``strict``: only when both
+    state one unit. Years date events, so an event's two are not asked."""
     if rel.events:
-        return False
+        return True
     units = dict(premise.units)
-    return at in units and other in units and units[at] != units[other]
+    mine, theirs = units.get(at), units.get(other)
+    if strict:
+        return mine is not None and mine == theirs
+    return mine is None or theirs is None or mine == theirs
 
 
 def _undated(facts: Facts) -> tuple[tuple[tuple[str, float | None], ...], ...]:
