@@ -259,6 +259,11 @@ UNITS = [
      "The new boiler uses more oil than the old one.", "refutes"),
     ("The corona is 200 times hotter than the photosphere, reaching 2 million kelvin against 5,800 kelvin at "
      "the surface.", "The corona is hotter than the surface.", "bears out"),
+    # "Cheaper" compares prices, not the other numbers beside them.
+    ("The estate seats 5 adults and costs 26,500 euros; the minivan seats 7 adults and costs 24,000 euros.",
+     "The minivan is cheaper than the estate.", "bears out"),
+    ("The estate seats 5 adults and costs 26,500 euros; the minivan seats 7 adults and costs 24,000 euros.",
+     "The estate is cheaper than the minivan.", "refutes"),
     # A reference in brackets counts nothing.
     ("Access to dasatinib is limited in many low-income countries [34]. Imatinib is now widely available as a "
      "generic drug [35].", "Imatinib is more widely available than dasatinib.", None),

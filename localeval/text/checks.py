@@ -126,6 +126,9 @@ class Relation:
     right_ends: bool = False
     """The right side is the end of a span ("after Victoria's reign ended"): its value is the
     span's end where the premise states one ("reigned from 1837 to 1901")."""
+    units: frozenset[str] = frozenset()
+    """What the compared numbers must count, where the comparative says: a currency for
+    "cheaper", "more expensive"; empty: anything."""
 
 
 @dataclass(frozen=True)
@@ -455,8 +458,13 @@ def _relations(doc) -> list[Relation]:
             out.append(Relation(direction, frozenset(left - right), frozenset(right - left), gap, hedge,
                                 measure is not None, lemma in ("before", "after"),
                                 gap_alt=_in_larger_unit(gap, measure),
-                                right_ends=lemma in ("before", "after") and _lemma(other) in _ENDING))
+                                right_ends=lemma in ("before", "after") and _lemma(other) in _ENDING,
+                                units=_MONEY if {lemma, _lemma(token.head)} & _PRICE_WORDS else frozenset()))
     return out + _ratios(doc) + _changes(doc)
+
+
+_PRICE_WORDS = frozenset({"cheap", "expensive", "costly", "pricey"})
+_MONEY = frozenset({"$", "€", "£", "¥"})
 
 
 _NAMING = frozenset("name call rename".split())
@@ -1230,12 +1238,15 @@ def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
 def _comparable(rel: Relation, premise: Facts, at: tuple[int, int], other: tuple[int, int],
                 strict: bool = False) -> bool:
     """May a quantity be compared by these two numbers? Not when they count different things
-    ("$800" and "Oct. 1", "1 %" and "5th", "$10" and "one gigabyte"); ``strict``: only when both
-    state one unit. Years date events, so an event's two are not asked."""
+    ("$800" and "Oct. 1", "1 %" and "5th", "$10" and "one gigabyte") or not what the comparative
+    measures (`Relation.units`); ``strict``: only when both state one unit. Years date events, so
+    an event's two are not asked."""
     if rel.events:
         return True
     units = dict(premise.units)
     mine, theirs = units.get(at), units.get(other)
+    if rel.units and any(u is not None and u not in rel.units for u in (mine, theirs)):
+        return False  # "cheaper" is not read from "7 adults" against "5 adults"
     if strict:
         return mine is not None and mine == theirs
     return mine is None or theirs is None or mine == theirs
