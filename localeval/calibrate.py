@@ -7,8 +7,7 @@ For each metric, the labelled rows (``human_<metric>``, `localeval.runner.human`
 once at the shipped thresholds (every chosen unit judged), then at each threshold of `GRID`
 (the metric's own threshold key, e.g. ``faithfulness``); the runs share one verdict file (the
 caller's ``cache``, else a temporary one), so a pair is judged once, not once per threshold. A
-metric that is the share of
-supported claims is re-scored at every threshold from the claims' probabilities in its details
+metric that is the share of supported claims is re-scored at every threshold from the claims' probabilities in its details
 (`grid_from_details`, checked against the score at the shipped threshold); any other is scored
 again at each threshold. `localeval.stats.calibration` then
 chooses the threshold fold by fold. Word overlap: each sentence of the text the metric checks
@@ -215,8 +214,9 @@ def calibrate(data: Any, metrics: Sequence[str], column_map: Mapping[str, Any] |
               model: Any = None, device: str | None = None, objective: Objective | None = None,
               folds: int = 5, seed: int = 0, grid: Sequence[float] = GRID,
               cache: str | os.PathLike[str] | None = None) -> CalibrationReport:
-    """Calibrate each of ``metrics`` on the rows of ``data`` labelled for it (see the module).
-    ``cache``: a verdict file (SQLite, as ``localeval score --cache``) to read and add to. Raises ValueError when a metric has fewer than `MIN_LABELS` usable labels (binary: fewer
+    """Calibrate each of ``metrics`` on the rows of ``data`` labelled for it (see the module);
+    ``cache``: a verdict file (SQLite, as ``localeval score --cache``) to read and add to.
+    Raises ValueError when a metric has fewer than `MIN_LABELS` usable labels (binary: fewer
     than `MIN_PER_CLASS` of a class) or makes no thresholded judge decision."""
     from localeval.judge.session import JudgeSession
     from localeval.runner.run import resolve_metrics

@@ -464,9 +464,6 @@ def _relations(doc) -> list[Relation]:
 
 
 _PRICE_WORDS = frozenset({"cheap", "expensive", "costly", "pricey"})
-_MONEY = frozenset({"$", "€", "£", "¥"})
-
-
 _NAMING = frozenset("name call rename".split())
 """Verbs whose "after" says whom a thing is named for, not when."""
 _ENDING = frozenset("end finish close conclude die stop cease expire retire abdicate".split())
@@ -685,7 +682,9 @@ def _clauses(doc) -> tuple[list[tuple[tuple[str, float | None], ...]], frozenset
 
 _CURRENCIES = {"$": "$", "dollar": "$", "usd": "$", "€": "€", "euro": "€", "eur": "€", "£": "£", "pound": "£",
                "gbp": "£", "¥": "¥", "yen": "¥"}
-_UNIT_NAMES = {"percent": "%", "pct": "%", "per": "%"} | _CURRENCIES
+_MONEY = frozenset(_CURRENCIES.values())
+"""What "cheaper" and "more expensive" compare (`Relation.units`)."""
+_UNIT_NAMES = {"percent": "%", "pct": "%"} | _CURRENCIES
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
 
 
@@ -1218,14 +1217,15 @@ def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
     # Both sides nearest the same number, one side between two at the same distance ("312,000
     # in 2010 and 298,000 in 2020"), or the two nearest counting different things ("1 GB" /
     # "$45"): the pairing of one unit nearest in sum decides.
+    units = dict(premise.units)
     both = left is not None and right is not None
-    mismatch = both and not _comparable(rel, premise, left[1], right[1])
+    mismatch = both and not _comparable(rel, units, left[1], right[1])
     if (both and left[1] == right[1]) or tied or mismatch:
         ours = _distances(rel.left, clauses, rel.right, years)
         theirs = _distances(rel.right, clauses, rel.left, years)
         # After a mismatch, only two numbers of one stated unit: the nearest were two kinds.
         pairings = sorted((dl + dr, vl, vr) for pl, (dl, vl) in ours.items() for pr, (dr, vr) in theirs.items()
-                          if pl != pr and vl != vr and _comparable(rel, premise, pl, pr, strict=mismatch))
+                          if pl != pr and vl != vr and _comparable(rel, units, pl, pr, strict=mismatch))
         if not pairings or (len(pairings) > 1 and pairings[1][0] == pairings[0][0]
                             and (pairings[1][1] - pairings[1][2]) * (pairings[0][1] - pairings[0][2]) < 0):
             return None
@@ -1235,15 +1235,14 @@ def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
     return left[0], right[0]
 
 
-def _comparable(rel: Relation, premise: Facts, at: tuple[int, int], other: tuple[int, int],
+def _comparable(rel: Relation, units: dict[tuple[int, int], str], at: tuple[int, int], other: tuple[int, int],
                 strict: bool = False) -> bool:
     """May a quantity be compared by these two numbers? Not when they count different things
     ("$800" and "Oct. 1", "1 %" and "5th", "$10" and "one gigabyte") or not what the comparative
-    measures (`Relation.units`); ``strict``: only when both state one unit. Years date events, so
-    an event's two are not asked."""
+    measures (`Relation.units`); ``units``: the premise's (`Facts.units`); ``strict``: only when
+    both state one unit. Years date events, so an event's two are not asked."""
     if rel.events:
         return True
-    units = dict(premise.units)
     mine, theirs = units.get(at), units.get(other)
     if rel.units and any(u is not None and u not in rel.units for u in (mine, theirs)):
         return False  # "cheaper" is not read from "7 adults" against "5 adults"
