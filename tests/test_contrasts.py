@@ -40,6 +40,13 @@ CASES = [
      "The 1862 trade treaty was signed by France, Spain and Portugal, but not by Britain.", None),
     ("Britain signed the 1862 trade treaty.",
      "The 1862 trade treaty was signed by France, Spain and Portugal, but not by Britain.", "negated"),
+    # A name negated in a clause about something else: the clause shares one word with the claim.
+    ("Press the Remote Start button on the key fob twice.",
+     "Never start or idle the engine in a closed garage. Exhaust gas contains carbon monoxide.", None),
+    ("Cruise Control holds the speed you set on long motorway journeys.",
+     "Do not use Cruise Control in dense traffic or on icy, winding roads. Switch it off in heavy rain.", None),
+    ("The vaccine can be kept in a freezer.",
+     "This vaccine must not be frozen. Keep it in a refrigerator between 2 and 8 °C.", "negated"),
     ("Lumen Ltd was founded six years before its rival Brightway.",
      "Lumen Ltd was founded in 1998. Its rival Brightway was founded in 2004.", None),
     ("A 19-year-old applicant needs a guarantor.",

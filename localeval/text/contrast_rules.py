@@ -488,7 +488,7 @@ def _negated_rule(claim: str, premise: str, source: str) -> str | None:
         return None
     wanted = _content_of(claim)
     tokens = _tokens(premise)
-    negated: set[str] = set()
+    negated: dict[str, set[int]] = {}  # word -> the clauses that negate it
     affirmed: set[str] = set()
     for i, token in enumerate(tokens):
         word = stems[i]
@@ -504,12 +504,16 @@ def _negated_rule(claim: str, premise: str, source: str) -> str | None:
         # Or negated right after it: "weight gain was not observed", "but cars are not".
         after = [t.text for t in tokens[i + 1: i + 3] if t.clause == token.clause]
         hit = hit or (len(after) == 2 and after[0] in _AUXILIARIES and after[1] in ("not", "n't"))
-        (negated if hit else affirmed).add(word)
-    only_negated = negated - affirmed
+        if hit:
+            negated.setdefault(word, set()).add(token.clause)
+        else:
+            affirmed.add(word)
+    only_negated = set(negated) - affirmed
     # What the claim is about, negated in the evidence and never affirmed there: a name, or
     # at least a quarter of the claim's content words.
     names = {normalise(t) for t in re.findall(r"(?<!^)(?<![.!?] )\b[A-Z][\w-]+", claim.strip())}
-    if only_negated and (only_negated & names or 4 * len(only_negated) >= len(wanted)):
+    if only_negated and (only_negated & names or 4 * len(only_negated) >= len(wanted)) and _about(
+            wanted, tokens, set().union(*(negated[w] for w in only_negated))):
         # Words alone cannot tell "wash the lid by hand" from "the lid must not go in the
         # dishwasher": when the parse finds the claim's own statement affirmed in the premise
         # (the same predicate, an agreeing argument, none conflicting), or denied only inside a
@@ -521,6 +525,17 @@ def _negated_rule(claim: str, premise: str, source: str) -> str | None:
             return None
         return f"negated: the evidence negates {', '.join(sorted(only_negated))}"
     return None
+
+
+def _about(wanted: frozenset[str], tokens: tuple[_Token, ...], clauses: set[int]) -> bool:
+    """Are the clauses that negate the claim's words about the claim: do they share at least half
+    of the content words of the shorter of the two (the overlap coefficient)? A clause sharing
+    one word of many negates something else: "Do not start or run an engine in a closed garage"
+    says nothing of "Press the Remote Start button on the key fob", nor "Do not use Cruise
+    Control in heavy traffic" of what Cruise Control does; "This vaccine must not be frozen"
+    is short and all about the vaccine."""
+    said = _content(tuple(t for t in tokens if t.clause in clauses))
+    return 2 * len(said & wanted) >= min(len(said), len(wanted))
 
 
 def _role_rule(claim: str, premise: str, source: str) -> str | None:
