@@ -281,6 +281,30 @@ def test_a_quantity_is_compared_by_two_numbers_of_one_unit(premise, claim, numbe
         assert "e+" not in found  # "2 million", not "2e+06"
 
 
+SIDES = [
+    # (premise, claim, what its numbers say) -- each side's number comes from the clause that
+    # names it alone, and "N of M" counts N: the claim's side carries the measure's words
+    # ("glucose", "patients"), which the other side's clause names too.
+    ("Nilotinib raised fasting glucose in 41 of 120 patients; imatinib raised it in 9 of 115.",
+     "Imatinib raised glucose in more patients than nilotinib.", "refutes"),
+    ("Nilotinib raised fasting glucose in 41 of 120 patients; imatinib raised it in 9 of 115.",
+     "Nilotinib raised glucose in more patients than imatinib.", "bears out"),
+    ("In the trial, 14 of 200 smokers on the patch relapsed within a year; on the gum, 31 of 190 did.",
+     "More smokers relapsed on the patch than on the gum.", "refutes"),
+    ("In the trial, 14 of 200 smokers on the patch relapsed within a year; on the gum, 31 of 190 did.",
+     "More smokers relapsed on the gum than on the patch.", "bears out"),
+]
+
+
+@pytest.mark.parametrize(("premise", "claim", "numbers"), SIDES, ids=[f"sides-{i}" for i in range(len(SIDES))])
+def test_each_side_of_a_comparison_is_read_from_its_own_clause(premise, claim, numbers):
+    from localeval.text.contrast_rules import confirmation
+
+    found, against = confirmation(claim, premise), contrast(claim, premise)
+    assert (found is not None) == (numbers == "bears out"), found
+    assert (against is not None and against.startswith("order")) == (numbers == "refutes"), against
+
+
 @pytest.mark.parametrize(("premise", "restated", "contradicting"), [
     # A common noun of another sentence is not "moved" by the swap check.
     ("The new bridge will span 300 metres and open in 2030. Construction will cost 95 million euros.",

@@ -1210,10 +1210,11 @@ def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
     # Events are ordered by their years: "took eight years to build" dates nothing. A quantity
     # is not measured in years: "further north", "more films" are not read from "opened in 1929".
     years = premise.dates if rel.events else None
-    clauses = premise.clauses if rel.events else _undated(premise)
-    left = _side_value(rel.left, clauses, rel.right, tied, years)
-    right = (rel.right_ends and _span_end(rel.right, clauses, rel.left, years)) or _side_value(
-        rel.right, clauses, rel.left, tied, years)
+    clauses = premise.clauses if rel.events else _quantities(premise)
+    mine, theirs = _own(rel.left, rel.right, clauses), _own(rel.right, rel.left, clauses)
+    left = _side_value(rel.left, mine, rel.right, tied, years)
+    right = (rel.right_ends and _span_end(rel.right, theirs, rel.left, years)) or _side_value(
+        rel.right, theirs, rel.left, tied, years)
     # Both sides nearest the same number, one side between two at the same distance ("312,000
     # in 2010 and 298,000 in 2020"), or the two nearest counting different things ("1 GB" /
     # "$45"): the pairing of one unit nearest in sum decides.
@@ -1221,8 +1222,8 @@ def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
     both = left is not None and right is not None
     mismatch = both and not _comparable(rel, units, left[1], right[1])
     if (both and left[1] == right[1]) or tied or mismatch:
-        ours = _distances(rel.left, clauses, rel.right, years)
-        theirs = _distances(rel.right, clauses, rel.left, years)
+        ours = _distances(rel.left, mine, rel.right, years)
+        theirs = _distances(rel.right, theirs, rel.left, years)
         # After a mismatch, only two numbers of one stated unit: the nearest were two kinds.
         pairings = sorted((dl + dr, vl, vr) for pl, (dl, vl) in ours.items() for pr, (dr, vr) in theirs.items()
                           if pl != pr and vl != vr and _comparable(rel, units, pl, pr, strict=mismatch))
@@ -1233,6 +1234,23 @@ def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
     if left is None or right is None or left[1] == right[1] or left[0] == right[0]:
         return None
     return left[0], right[0]
+
+
+def _own(words: frozenset[str], other: frozenset[str], clauses):
+    """The clauses one side's number may come from: where the side has a clause of its own
+    (naming it and not the other side), not the clauses naming the other side too (blanked, so
+    positions keep their indices). The claim's side carries the words it shares with the
+    compared measure ("Imatinib raised glucose in more patients than nilotinib": "glucose",
+    "patient"), and "Nilotinib raised glucose in 41 of 120 patients; imatinib raised it in 9 of
+    115" must not give imatinib the 120 of nilotinib's clause."""
+    mine, theirs = words - other, other - words
+
+    def names(clause, side: frozenset[str]) -> bool:
+        return any(lemma in side for lemma, _ in clause)
+
+    if not any(names(c, mine) and not names(c, theirs) for c in clauses):
+        return clauses
+    return tuple(() if names(c, theirs) else c for c in clauses)
 
 
 def _comparable(rel: Relation, units: dict[tuple[int, int], str], at: tuple[int, int], other: tuple[int, int],
@@ -1251,11 +1269,19 @@ def _comparable(rel: Relation, units: dict[tuple[int, int], str], at: tuple[int,
     return mine is None or theirs is None or mine == theirs
 
 
-def _undated(facts: Facts) -> tuple[tuple[tuple[str, float | None], ...], ...]:
-    """``facts.clauses`` with the four-digit years and the dates taken out of the values (their
-    words stay, to name a side: "revenue in 2020")."""
-    return tuple(tuple((lemma, None if (ci, i) in facts.dates and v is not None and v >= 1000 else v)
-                       for i, (lemma, v) in enumerate(clause))
+def _quantities(facts: Facts) -> tuple[tuple[tuple[str, float | None], ...], ...]:
+    """``facts.clauses`` as a quantity reads them: the four-digit years and the dates taken out
+    of the values (their words stay, to name a side: "revenue in 2020"), and the whole of a
+    part ("41 of 120 patients" counts 41 who did something, of 120 who were there: the 120 is
+    nearest the noun, not what a "more patients" compares)."""
+    def value(clause, ci: int, i: int) -> float | None:
+        lemma, v = clause[i]
+        if v is None or ((ci, i) in facts.dates and v >= 1000):
+            return None
+        whole = i >= 2 and clause[i - 1][0] == "of" and clause[i - 2][1] is not None
+        return None if whole else v
+
+    return tuple(tuple((lemma, value(clause, ci, i)) for i, (lemma, _) in enumerate(clause))
                  for ci, clause in enumerate(facts.clauses))
 
 
