@@ -166,6 +166,27 @@ def test_a_claim_that_restates_a_prohibition_with_its_own_negating_verb_is_not_o
     assert contrast("People with a history of stomach ulcers can take ibuprofen.", premise) is not None
 
 
+@pytest.mark.parametrize(("premise", "elsewhere", "denied"), [
+    # The premise forbids the act in one circumstance; the claim places it in another the
+    # premise never names: no denial, for the parse nor for the word-level rule.
+    ("Warm the engine up before putting it under load. Do not run the engine at idle for long periods.",
+     "Run the engine at moderate speed for five minutes before applying full load.",
+     "You can run the engine at idle for long periods."),
+    ("Do not store the paint in direct sunlight or near a heater.", "Store the paint in a dry shed.",
+     "Store the paint in direct sunlight."),
+    ("Never run the generator in a garage or a closed shed. Carbon monoxide can kill within minutes.",
+     "Run the generator in the open air, away from windows.", "You can run the generator in a garage."),
+    # Where the premise names the claim's place, it may be the same one by another name.
+    ("The island ferry sails daily. Bicycles are carried free of charge, but cars are not allowed on board.",
+     None, "Cars are allowed on the island ferry."),
+])
+def test_an_act_denied_in_one_circumstance_is_not_denied_in_another_the_premise_never_names(premise, elsewhere, denied):
+    if elsewhere is not None:
+        assert contrast(elsewhere, premise) is None, contrast(elsewhere, premise)
+    found = contrast(denied, premise)
+    assert found is not None and found.startswith(("polarity", "negated")), found
+
+
 def test_two_sides_nearest_the_same_number_are_paired_with_the_two_numbers_nearest_in_sum():
     premise = "Unemployment fell to 5.1 % in March from 5.6 % in February."
     reason = contrast("Unemployment in March was higher than in February.", premise)

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field, replace
 
 from localeval.text.numbers import numbers_in
 
-__all__ = ["CHECKS", "EXTREME_WORDS", "RELATION_WORDS", "Atom", "Facts", "conditional_denial", "facts_of", "order_confirmation", "order_contrast", "polarity_contrast", "reads_premise", "supported_atom",
+__all__ = ["CHECKS", "EXTREME_WORDS", "RELATION_WORDS", "Atom", "Facts", "facts_of", "order_confirmation", "order_contrast", "polarity_contrast", "reads_premise", "restricted_denial", "supported_atom",
            "swap_contrast"]
 
 _CORE = ("agent", "patient", "attr")
@@ -961,7 +961,7 @@ def _say(atom: Atom) -> str:
     return " ".join(["not"] * atom.negated + [atom.lemma] + [said(a) for _, a in atom.slots])
 
 
-def _denials(mine: Atom, premise: Facts) -> list[Atom]:
+def _flips(mine: Atom, premise: Facts) -> list[Atom]:
     """The premise's atoms that would support ``mine`` but for their polarity; a verb the
     premise does not assert counts only where it forbids ("opportunities to blame others"
     states nothing; "Descaling: never use vinegar" forbids)."""
@@ -969,30 +969,50 @@ def _denials(mine: Atom, premise: Facts) -> list[Atom]:
             and not any(a.bounded for _, a in p.slots) and (p.asserted or p.negated)]
 
 
+def _said(premise: Facts) -> set[str]:
+    return {lemma for clause in premise.clauses for lemma, _ in clause}
+
+
+def _elsewhere(mine: Atom, theirs: Atom, said: set[str]) -> bool:
+    """Does the claim place the act somewhere the premise never names: a preposition both atoms
+    have, whose objects share nothing, the claim's a thing the premise does not mention at all?
+    "Do not operate the engine at idle for long periods" says nothing of "operate the engine at
+    moderate speeds"; but "cars are not allowed on board" does deny "cars are allowed on the
+    ferry" where the premise is about the ferry (a support lets every such slot pass: "on the
+    Moon" / "on the lunar surface"). ``said``: the premise's lemmas."""
+    _, _, neither = _match(mine, theirs)
+    for name in (k for k in neither if k.startswith("prep:")):
+        mine_arg, their_arg = mine.slot(name), theirs.slot(name)
+        if mine_arg and their_arg and not (mine_arg.pronoun or their_arg.pronoun) and not mine_arg.words & said:
+            return True
+    return False
+
+
 def polarity_contrast(claim: Facts, premise: Facts) -> str | None:
+    said = _said(premise)
     for mine in claim.atoms:
         if not mine.asserted or any(_supports(mine, p, strict=False) for p in premise.atoms):
             continue
         # A condition states no fact: "if you do not disconnect both batteries" does not deny
         # "disconnect the batteries".
-        flipped = [p for p in _denials(mine, premise) if p.condition == mine.condition]
+        flipped = [p for p in _flips(mine, premise) if p.condition == mine.condition and not _elsewhere(mine, p, said)]
         if flipped:
             return f"polarity: the evidence has '{_say(flipped[0])}'"
     return None
 
 
-def conditional_denial(claim: Facts, premise: Facts) -> bool:
+def restricted_denial(claim: Facts, premise: Facts) -> bool:
     """Does the premise deny a claim's atom only inside a condition or an exception the claim's
-    atom is not in? (Then a word-level "negated" finding is not trusted either:
-    `localeval.text.contrast_rules`.)"""
-    found = False
+    atom is not in, or only in a circumstance the claim's is not (`_elsewhere`)? (Then a
+    word-level "negated" finding is not trusted either: `localeval.text.contrast_rules`.)"""
+    said, found = _said(premise), False
     for mine in claim.atoms:
         if not mine.asserted:
             continue
-        denials = _denials(mine, premise)
-        if any(p.condition == mine.condition for p in denials):
+        flips = _flips(mine, premise)
+        if any(p.condition == mine.condition and not _elsewhere(mine, p, said) for p in flips):
             return False
-        found = found or bool(denials)
+        found = found or bool(flips)
     return found
 
 

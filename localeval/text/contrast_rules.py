@@ -517,11 +517,12 @@ def _negated_rule(claim: str, premise: str, source: str) -> str | None:
         # Words alone cannot tell "wash the lid by hand" from "the lid must not go in the
         # dishwasher": when the parse finds the claim's own statement affirmed in the premise
         # (the same predicate, an agreeing argument, none conflicting), or denied only inside a
-        # condition ("if you do not prime the pump, ..."), the finding is dropped.
+        # condition ("if you do not prime the pump, ...") or somewhere the claim does not place
+        # it ("do not store the paint in direct sunlight" / "in a dry shed"), the finding is dropped.
         from localeval.text import checks, roles
 
         claim_facts, premise_facts = roles.facts(claim), roles.facts(premise)
-        if checks.supported_atom(claim_facts, premise_facts) or checks.conditional_denial(claim_facts, premise_facts):
+        if checks.supported_atom(claim_facts, premise_facts) or checks.restricted_denial(claim_facts, premise_facts):
             return None
         return f"negated: the evidence negates {', '.join(sorted(only_negated))}"
     return None
