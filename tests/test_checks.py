@@ -187,6 +187,20 @@ def test_an_act_denied_in_one_circumstance_is_not_denied_in_another_the_premise_
     assert found is not None and found.startswith(("polarity", "negated")), found
 
 
+def test_a_side_the_claim_dates_itself_is_read_at_that_year():
+    from localeval.text.contrast_rules import confirmation
+
+    premise = ("Kerr played for Leeds from 2004 to 2008, then spent three seasons in Spain with Valencia. "
+               "He returned to Leeds in 2011 and retired in 2015.")
+    # The year nearest "Kerr" is 2004; the claim says when he retired.
+    wrong = contrast("Kerr retired in 2015 before his spell with Valencia.", premise)
+    assert wrong is not None and wrong.startswith("order"), wrong
+    assert confirmation("Kerr retired in 2015 before his spell with Valencia.", premise) is None
+    assert confirmation("Kerr retired in 2015 after his spell with Valencia.", premise) is not None
+    # A year the premise does not state dates nothing here (the number rule says it is missing).
+    assert confirmation("Kerr retired in 2019 before his spell with Valencia.", premise) is None
+
+
 def test_two_sides_nearest_the_same_number_are_paired_with_the_two_numbers_nearest_in_sum():
     premise = "Unemployment fell to 5.1 % in March from 5.6 % in February."
     reason = contrast("Unemployment in March was higher than in February.", premise)

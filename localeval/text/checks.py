@@ -129,6 +129,9 @@ class Relation:
     units: frozenset[str] = frozenset()
     """What the compared numbers must count, where the comparative says: a currency for
     "cheaper", "more expensive"; empty: anything."""
+    stated: tuple[float | None, float | None] = (None, None)
+    """The year the claim itself gives each side of a before/after ("Kerr retired in 2015
+    before his spell with Valencia": 2015 for the left), or None."""
 
 
 @dataclass(frozen=True)
@@ -459,8 +462,16 @@ def _relations(doc) -> list[Relation]:
                                 measure is not None, lemma in ("before", "after"),
                                 gap_alt=_in_larger_unit(gap, measure),
                                 right_ends=lemma in ("before", "after") and _lemma(other) in _ENDING,
-                                units=_MONEY if {lemma, _lemma(token.head)} & _PRICE_WORDS else frozenset()))
+                                units=_MONEY if {lemma, _lemma(token.head)} & _PRICE_WORDS else frozenset(),
+                                stated=(_stated_year(left_tokens), _stated_year(right_tokens))
+                                if lemma in ("before", "after") else (None, None)))
     return out + _ratios(doc) + _changes(doc)
+
+
+def _stated_year(tokens) -> float | None:
+    """The one year a side of the claim states ("retired in 2015", "for the 2012 season"), or None."""
+    years = {_number(t) for t in tokens if _is_year_token(t)}
+    return float(years.pop()) if len(years) == 1 else None
 
 
 _PRICE_WORDS = frozenset({"cheap", "expensive", "costly", "pricey"})
@@ -1232,8 +1243,13 @@ def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
     years = premise.dates if rel.events else None
     clauses = premise.clauses if rel.events else _quantities(premise)
     mine, theirs = _own(rel.left, rel.right, clauses), _own(rel.right, rel.left, clauses)
-    left = _side_value(rel.left, mine, rel.right, tied, years)
-    right = (rel.right_ends and _span_end(rel.right, theirs, rel.left, years)) or _side_value(
+    # A year the claim gives a side dates it, if the premise states that year too: "Kerr
+    # retired in 2015 before ..." is not read from the 2004 nearest "Kerr", and "retired in
+    # 2019" from no year at all (whether 2019 is right is the number rule's question).
+    stated = rel.stated if rel.events else (None, None)
+    left = _in_premise(stated[0], clauses, years) if stated[0] else _side_value(rel.left, mine, rel.right, tied, years)
+    right = _in_premise(stated[1], clauses, years) if stated[1] else (
+        rel.right_ends and _span_end(rel.right, theirs, rel.left, years)) or _side_value(
         rel.right, theirs, rel.left, tied, years)
     # Both sides nearest the same number, one side between two at the same distance ("312,000
     # in 2010 and 298,000 in 2020"), or the two nearest counting different things ("1 GB" /
@@ -1254,6 +1270,13 @@ def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
     if left is None or right is None or left[1] == right[1] or left[0] == right[0]:
         return None
     return left[0], right[0]
+
+
+def _in_premise(year: float, clauses, years: frozenset[tuple[int, int]] | None,
+                ) -> tuple[float, tuple[int, int]] | None:
+    """The premise's first date in ``year`` ("9 November 1989" for 1989) and where it stands."""
+    return next(((v, (ci, i)) for ci, clause in enumerate(clauses) for i, (_, v) in enumerate(clause)
+                 if _dated(v, (ci, i), years) and int(v) == year), None)
 
 
 def _own(words: frozenset[str], other: frozenset[str], clauses):
