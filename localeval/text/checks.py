@@ -464,7 +464,7 @@ def _relations(doc) -> list[Relation]:
                                 right_ends=lemma in ("before", "after") and _lemma(other) in _ENDING,
                                 units=_MONEY if {lemma, _lemma(token.head)} & _PRICE_WORDS else frozenset(),
                                 stated=(_stated_year(left_tokens), _stated_year(right_tokens))
-                                if lemma in ("before", "after") else (None, None)))
+                                if lemma in ("before", "after") else (None, None)))  # events only
     return out + _ratios(doc) + _changes(doc)
 
 
@@ -1242,15 +1242,16 @@ def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
     # is not measured in years: "further north", "more films" are not read from "opened in 1929".
     years = premise.dates if rel.events else None
     clauses = premise.clauses if rel.events else _quantities(premise)
-    mine, theirs = _own(rel.left, rel.right, clauses), _own(rel.right, rel.left, clauses)
+    left_clauses, right_clauses = _own(rel.left, rel.right, clauses), _own(rel.right, rel.left, clauses)
     # A year the claim gives a side dates it, if the premise states that year too: "Kerr
     # retired in 2015 before ..." is not read from the 2004 nearest "Kerr", and "retired in
     # 2019" from no year at all (whether 2019 is right is the number rule's question).
-    stated = rel.stated if rel.events else (None, None)
-    left = _in_premise(stated[0], clauses, years) if stated[0] else _side_value(rel.left, mine, rel.right, tied, years)
-    right = _in_premise(stated[1], clauses, years) if stated[1] else (
-        rel.right_ends and _span_end(rel.right, theirs, rel.left, years)) or _side_value(
-        rel.right, theirs, rel.left, tied, years)
+    stated_left, stated_right = rel.stated
+    left = _in_premise(stated_left, clauses, years) if stated_left else _side_value(
+        rel.left, left_clauses, rel.right, tied, years)
+    right = _in_premise(stated_right, clauses, years) if stated_right else (
+        rel.right_ends and _span_end(rel.right, right_clauses, rel.left, years)) or _side_value(
+        rel.right, right_clauses, rel.left, tied, years)
     # Both sides nearest the same number, one side between two at the same distance ("312,000
     # in 2010 and 298,000 in 2020"), or the two nearest counting different things ("1 GB" /
     # "$45"): the pairing of one unit nearest in sum decides.
@@ -1258,8 +1259,8 @@ def _sides(rel: Relation, premise: Facts) -> tuple[float, float] | None:
     both = left is not None and right is not None
     mismatch = both and not _comparable(rel, units, left[1], right[1])
     if (both and left[1] == right[1]) or tied or mismatch:
-        ours = _distances(rel.left, mine, rel.right, years)
-        theirs = _distances(rel.right, theirs, rel.left, years)
+        ours = _distances(rel.left, left_clauses, rel.right, years)
+        theirs = _distances(rel.right, right_clauses, rel.left, years)
         # After a mismatch, only two numbers of one stated unit: the nearest were two kinds.
         pairings = sorted((dl + dr, vl, vr) for pl, (dl, vl) in ours.items() for pr, (dr, vr) in theirs.items()
                           if pl != pr and vl != vr and _comparable(rel, units, pl, pr, strict=mismatch))
@@ -1318,7 +1319,7 @@ def _quantities(facts: Facts) -> tuple[tuple[tuple[str, float | None], ...], ...
     part ("41 of 120 patients" counts 41 who did something, of 120 who were there: the 120 is
     nearest the noun, not what a "more patients" compares)."""
     def value(clause, ci: int, i: int) -> float | None:
-        lemma, v = clause[i]
+        v = clause[i][1]
         if v is None or ((ci, i) in facts.dates and v >= 1000):
             return None
         whole = i >= 2 and clause[i - 1][0] == "of" and clause[i - 2][1] is not None
