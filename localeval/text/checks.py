@@ -247,8 +247,6 @@ def _negated(verb) -> bool:
     if any(_negates(c) for c in verb.children) or _negated_by_word(verb):
         return True
     head = verb.head
-    if verb.dep_ == "conj" and _shares_negation(verb):
-        return True
     if verb.dep_ == "xcomp" and head.i != verb.i and (_lemma(head) in _NEGATING_HEADS or head.pos_ == "AUX"):
         if head.dep_ == "acomp" and _lemma(head) in _NEGATING_HEADS and any(_negates(c) for c in head.head.children):
             return True
@@ -256,17 +254,6 @@ def _negated(verb) -> bool:
             c.dep_ == "acomp" and _lemma(c) in _NEGATING_HEADS and any(_negates(g) for g in c.children)
             for c in head.children)
     return False
-
-
-def _shares_negation(verb) -> bool:
-    """Is ``verb`` a later verb of an "or" list whose first verb is negated? "Do not open the
-    cooling system or remove the cap", "must not smoke, eat or drink": neither one nor the
-    other. (An "and" list keeps the negation to its verb: "do not drink and drive".)"""
-    first = verb
-    while first.dep_ == "conj" and first.head.i != first.i:
-        first = first.head
-    words = {c.lower_ for t in (first, *first.conjuncts) for c in t.children if c.dep_ == "cc"}
-    return first.i != verb.i and words <= {"or", "nor"} and bool(words) and _negated(first)
 
 
 def _negates(token) -> bool:
