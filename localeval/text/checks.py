@@ -967,7 +967,7 @@ def _say(atom: Atom) -> str:
     """An atom in a few words: its verb, then each argument's head, with the modifiers that
     tell it apart where the text has rivals, and its numbers ("cover warranty labour 2 year")."""
     def said(a: Arg) -> str:
-        return " ".join([*(sorted(a.mods) if a.contrasted else ()), *sorted(a.numbers - a.mods), a.head])
+        return " ".join([*(sorted(a.mods) if a.contrasted else ()), *sorted(a.numbers - a.mods - {a.head}), a.head])
 
     return " ".join(["not"] * atom.negated + [atom.lemma] + [said(a) for _, a in atom.slots])
 
