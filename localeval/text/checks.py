@@ -991,12 +991,15 @@ def _elsewhere(mine: Atom, theirs: Atom, said: set[str]) -> bool:
     moderate speeds"; but "cars are not allowed on board" does deny "cars are allowed on the
     ferry" where the premise is about the ferry (a support lets every such slot pass: "on the
     Moon" / "on the lunar surface"). ``said``: the premise's lemmas."""
-    _, _, neither = _match(mine, theirs)
-    for name in (k for k in neither if k.startswith("prep:")):
-        mine_arg, their_arg = mine.slot(name), theirs.slot(name)
-        if mine_arg and their_arg and not (mine_arg.pronoun or their_arg.pronoun) and not mine_arg.words & said:
-            return True
-    return False
+    _, _, neither = _match(mine, theirs)  # (slots both atoms have)
+    return any(not (mine.slot(k).pronoun or theirs.slot(k).pronoun) and not mine.slot(k).words & said
+               for k in neither if k.startswith("prep:"))
+
+
+def _denials(mine: Atom, premise: Facts, said: set[str]) -> list[Atom]:
+    """The flips (`_flips`) that deny ``mine``: in a condition of the same kind as its own and
+    in no other circumstance (`_elsewhere`)."""
+    return [p for p in _flips(mine, premise) if p.condition == mine.condition and not _elsewhere(mine, p, said)]
 
 
 def polarity_contrast(claim: Facts, premise: Facts) -> str | None:
@@ -1006,7 +1009,7 @@ def polarity_contrast(claim: Facts, premise: Facts) -> str | None:
             continue
         # A condition states no fact: "if you do not disconnect both batteries" does not deny
         # "disconnect the batteries".
-        flipped = [p for p in _flips(mine, premise) if p.condition == mine.condition and not _elsewhere(mine, p, said)]
+        flipped = _denials(mine, premise, said)
         if flipped:
             return f"polarity: the evidence has '{_say(flipped[0])}'"
     return None
@@ -1020,10 +1023,9 @@ def restricted_denial(claim: Facts, premise: Facts) -> bool:
     for mine in claim.atoms:
         if not mine.asserted:
             continue
-        flips = _flips(mine, premise)
-        if any(p.condition == mine.condition and not _elsewhere(mine, p, said) for p in flips):
+        if _denials(mine, premise, said):
             return False
-        found = found or bool(flips)
+        found = found or bool(_flips(mine, premise))
     return found
 
 
