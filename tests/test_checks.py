@@ -187,6 +187,59 @@ def test_an_act_denied_in_one_circumstance_is_not_denied_in_another_the_premise_
     assert found is not None and found.startswith(("polarity", "negated")), found
 
 
+@pytest.mark.parametrize(("premise", "elsewhere", "denied"), [
+    # A prohibition limited to a circumstance by its own clause denies the act only where the
+    # claim speaks of that circumstance.
+    ("Do not open the radiator cap while the engine is hot. Check the coolant level once a month.",
+     "Open the radiator cap and top up the coolant to the MAX mark.",
+     "You can open the radiator cap while the engine is hot."),
+    ("The dishwasher door must not be opened until the drying cycle has finished.",
+     "Open the dishwasher door and load the cups into the upper basket.",
+     "You may open the dishwasher door before the drying cycle has finished."),
+    ("The printer will not be able to print over Wi-Fi if the router uses WEP encryption.",
+     "The printer can print over Wi-Fi from any laptop on the office network.",
+     "The printer can print over Wi-Fi when the router uses WEP encryption."),
+])
+def test_a_denial_limited_to_a_circumstance_denies_only_claims_that_speak_of_it(premise, elsewhere, denied):
+    assert contrast(elsewhere, premise) is None, contrast(elsewhere, premise)
+    found = contrast(denied, premise)
+    assert found is not None and found.startswith(("polarity", "negated", "opposite")), found
+
+
+@pytest.mark.parametrize(("premise", "other", "denied"), [
+    # Another particle, another governed verb, or a purpose are other acts than the claim's.
+    ("Do not switch off the alarm panel at night. The panel runs on a backup battery.",
+     "Switch on the alarm panel with the master key.", "You can switch off the alarm panel at night."),
+    ("The remote control does not need to be aimed at the television.",
+     "The remote control's batteries need to be replaced from time to time.",
+     "The remote control needs to be aimed at the television."),
+    ("To reset the trip counter, hold the trip button down until the display flashes.",
+     "Do not reset the trip counter while driving.", None),
+])
+def test_another_particle_complement_or_purpose_is_another_act(premise, other, denied):
+    assert contrast(other, premise) is None, contrast(other, premise)
+    if denied is not None:
+        found = contrast(denied, premise)
+        assert found is not None and found.startswith(("polarity", "negated")), found
+
+
+@pytest.mark.parametrize(("premise", "other", "denied"), [
+    # A condition of one act denies nothing of a condition of another.
+    ("If you do not drain the tank before winter, the pipes can burst.",
+     "If assistance is needed to drain the tank, call the installer.",
+     "If you drain the tank before winter, the pipes can burst."),
+    # A denial of those a clause singles out denies nothing of all of them.
+    ("Dogs that are not on a lead are not allowed in the park.", "Dogs are allowed in the park.",
+     "Dogs that are not on a lead are allowed in the park."),
+    ("Cyclists riding without lights will not be admitted to the tunnel.", "Cyclists are admitted to the tunnel.",
+     "Cyclists riding without lights will be admitted to the tunnel."),
+])
+def test_a_denial_of_another_condition_or_of_a_narrower_group_is_no_denial(premise, other, denied):
+    assert contrast(other, premise) is None, contrast(other, premise)
+    found = contrast(denied, premise)
+    assert found is not None and found.startswith(("polarity", "negated", "opposite")), found
+
+
 def test_a_side_the_claim_dates_itself_is_read_at_that_year():
     from localeval.text.contrast_rules import confirmation
 

@@ -47,12 +47,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from localeval.text.lexical import stem
 from localeval.text.numbers import numbers_in
 
 __all__ = ["CHECKS", "EXTREME_WORDS", "RELATION_WORDS", "Atom", "Facts", "facts_of", "order_confirmation", "order_contrast", "polarity_contrast", "reads_premise", "restricted_denial", "supported_atom",
            "swap_contrast"]
 
 _CORE = ("agent", "patient", "attr")
+_COMPARED = frozenset({*_CORE, "comp"})
+"""Slots whose values must name the same thing to agree: the core roles, and the verb a
+"need", "try" or "want" governs ("does not need to be pointed" says nothing of "needs to be
+replaced")."""
 _NEGATING_HEADS = frozenset("permit allow let able possible safe fine ok okay".split())
 _MOD_DEPS = frozenset({"compound", "amod", "nummod", "nmod", "poss", "npadvmod", "quantmod"})
 _SKIP_LEMMAS = frozenset({"the", "a", "an", "-", "'s", "'"})
@@ -74,6 +79,9 @@ class Arg:
     pronoun: bool = False  # "it", "them": coreference is not resolved, so it agrees with nothing and conflicts with nothing
     bounded: bool = False  # "more than five days": a negation of its verb bounds the quantity instead
     capital: bool = False  # written with a capital: the small tagger calls many a rare name a noun ("Sacagawea")
+    restricted: bool = False
+    """Narrowed by a clause of its own ("obstacles located below the sensors", "passengers who
+    have not paid"): what is said of it is said of those alone."""
     contrasted: bool = False
     """Its text names the same head with other modifiers too ("the lower basket" and "the upper
     basket"): there the modifiers tell two things apart, wherever the noun stands."""
@@ -95,6 +103,14 @@ class Atom:
     condition: str = ""
     """"if" for a verb in a condition ("if the light does not flash", "when parking"),
     "unless" in an exception ("unless it is fifty years old"), "" for a plain statement."""
+    conditioned: str = ""
+    """The verb a condition is a condition of ("if you do not disconnect both batteries, injury
+    could result": "result"), "" outside one."""
+    particle: str = ""
+    """The verb's particle: "turn off" and "turn on" are two acts."""
+    restriction: frozenset[str] = frozenset()
+    """The stems of the content words of the circumstance a clause of the verb limits it to ("do
+    not drain the filter when the engine is running": engin, run), empty when it has none."""
 
     def slot(self, name: str) -> Arg | None:
         return next((a for k, a in self.slots if k == name), None)
@@ -197,7 +213,15 @@ def _arg(token) -> Arg:
     mods, numbers = _modifiers(token)
     named = token.pos_ == "PROPN"
     bounded = any(_lemma(t) in _BOUND_WORDS for t in token.subtree)
-    return Arg(head, mods, mods | {head}, numbers, named, token.pos_ == "PRON", bounded, token.text[:1].isupper())
+    restricted = any(c.dep_ in ("acl", "relcl") for c in token.children)
+    return Arg(head, mods, mods | {head}, numbers, named, token.pos_ == "PRON", bounded, token.text[:1].isupper(),
+               restricted)
+
+
+def _act(token) -> Arg:
+    """The verb a "need" or "try" governs, as an argument of it: its lemma alone."""
+    lemma = _lemma(token)
+    return Arg(lemma, frozenset(), frozenset({lemma}), frozenset(), False)
 
 
 def _modifiers(token) -> tuple[frozenset[str], frozenset[str]]:
@@ -232,7 +256,10 @@ founded the museum as the retired sailors did."""
 
 def _named_by(token):
     """"those in group B" is group B: a pronoun's own "in/of/with" object names it; so does the
-    "of" object of a collective head ("a group of sailors" is the sailors)."""
+    "of" object of a collective head ("a group of sailors" is the sailors), and a relative
+    pronoun's noun ("the acid, which is not soluble": the acid)."""
+    if token.tag_ in ("WDT", "WP") and token.head.dep_ == "relcl" and token.head.head.pos_ in ("NOUN", "PROPN"):
+        return _named_by(token.head.head)
     if token.pos_ == "PRON":
         return next((o for p in token.children if p.dep_ == "prep" for o in p.children if o.dep_ == "pobj"), token)
     if _lemma(token) in _COLLECTIVE:
@@ -269,10 +296,11 @@ _CONDITION_WORDS = {"if": "if", "when": "if", "whenever": "if", "where": "if", "
                     "unless": "unless", "except": "unless"}
 
 
-def _condition(verb) -> str:
-    """"if" when ``verb`` is in a condition up its chain of clauses ("if you do not disconnect",
-    "when parking"), "unless" in an exception ("except where it has been determined that a risk
-    does not exist"), else ""."""
+def _condition(verb) -> tuple[str, str]:
+    """("if", what it conditions) when ``verb`` is in a condition up its chain of clauses ("if
+    you do not disconnect both batteries, serious injury could result": "result"; "when
+    parking"), ("unless", ...) in an exception ("except where it has been determined that a
+    risk does not exist"), else ("", "")."""
     token = verb
     for _ in range(6):
         if token.dep_ == "advcl":
@@ -280,11 +308,38 @@ def _condition(verb) -> str:
             words += [c.lower_ for c in token.head.children if c.dep_ == "prep" and c.i < token.i]
             found = next((_CONDITION_WORDS[w] for w in words if w in _CONDITION_WORDS), None)
             if found:
-                return found
+                return found, _lemma(token.head)
         if token.dep_ not in ("advcl", "ccomp", "xcomp", "conj", "pcomp") or token.head.i == token.i:
-            return ""
+            return "", ""
         token = token.head
-    return ""
+    return "", ""
+
+
+_RESTRICTING = frozenset("if when whenever while until till once where before after".split())
+"""Words that limit a clause to a circumstance ("do not drain the filter when the engine is
+running"); "unless" and "except" do not: "do not give it to children unless a doctor says so"
+forbids it in general."""
+
+
+def _restriction(verb) -> frozenset[str]:
+    """The stems of the content words of the clauses that limit ``verb`` to a circumstance
+    (`_RESTRICTING`), its own or those of the verb it completes ("will not be able to connect
+    if your network speed is below 10 Mbps")."""
+    words: set[str] = set()
+    holders = [verb]
+    while holders[-1].dep_ in ("xcomp", "acomp") and len(holders) < 4:
+        holders.append(holders[-1].head)
+    for clause in (c for h in holders for c in h.children):
+        if clause.dep_ == "advcl" and any(c.dep_ in ("mark", "advmod") and c.lower_ in _RESTRICTING
+                                          for c in clause.children):
+            words |= {stem(_lemma(t)) for t in clause.subtree if t.pos_ in ("NOUN", "PROPN", "VERB", "ADJ", "NUM")
+                      and not t.is_stop}
+    return frozenset(words)
+
+
+def _purpose(verb) -> bool:
+    """An infinitive of purpose ("To erase the channels, hold ...", "hold it to reset")."""
+    return verb.dep_ == "advcl" and verb.tag_ == "VB" and any(c.dep_ == "aux" and c.tag_ == "TO" for c in verb.children)
 
 
 _AVOIDING = frozenset("avoid stop quit cease".split())
@@ -341,29 +396,33 @@ def _atoms_of_verb(verb) -> list[Atom]:
         (patients if any(c.dep_ == "auxpass" for c in verb.children) else agents).extend(subjects)
         if verb.dep_ == "conj":
             patients += [g for c in head.children if c.dep_ == "nsubjpass" for g in _conjuncts(c)]
-    lemma, negated, condition = _lemma(verb), _negated(verb), _condition(verb)
+    lemma, negated, (condition, conditioned) = _lemma(verb), _negated(verb), _condition(verb)
     # (Under a negated "need" or "want" the verb is neither stated nor denied: "cognates do not
-    # need to have the same meaning".)
+    # need to have the same meaning". A purpose, "To erase the channels, hold ...", states
+    # what the act is for, not that it happens.)
     asserted = verb.dep_ not in _UNASSERTED and not (verb.dep_ == "advcl" and verb.tag_ in ("VBG", "VBN")) and not (
-        verb.dep_ == "xcomp" and not negated and any(_negates(c) for c in verb.head.children))
+        verb.dep_ == "xcomp" and not negated and any(_negates(c) for c in verb.head.children)) and not _purpose(verb)
+    comps = [c for c in verb.children if c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX")]
+    shape = {"particle": next((_lemma(c) for c in verb.children if c.dep_ == "prt"), ""),
+             "restriction": _restriction(verb), "condition": condition, "conditioned": conditioned}
     # (A factor relates two things too: "the limit is four times the intake" is no swap of "mg".)
     relational = any(t.tag_ in ("JJR", "RBR") for t in attrs) or any(
         _lemma(c) == "than" or (((_lemma(c) == "time" and c.tag_ == "NNS") or c.lower_ in _MULTIPLIERS)
                                 and _compared(c) is not None)  # not "three times a day"
         for c in verb.subtree)
     out = []
-    core = [("agent", agents), ("patient", patients), ("attr", attrs)]
+    core = [("agent", agents), ("patient", patients), ("attr", attrs), ("comp", comps)]
     combos: list[list[tuple[str, object]]] = [[]]
     for name, tokens in core:
         if tokens:
             combos = [c + [(name, t)] for c in combos for t in tokens]
     for combo in combos:
         own = [p for _, t in combo for p in _preps(t) if t.pos_ in ("NOUN", "PROPN")]
-        out.extend(_atoms(lemma, negated, combo, shared + own, asserted, relational, condition))
+        out.extend(_atoms(lemma, negated, combo, shared + own, asserted, relational, **shape))
     for noun in gapped:
         base = [(name, tokens[0]) for name, tokens in core if tokens and name == "agent"]
         obj = "patient" if patients else "attr" if attrs else "patient"
-        out.extend(_atoms(lemma, negated, base + [(obj, noun)], _preps(noun), asserted, relational, condition))
+        out.extend(_atoms(lemma, negated, base + [(obj, noun)], _preps(noun), asserted, relational, **shape))
     return out
 
 
@@ -388,11 +447,11 @@ _UNASSERTED = frozenset({"csubj", "csubjpass", "pcomp", "acl", "amod", "compound
 
 
 def _atoms(lemma: str, negated: bool, combo: list, preps: list, asserted: bool, relational: bool,
-           condition: str = "") -> list[Atom]:
+           **shape) -> list[Atom]:
     """One atom per choice among coordinated preposition objects ("flights to Madrid and Oslo
     leave from Terminal 2" states two facts), except for the prepositions that take their
     conjuncts together ("between 2 and 8 °C")."""
-    core: list[tuple[str, Arg]] = [(name, _arg(t)) for name, t in combo]
+    core: list[tuple[str, Arg]] = [(name, _act(t) if name == "comp" else _arg(t)) for name, t in combo]
     choices: list[list[tuple[str, Arg]]] = [[]]
     for name, obj in preps:
         objects = _conjuncts(obj)
@@ -406,7 +465,7 @@ def _atoms(lemma: str, negated: bool, combo: list, preps: list, asserted: bool, 
             choices = [c + values for c in choices]
         else:
             choices = [c + [v] for c in choices for v in values]
-    return [Atom(lemma, negated, tuple(core + c), asserted, relational, condition=condition) for c in choices]
+    return [Atom(lemma, negated, tuple(core + c), asserted, relational, **shape) for c in choices]
 
 
 _TOGETHER = frozenset({"prep:between", "prep:among", "prep:amongst"})
@@ -921,8 +980,8 @@ def _match(mine: Atom, theirs: Atom) -> tuple[list[str], list[str], list[str]]:
         # a word) the premise gives there ("the Prize in Chemistry in 1903" / "the Prize in
         # Physics in 1903": the year agrees, the field does not).
         mine_values = [m for k, m in mine.slots if k == name]
-        verdicts = [_compare(m, a, name in _CORE) for m in mine_values for a in other]
-        (conflict if _refuted(mine_values, other, name in _CORE) or (1 not in verdicts and -1 in verdicts)
+        verdicts = [_compare(m, a, name in _COMPARED) for m in mine_values for a in other]
+        (conflict if _refuted(mine_values, other, name in _COMPARED) or (1 not in verdicts and -1 in verdicts)
          else agree if 1 in verdicts else neither).append(name)
     return agree, conflict, neither
 
@@ -944,7 +1003,7 @@ def _supports(mine: Atom, theirs: Atom, polarity: bool = True, strict: bool = Tr
     """Same predicate (and polarity), an agreeing slot and no conflicting one; ``strict``: no
     shared slot left undecided either, pronouns aside ("pays for water" does not support
     "pays for electricity")."""
-    if mine.lemma != theirs.lemma or (polarity and mine.negated != theirs.negated):
+    if not _same_act(mine, theirs) or (polarity and mine.negated != theirs.negated):
         return False
     agree, conflict, neither = _match(mine, theirs)
     if conflict:
@@ -954,6 +1013,10 @@ def _supports(mine: Atom, theirs: Atom, polarity: bool = True, strict: bool = Tr
     undecided = [k for k in neither if not any(a.pronoun for a in (mine.slot(k), theirs.slot(k)) if a)
                  and not k.startswith("prep:")]
     return bool(agree) and not undecided
+
+
+def _same_act(mine: Atom, theirs: Atom) -> bool:
+    return mine.lemma == theirs.lemma and mine.particle == theirs.particle
 
 
 def supported_atom(claim: Facts, premise: Facts) -> bool:
@@ -969,7 +1032,8 @@ def _say(atom: Atom) -> str:
     def said(a: Arg) -> str:
         return " ".join([*(sorted(a.mods) if a.contrasted else ()), *sorted(a.numbers - a.mods - {a.head}), a.head])
 
-    return " ".join(["not"] * atom.negated + [atom.lemma] + [said(a) for _, a in atom.slots])
+    return " ".join(["not"] * atom.negated + [atom.lemma] + [atom.particle] * bool(atom.particle)
+                    + [said(a) for _, a in atom.slots])
 
 
 def _flips(mine: Atom, premise: Facts) -> list[Atom]:
@@ -984,6 +1048,11 @@ def _said(premise: Facts) -> set[str]:
     return {lemma for clause in premise.clauses for lemma, _ in clause}
 
 
+def _told(claim: Facts) -> set[str]:
+    """The stems of the claim's lemmas ("swimming" and "swim" are one word)."""
+    return {stem(lemma) for lemma in _said(claim)}
+
+
 def _elsewhere(mine: Atom, theirs: Atom, said: set[str]) -> bool:
     """Does the claim place the act somewhere the premise never names: a preposition both atoms
     have, whose objects share nothing, the claim's a thing the premise does not mention at all?
@@ -996,20 +1065,36 @@ def _elsewhere(mine: Atom, theirs: Atom, said: set[str]) -> bool:
                for k in neither if k.startswith("prep:"))
 
 
-def _denials(mine: Atom, premise: Facts, said: set[str]) -> list[Atom]:
+def _denials(mine: Atom, premise: Facts, said: set[str], told: set[str]) -> list[Atom]:
     """The flips (`_flips`) that deny ``mine``: in a condition of the same kind as its own and
-    in no other circumstance (`_elsewhere`)."""
-    return [p for p in _flips(mine, premise) if p.condition == mine.condition and not _elsewhere(mine, p, said)]
+    of the same act ("if you do not disconnect both batteries, injury could result" denies
+    nothing of "if help is needed to disconnect the battery, see a dealer"), in no other
+    circumstance (`_elsewhere`), about all of what the claim's is about (`_narrower`), and
+    limited to no circumstance (`_restriction`) the claim does not speak of: more than half of
+    its words among the claim's stems ``told`` ("do not drain the filter when the engine is
+    running" denies nothing of "drain the water from the filter"; "never leave the fryer
+    unattended while it is switched on" denies "you may leave it unattended while it is on")."""
+    return [p for p in _flips(mine, premise) if p.condition == mine.condition and p.conditioned == mine.conditioned
+            and not _elsewhere(mine, p, said) and not _narrower(p, mine)
+            and (not p.restriction or 2 * len(p.restriction & told) > len(p.restriction))]
+
+
+def _narrower(theirs: Atom, mine: Atom) -> bool:
+    """Is a core argument of the premise's atom narrowed by a clause (`Arg.restricted`) where
+    the claim's is not? "Obstacles located below the sensors will not be detected" denies
+    nothing of "the system detects obstacles around the vehicle"."""
+    return any(a.restricted and (m := mine.slot(k)) is not None and not m.restricted
+               for k, a in theirs.slots if k in _CORE)
 
 
 def polarity_contrast(claim: Facts, premise: Facts) -> str | None:
-    said = _said(premise)
+    said, told = _said(premise), _told(claim)
     for mine in claim.atoms:
         if not mine.asserted or any(_supports(mine, p, strict=False) for p in premise.atoms):
             continue
         # A condition states no fact: "if you do not disconnect both batteries" does not deny
         # "disconnect the batteries".
-        flipped = _denials(mine, premise, said)
+        flipped = _denials(mine, premise, said, told)
         if flipped:
             return f"polarity: the evidence has '{_say(flipped[0])}'"
     return None
@@ -1017,16 +1102,25 @@ def polarity_contrast(claim: Facts, premise: Facts) -> str | None:
 
 def restricted_denial(claim: Facts, premise: Facts) -> bool:
     """Does the premise deny a claim's atom only inside a condition or an exception the claim's
-    atom is not in, or only in a circumstance the claim's is not (`_elsewhere`)? (Then a
-    word-level "negated" finding is not trusted either: `localeval.text.contrast_rules`.)"""
-    said, found = _said(premise), False
+    atom is not in, only in a circumstance the claim's is not (`_elsewhere`, `_restriction`),
+    or deny another act of its verb (`_other_act`)? (Then a word-level "negated" finding is not
+    trusted either: `localeval.text.contrast_rules`.)"""
+    said, told, found = _said(premise), _told(claim), False
     for mine in claim.atoms:
         if not mine.asserted:
             continue
-        if _denials(mine, premise, said):
+        if _denials(mine, premise, said, told):
             return False
-        found = found or bool(_flips(mine, premise))
+        found = found or bool(_flips(mine, premise)) or _other_act(mine, premise)
     return found
+
+
+def _other_act(mine: Atom, premise: Facts) -> bool:
+    """Does the premise negate (or state, for a negated claim) the claim's verb as another act:
+    with another particle ("do not turn off the power" / "the TV is turned on") or governing
+    another verb ("does not need to be pointed" / "needs to be replaced")?"""
+    return any(p.lemma == mine.lemma and p.negated != mine.negated
+               and (p.particle != mine.particle or "comp" in _match(mine, p)[1]) for p in premise.atoms)
 
 
 def swap_contrast(claim: Facts, premise: Facts) -> str | None:
@@ -1073,7 +1167,7 @@ def _swapped_roles(claim: Facts, premise: Facts) -> str | None:
     for mine in claim.atoms:
         if mine.relational:
             continue
-        same = [p for p in premise.atoms if p.lemma == mine.lemma and p.negated == mine.negated]
+        same = [p for p in premise.atoms if _same_act(mine, p) and p.negated == mine.negated]
         if not same or any(_supports(mine, p) and not _given_elsewhere(mine, p, same) for p in same):
             continue
         swapped = next((p for p in same if _swapped(mine, p)), None)
@@ -1081,7 +1175,7 @@ def _swapped_roles(claim: Facts, premise: Facts) -> str | None:
             return f"swap: the evidence has '{_say(swapped)}': agent and patient the other way round"
         for theirs in same:
             agree, conflict, _ = _match(mine, theirs)
-            if len(conflict) != 1:
+            if len(conflict) != 1 or conflict == ["comp"]:  # another act, not a role given another
                 continue
             slot = conflict[0]
             arg = mine.slot(slot)

@@ -393,6 +393,7 @@ class _Polar:
     anchors: frozenset[str]  # content words near the word, in its clause
     left: frozenset[str]  # the two content words just before it in its clause
     right: frozenset[str]  # and just after it
+    negated: bool = False  # a denial: a "not" before it ("do not open") or in it ("not allowed")
 
 
 def _nearest(tokens: tuple[_Token, ...], clause: int, k: int = 2) -> frozenset[str]:
@@ -423,11 +424,12 @@ def _polar(tokens: tuple[_Token, ...]) -> list[_Polar]:
         if start in bound_at:
             continue
         name, side = _OPPOSITES[phrase]
-        if _negated(tokens, start, end):
-            side = -side
+        flipped = _negated(tokens, start, end)
         clause = tokens[start].clause
-        out.append(_Polar(name, side, frozenset(_anchors_near(tokens, start)),
-                          _nearest(tokens[:start][::-1], clause), _nearest(tokens[end:], clause)))
+        # Negated by a "not" before it or by its own ("not allowed", "must not"): a denial.
+        negated = flipped or any(w in _NEGATORS for w in phrase.split())
+        out.append(_Polar(name, -side if flipped else side, frozenset(_anchors_near(tokens, start)),
+                          _nearest(tokens[:start][::-1], clause), _nearest(tokens[end:], clause), negated))
     return out
 
 
@@ -448,7 +450,7 @@ def _opposite_rule(claim: str, premise: str, source: str) -> str | None:
         same = [t for t in premise_polar if t.name == mine.name]
         about = [t for t in same if (mine.right & t.right) - _measure_words()] or [
             t for t in same if len((mine.anchors & t.anchors) - _measure_words()) >= needed]
-        sides = set()
+        sides, negations = set(), False
         for theirs in about:
             side = theirs.side
             crossed = len(mine.left & theirs.right) + len(mine.right & theirs.left)
@@ -460,7 +462,11 @@ def _opposite_rule(claim: str, premise: str, source: str) -> str | None:
                 # read past its two nearest words does not undo the trade.
                 side = -side
             sides.add(side)
-        if sides == {-mine.side}:
+            negations = negations or theirs.negated != mine.negated
+        # A "not" that makes the opposite ("do not open the cap while the engine is hot" /
+        # "open the cap") is a denial: the parse may find it about something else, as for the
+        # negated rule.
+        if sides == {-mine.side} and not (negations and _parse_clears(claim, premise)):
             return (f"opposite: the evidence says the opposite about {', '.join(sorted(mine.anchors)[:3])} "
                     f"({mine.name})")
     return None
@@ -519,13 +525,20 @@ def _negated_rule(claim: str, premise: str, source: str) -> str | None:
         # (the same predicate, an agreeing argument, none conflicting), or denied only inside a
         # condition ("if you do not prime the pump, ...") or somewhere the claim does not place
         # it ("do not store the paint in direct sunlight" / "in a dry shed"), the finding is dropped.
-        from localeval.text import checks, roles
-
-        claim_facts, premise_facts = roles.facts(claim), roles.facts(premise)
-        if checks.supported_atom(claim_facts, premise_facts) or checks.restricted_denial(claim_facts, premise_facts):
+        if _parse_clears(claim, premise):
             return None
         return f"negated: the evidence negates {', '.join(sorted(only_negated))}"
     return None
+
+
+def _parse_clears(claim: str, premise: str) -> bool:
+    """Does the parse find a word-level denial unfounded: the claim's own statement affirmed in
+    the premise (`checks.supported_atom`), or denied only where the claim does not speak
+    (`checks.restricted_denial`: inside a condition, in another circumstance, of another act)?"""
+    from localeval.text import checks, roles  # spaCy: loaded only when words find a denial
+
+    claim_facts, premise_facts = roles.facts(claim), roles.facts(premise)
+    return checks.supported_atom(claim_facts, premise_facts) or checks.restricted_denial(claim_facts, premise_facts)
 
 
 def _about(wanted: frozenset[str], tokens: tuple[_Token, ...], clauses: set[int]) -> bool:
