@@ -181,10 +181,16 @@ def test_a_claim_that_restates_a_prohibition_with_its_own_negating_verb_is_not_o
      None, "Cars are allowed on the island ferry."),
 ])
 def test_an_act_denied_in_one_circumstance_is_not_denied_in_another_the_premise_never_names(premise, elsewhere, denied):
-    if elsewhere is not None:
-        assert contrast(elsewhere, premise) is None, contrast(elsewhere, premise)
-    found = contrast(denied, premise)
-    assert found is not None and found.startswith(("polarity", "negated")), found
+    _reads_denial(premise, elsewhere, denied)
+
+
+def _reads_denial(premise: str, undenied: str | None, denied: str | None) -> None:
+    """``premise`` denies nothing of ``undenied`` and does deny ``denied`` (a denial rule fires)."""
+    if undenied is not None:
+        assert contrast(undenied, premise) is None, contrast(undenied, premise)
+    if denied is not None:
+        found = contrast(denied, premise)
+        assert found is not None and found.startswith(("polarity", "negated", "opposite")), found
 
 
 @pytest.mark.parametrize(("premise", "elsewhere", "denied"), [
@@ -201,9 +207,7 @@ def test_an_act_denied_in_one_circumstance_is_not_denied_in_another_the_premise_
      "The printer can print over Wi-Fi when the router uses WEP encryption."),
 ])
 def test_a_denial_limited_to_a_circumstance_denies_only_claims_that_speak_of_it(premise, elsewhere, denied):
-    assert contrast(elsewhere, premise) is None, contrast(elsewhere, premise)
-    found = contrast(denied, premise)
-    assert found is not None and found.startswith(("polarity", "negated", "opposite")), found
+    _reads_denial(premise, elsewhere, denied)
 
 
 @pytest.mark.parametrize(("premise", "other", "denied"), [
@@ -217,10 +221,7 @@ def test_a_denial_limited_to_a_circumstance_denies_only_claims_that_speak_of_it(
      "Do not reset the trip counter while driving.", None),
 ])
 def test_another_particle_complement_or_purpose_is_another_act(premise, other, denied):
-    assert contrast(other, premise) is None, contrast(other, premise)
-    if denied is not None:
-        found = contrast(denied, premise)
-        assert found is not None and found.startswith(("polarity", "negated")), found
+    _reads_denial(premise, other, denied)
 
 
 @pytest.mark.parametrize(("premise", "other", "denied"), [
@@ -235,9 +236,7 @@ def test_another_particle_complement_or_purpose_is_another_act(premise, other, d
      "Cyclists riding without lights will be admitted to the tunnel."),
 ])
 def test_a_denial_of_another_condition_or_of_a_narrower_group_is_no_denial(premise, other, denied):
-    assert contrast(other, premise) is None, contrast(other, premise)
-    found = contrast(denied, premise)
-    assert found is not None and found.startswith(("polarity", "negated", "opposite")), found
+    _reads_denial(premise, other, denied)
 
 
 def test_a_side_the_claim_dates_itself_is_read_at_that_year():
