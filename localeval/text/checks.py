@@ -24,8 +24,13 @@ The checks, each a `localeval.text.contrast_rules` rule:
   "may sublet the flat"; a verb under a negated "permitted to", "allowed to", "able to" is
   negated too); a premise atom inside a condition or an exception ("if you do not prime the
   pump, ...", "when charging overnight") denies only a claim atom inside one of the same kind,
-  and one the premise does not assert ("a chance to praise colleagues", "do not need to renew")
-  denies nothing unless it is itself negated (a prohibition inside a heading still forbids);
+  of the same verb, and one the premise does not assert ("a chance to praise colleagues", "do
+  not need to renew") denies nothing unless it is itself negated (a prohibition inside a
+  heading still forbids). A denial must cover what the claim says: not limited by a clause of
+  its own to a circumstance the claim does not speak of ("do not drain the filter when the
+  engine is running"), not of a group a clause narrows ("obstacles located below the
+  sensors"), not of another act (a particle, "turn off" / "turn on"; the verb a "need" governs;
+  a purpose, "to erase the channels", states no act);
 - ``swap``: no atom supports the claim's atom, and one with the same predicate differs from it
   in exactly one core slot while agreeing in another, the claim's value of that slot being
   given to something else in the premise (roles swapped across coordinated arguments, an
@@ -110,7 +115,8 @@ class Atom:
     """The verb's particle: "turn off" and "turn on" are two acts."""
     restriction: frozenset[str] = frozenset()
     """The stems of the content words of the circumstance a clause of the verb limits it to ("do
-    not drain the filter when the engine is running": engin, run), empty when it has none."""
+    not drain the filter when the engine is running": those of "engine" and "running"), empty
+    when it has none."""
 
     def slot(self, name: str) -> Arg | None:
         return next((a for k, a in self.slots if k == name), None)
