@@ -234,6 +234,12 @@ def test_another_particle_complement_or_purpose_is_another_act(premise, other, d
      "Dogs that are not on a lead are allowed in the park."),
     ("Cyclists riding without lights will not be admitted to the tunnel.", "Cyclists are admitted to the tunnel.",
      "Cyclists riding without lights will be admitted to the tunnel."),
+    # A clause set off by commas describes its noun (and a relative pronoun is that noun): no
+    # narrower group.
+    ("The harbour museum, which is not open on Mondays, holds a collection of old sea charts.",
+     "The harbour museum holds a collection of old sea charts.", "The harbour museum is open on Mondays."),
+    ("Silver chloride, which does not dissolve in water, settles at the bottom of the flask.",
+     "Silver chloride settles at the bottom of the flask.", "Silver chloride dissolves in water."),
 ])
 def test_a_denial_of_another_condition_or_of_a_narrower_group_is_no_denial(premise, other, denied):
     _reads_denial(premise, other, denied)

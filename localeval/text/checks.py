@@ -214,14 +214,23 @@ def _number(token) -> str | None:
     return next(iter(values)) if len(values) == 1 else None
 
 
-def _arg(token) -> Arg:
+def _arg(token, clause=None) -> Arg:
+    """``token`` as an argument of the verb ``clause`` (whose own relative clause, if it is
+    one, says something of it rather than narrowing it)."""
     head = _lemma(token)
     mods, numbers = _modifiers(token)
     named = token.pos_ == "PROPN"
     bounded = any(_lemma(t) in _BOUND_WORDS for t in token.subtree)
-    restricted = any(c.dep_ in ("acl", "relcl") for c in token.children)
+    restricted = any(c.dep_ in ("acl", "relcl") and c is not clause and not _aside(c) for c in token.children)
     return Arg(head, mods, mods | {head}, numbers, named, token.pos_ == "PRON", bounded, token.text[:1].isupper(),
                restricted)
+
+
+def _aside(clause) -> bool:
+    """A clause set off by a comma ("the acid, which is not soluble,"): it describes its noun,
+    it does not single some of them out."""
+    start = clause.left_edge.i
+    return start > 0 and clause.doc[start - 1].text == ","
 
 
 def _act(token) -> Arg:
@@ -424,11 +433,11 @@ def _atoms_of_verb(verb) -> list[Atom]:
             combos = [c + [(name, t)] for c in combos for t in tokens]
     for combo in combos:
         own = [p for _, t in combo for p in _preps(t) if t.pos_ in ("NOUN", "PROPN")]
-        out.extend(_atoms(lemma, negated, combo, shared + own, asserted, relational, **shape))
+        out.extend(_atoms(lemma, negated, combo, shared + own, asserted, relational, verb, **shape))
     for noun in gapped:
         base = [(name, tokens[0]) for name, tokens in core if tokens and name == "agent"]
         obj = "patient" if patients else "attr" if attrs else "patient"
-        out.extend(_atoms(lemma, negated, base + [(obj, noun)], _preps(noun), asserted, relational, **shape))
+        out.extend(_atoms(lemma, negated, base + [(obj, noun)], _preps(noun), asserted, relational, verb, **shape))
     return out
 
 
@@ -453,11 +462,11 @@ _UNASSERTED = frozenset({"csubj", "csubjpass", "pcomp", "acl", "amod", "compound
 
 
 def _atoms(lemma: str, negated: bool, combo: list, preps: list, asserted: bool, relational: bool,
-           **shape) -> list[Atom]:
+           clause=None, **shape) -> list[Atom]:
     """One atom per choice among coordinated preposition objects ("flights to Madrid and Oslo
     leave from Terminal 2" states two facts), except for the prepositions that take their
     conjuncts together ("between 2 and 8 °C")."""
-    core: list[tuple[str, Arg]] = [(name, _act(t) if name == "comp" else _arg(t)) for name, t in combo]
+    core: list[tuple[str, Arg]] = [(name, _act(t) if name == "comp" else _arg(t, clause)) for name, t in combo]
     choices: list[list[tuple[str, Arg]]] = [[]]
     for name, obj in preps:
         objects = _conjuncts(obj)
