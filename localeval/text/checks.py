@@ -1080,8 +1080,8 @@ def _elsewhere(mine: Atom, theirs: Atom, said: set[str]) -> bool:
                for k in neither if k.startswith("prep:"))
 
 
-def _denials(mine: Atom, premise: Facts, said: set[str], told: set[str]) -> list[Atom]:
-    """The flips (`_flips`) that deny ``mine``: in a condition of the same kind as its own and
+def _denials(mine: Atom, flips: list[Atom], said: set[str], told: set[str]) -> list[Atom]:
+    """The ``flips`` of ``mine`` (`_flips`) that deny it: in a condition of the same kind as its own and
     of the same act ("if you do not disconnect both batteries, injury could result" denies
     nothing of "if help is needed to disconnect the battery, see a dealer"), in no other
     circumstance (`_elsewhere`), about all of what the claim's is about (`_narrower`), and
@@ -1089,7 +1089,7 @@ def _denials(mine: Atom, premise: Facts, said: set[str], told: set[str]) -> list
     its words among the claim's stems ``told`` ("do not drain the filter when the engine is
     running" denies nothing of "drain the water from the filter"; "never leave the fryer
     unattended while it is switched on" denies "you may leave it unattended while it is on")."""
-    return [p for p in _flips(mine, premise) if p.condition == mine.condition and p.conditioned == mine.conditioned
+    return [p for p in flips if p.condition == mine.condition and p.conditioned == mine.conditioned
             and not _elsewhere(mine, p, said) and not _narrower(p, mine)
             and (not p.restriction or 2 * len(p.restriction & told) > len(p.restriction))]
 
@@ -1109,7 +1109,7 @@ def polarity_contrast(claim: Facts, premise: Facts) -> str | None:
             continue
         # A condition states no fact: "if you do not disconnect both batteries" does not deny
         # "disconnect the batteries".
-        flipped = _denials(mine, premise, said, told)
+        flipped = _denials(mine, _flips(mine, premise), said, told)
         if flipped:
             return f"polarity: the evidence has '{_say(flipped[0])}'"
     return None
@@ -1124,9 +1124,10 @@ def restricted_denial(claim: Facts, premise: Facts) -> bool:
     for mine in claim.atoms:
         if not mine.asserted:
             continue
-        if _denials(mine, premise, said, told):
+        flips = _flips(mine, premise)
+        if _denials(mine, flips, said, told):
             return False
-        found = found or bool(_flips(mine, premise)) or _other_act(mine, premise)
+        found = found or bool(flips) or _other_act(mine, premise)
     return found
 
 
