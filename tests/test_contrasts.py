@@ -198,3 +198,38 @@ def test_the_contrasts_option_from_config_and_flags(tmp_path):
     assert load_config(cwd=tmp_path).config.run_options().contrasts is False
     assert load_config(cwd=tmp_path, overrides={"contrasts": True}).config.run_options().contrasts is True
     assert json.loads(json.dumps(LocalevalConfig().run_options().record()))["contrasts"] is True
+
+
+# "A before B" against the premise's "after": the opposite order only where the premise's
+# sentence holds both of the claim's events, one on each side of its word (True: must fire).
+ORDERS = [
+    ("Check the tyre pressure before a long motorway drive.",
+     "After a long motorway drive, check the tyre pressure once the tyres have cooled.", True),
+    ("Before the concert began, the orchestra rehearsed the new symphony.",
+     "The orchestra rehearsed the new symphony after the concert.", True),
+    ("The museum was founded after the library.", "The museum was founded in 1871, twelve years before the library.",
+     True),
+    # One event shared, the other another: what follows the refit is not what the claim puts
+    # before it.
+    ("Rinse the filter before refitting it.", "After refitting the filter, run the pump for one minute.", False),
+    ("Soak the seeds overnight before sowing them.", "Water the seedlings daily after sowing the seeds in spring.",
+     False),
+    ("The treaty was ratified before the election.", "After the election, the new parliament debated the budget.",
+     False),
+    # "After 30 seconds": a span of time, no event.
+    ("The alarm sounds before the driver leaves the car.",
+     "After 30 seconds, if the driver has not left the car, the alarm stops.", False),
+]
+
+
+@pytest.mark.parametrize(("claim", "premise", "fires"), ORDERS)
+def test_an_order_is_reversed_only_between_the_same_two_events(claim, premise, fires):
+    reason = contrast(claim, premise, premise, ("opposite",))
+    assert (reason is not None and reason.endswith("(order)")) if fires else reason is None, reason
+
+
+def test_close_to_is_near_not_shut():
+    premise = "Mobile phones used close to the TV (within one metre) may cause noise on the picture."
+    claim = "Make sure mobile phones are not used close to the TV to avoid noise on the picture."
+    assert contrast(claim, premise, premise, ("opposite",)) is None
+    assert contrast("The museum is open on Mondays.", "The museum is closed on Mondays.", "", ("opposite",))

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from localeval.text.lexical import normalise, states_in_order, stop_words
 from localeval.text.memo import memo_scope, remembered
-from localeval.text.numbers import numbers_in
+from localeval.text.numbers import NUMBER_WORDS, numbers_in
 
 __all__ = ["CONTRAST_RULES", "RULES_WITHOUT_PARSE", "confirmation", "contrast", "contrast_identity", "contrast_many",
            "parse_confirmations"]
@@ -382,10 +382,6 @@ def _bound_rule(claim: str, premise: str, source: str) -> str | None:
     return None
 
 
-# Relations whose two sides can trade places: "A before B" says what "B after A" says.
-_RELATIONS = frozenset({"order", "level"})
-
-
 @dataclass(frozen=True)
 class _Polar:
     name: str
@@ -394,11 +390,20 @@ class _Polar:
     left: frozenset[str]  # the two content words just before it in its clause
     right: frozenset[str]  # and just after it
     negated: bool = False  # a denial: a "not" before it ("do not open") or in it ("not allowed")
+    before: frozenset[str] = frozenset()  # every content word before it in its clause
+    after: frozenset[str] = frozenset()  # and after it
+    timed: bool = False  # followed by a span of time: "after 15 minutes", "before a week"
 
 
 def _nearest(tokens: tuple[_Token, ...], clause: int, k: int = 2) -> frozenset[str]:
     words = [w for t in tokens if t.clause == clause for w in _content((t,))]
     return frozenset(words[:k])
+
+
+@functools.cache
+def _time_words() -> frozenset[str]:
+    """The stems of the units of time ("minutes", "years")."""
+    return frozenset(normalise(w) for w, (dimension, _) in _UNITS.items() if dimension == "time")
 
 
 @functools.cache
@@ -421,16 +426,69 @@ def _polar(tokens: tuple[_Token, ...]) -> list[_Polar]:
     bound_at = {i for start, end, _ in _phrases(tokens, _BOUNDS) for i in range(start, end)}
     out = []
     for start, end, phrase in _phrases(tokens, _OPPOSITES):
-        if start in bound_at:
-            continue
+        if start in bound_at or (phrase == "close" and end < len(tokens) and tokens[end].text == "to"):
+            continue  # "close to the TV", "close to 50 %": near, not shut
         name, side = _OPPOSITES[phrase]
         flipped = _negated(tokens, start, end)
         clause = tokens[start].clause
         # Negated by a "not" before it or by its own ("not allowed", "must not"): a denial.
         negated = flipped or any(w in _NEGATORS for w in phrase.split())
         out.append(_Polar(name, -side if flipped else side, frozenset(_anchors_near(tokens, start)),
-                          _nearest(tokens[:start][::-1], clause), _nearest(tokens[end:], clause), negated))
+                          _nearest(tokens[:start][::-1], clause), _nearest(tokens[end:], clause), negated,
+                          frozenset(_content(tuple(t for t in tokens[:start] if t.clause == clause))),
+                          frozenset(_content(tuple(t for t in tokens[end:] if t.clause == clause))),
+                          _timed(tokens[end:end + 2])))
     return out
+
+
+def _timed(tokens: tuple[_Token, ...]) -> bool:
+    """Do ``tokens`` open with a span of time: a count, then a unit of time ("15 minutes")?"""
+    return len(tokens) == 2 and (tokens[0].text[0].isdigit() or tokens[0].text in NUMBER_WORDS
+                                 or tokens[0].text in ("a", "an", "few", "several")) \
+        and normalise(tokens[1].text) in _time_words()
+
+
+def _traded(mine: _Polar, theirs: _Polar) -> bool | None:
+    """Did the two sides of a relation trade places ("A before B" / "B after A")? ``None`` when
+    the premise's sentence does not hold the claim's two sides, one on each side of its word:
+    "X before B" and "Y after B" say nothing against each other unless X is Y ("Operate the
+    engine at moderate speeds before applying full loads" / "After full load operation, idle
+    the engine"). A claim's side is its two nearest words (`_sides`), placed on the premise's
+    side that holds more of them: the premise may put more between ("signed in June 1919, seven
+    months after the armistice")."""
+    ours, sides = _sides(mine, near=True), _sides(theirs, near=False)
+    if not all(ours) or not all(sides):
+        return None
+    places = [_place(words, sides) for words in ours]
+    # A side found as often on each side (often a verb the two events share: "The armistice was
+    # *signed* after the Treaty") goes where the other side leaves it.
+    tied = places.index(0) if places.count(0) == 1 else None
+    if tied is not None and ours[tied] & (sides[0] ^ sides[1]):
+        places[tied] = -sum(places)
+    return {(-1, 1): False, (1, -1): True}.get((places[0], places[1]))
+
+
+def _sides(mention: _Polar, near: bool) -> tuple[frozenset[str], frozenset[str]]:
+    """The words of A and of B in "A before B": the two nearest on each side when ``near``, else
+    all the clause's. A relation that opens its clause ("Before driving off-road, check the
+    tyres") has B in its two nearest words after it and A in the rest. Units of time are left
+    out: "30 minutes before" states the gap, not either event; a relation to a span of time
+    has no B (both sides come back empty)."""
+    if mention.timed:
+        return frozenset(), frozenset()  # "After 15 minutes, the engine stops": B is no event
+    if mention.left:
+        pair = (mention.left, mention.right) if near else (mention.before, mention.after)
+    else:
+        pair = (mention.after - mention.right, mention.right)
+    return pair[0] - _time_words(), pair[1] - _time_words()
+
+
+def _place(words: frozenset[str], sides: tuple[frozenset[str], frozenset[str]]) -> int:
+    """-1 when more of ``words`` are on the first of ``sides`` only than on the second only, 1
+    when more are on the second, 0 when as many (none included): a word on both sides tells
+    nothing ("connect to the *internet* ... refer to Before Using the *Internet*")."""
+    before, after = len(words & (sides[0] - sides[1])), len(words & (sides[1] - sides[0]))
+    return (after > before) - (before > after)
 
 
 def _opposite_rule(claim: str, premise: str, source: str) -> str | None:
@@ -453,14 +511,15 @@ def _opposite_rule(claim: str, premise: str, source: str) -> str | None:
         sides, negations = set(), False
         for theirs in about:
             side = theirs.side
-            crossed = len(mine.left & theirs.right) + len(mine.right & theirs.left)
-            straight = len(mine.left & theirs.left) + len(mine.right & theirs.right)
-            if mine.name in _RELATIONS and crossed > straight:
-                # The two sides traded places: "A before B" is "B after A". The sides are told
-                # by more shared words across than along, not by every word: a word both sides
-                # share ("remove the old filter ... before fitting the new filter") or one side
-                # read past its two nearest words does not undo the trade.
-                side = -side
+            if mine.name == "order":
+                traded = _traded(mine, theirs)
+                if traded is None:
+                    continue
+                side = -side if traded else side
+            elif mine.name == "level":
+                crossed = len(mine.left & theirs.right) + len(mine.right & theirs.left)
+                straight = len(mine.left & theirs.left) + len(mine.right & theirs.right)
+                side = -side if crossed > straight else side  # "A higher than B" is "B lower than A"
             sides.add(side)
             negations = negations or theirs.negated != mine.negated
         # A "not" that makes the opposite ("do not open the cap while the engine is hot" /
