@@ -233,3 +233,45 @@ def test_close_to_is_near_not_shut():
     claim = "Make sure mobile phones are not used close to the TV to avoid noise on the picture."
     assert contrast(claim, premise, premise, ("opposite",)) is None
     assert contrast("The museum is open on Mondays.", "The museum is closed on Mondays.", "", ("opposite",))
+
+
+# Open against closed: only where both words state something of the same thing (True: must fire).
+STATES = [
+    ("The Riverside Library is open on Sundays.", "The Riverside Library is closed on Sundays and on public holidays.",
+     True),
+    ("The valve opens when the pressure rises.", "The valve closes when the pressure rises above 3 bar.", True),
+    ("The pool is open in January.", "The pool reopens in May. It is closed in January and February.", True),
+    ("Keep the windows open while driving through floodwater.",
+     "Keep the windows closed while driving through floodwater.", True),
+    # Two steps of a procedure open and close the lid at other moments.
+    ("Lift the lever to open the lid.", "To close the lid, press it down until it clicks.", False),
+    # Another thing, another doer, a word that only names a kind of surgery, a condition.
+    ("The north car park is open all night.", "The south car park is closed all night.", False),
+    ("The supplied key opens the service hatch.", "Standard keys will not open the service hatch.", False),
+    ("The new wing of the hospital is closed to visitors.",
+     "The new wing of the hospital houses the open heart surgery unit.", False),
+    ("Close the tailgate before you drive off.", "The warning light comes on when the tailgate is open.", False),
+]
+
+
+@pytest.mark.parametrize(("claim", "premise", "fires"), STATES)
+def test_open_and_closed_conflict_only_when_said_of_the_same_thing(claim, premise, fires):
+    reason = contrast(claim, premise, premise, ("opposite",))
+    assert (reason is not None and reason.endswith("(open)")) if fires else reason is None, reason
+
+
+_DIAL = "Turn the dial clockwise to increase the volume and anticlockwise to decrease it."
+
+
+@pytest.mark.parametrize(("claim", "premise", "fires"), [
+    ("Turning the dial clockwise increases the volume, while turning it anticlockwise decreases the volume.", _DIAL,
+     False),
+    ("Turning the dial clockwise decreases the volume, while turning it anticlockwise increases the volume.", _DIAL,
+     True),
+    ("Sales rose in the north and fell in the south.", "Sales fell in the north and rose in the south.", True),
+])
+def test_a_claim_with_both_sides_is_answered_side_by_side(claim, premise, fires):
+    """A claim that draws the contrast itself: each premise word answers the claim's side whose
+    neighbours it shares more of."""
+    reason = contrast(claim, premise, premise, ("opposite",))
+    assert (reason is not None and reason.endswith("(change)")) if fires else reason is None, reason

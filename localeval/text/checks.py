@@ -167,6 +167,31 @@ class Extreme:
 
 
 @dataclass(frozen=True)
+class State:
+    """An opening or closing word as the parse reads it (`STATE_WORDS`): what it is said of, by
+    whom, and whether as a fact, a step of a procedure, or not at all."""
+
+    polarity: int
+    """+1 open, -1 closed, a negation flipping it ("not fully closed" is open)."""
+    thing: frozenset[str]
+    """What is open or closed, its head and naming words (the object of "close the menu", the
+    subject of "the north car park is open"); empty for a pronoun or where the parse names none."""
+    agent: frozenset[str]
+    """The doer of an act on a thing ("gas cans will not open the doors"), empty for none."""
+    step: bool
+    """An instruction or its purpose: "Close the menu", "to open the hood", "hold the doors open"."""
+    said: bool
+    """False for a word that states nothing: a modifier ("open heart operations"), a condition
+    ("when the hood is open"), a circumstance ("With the harness open, pull ...")."""
+    restriction: frozenset[str] = frozenset()
+    """The circumstance the word is limited to (`_restriction`)."""
+
+
+STATE_WORDS = {"open": 1, "close": -1, "shut": -1}
+"""The lemmas whose parse the word rule ``opposite`` reads for its pair ``open`` (`states_conflict`)."""
+
+
+@dataclass(frozen=True)
 class Facts:
     atoms: tuple[Atom, ...] = ()
     relations: tuple[Relation, ...] = ()
@@ -184,6 +209,8 @@ class Facts:
     """What each subject is said to be or do with numbers (`_statements`)."""
     units: frozenset[tuple[tuple[int, int], str]] = frozenset()
     """The unit of each number of ``clauses`` that has one (`_unit`), by (clause, token)."""
+    states: tuple[State, ...] = ()
+    """Each opening or closing word (`State`)."""
 
 
 @dataclass(frozen=True)
@@ -849,7 +876,78 @@ def facts_of(doc) -> Facts:
     clauses, dates, units = _clauses(doc)
     return Facts(tuple(a for a in atoms if len(a.slots) >= 1), tuple(_relations(doc)), tuple(clauses),
                  tuple(_durations(doc)), tuple(_spans(doc)), tuple(_extremes(doc)), dates, tuple(_statements(doc)),
-                 units)
+                 units, tuple(_state(t) for t in doc if _lemma(t) in STATE_WORDS and t.pos_ in ("VERB", "ADJ") and not _near(t)))
+
+
+def _near(token) -> bool:
+    """"close to the TV": near, not shut."""
+    return token.lower_ == "close" and token.i + 1 < len(token.doc) and token.doc[token.i + 1].lower_ == "to"
+
+
+def _state(token) -> State:
+    """Read an opening or closing word: an act on an object ("close the menu"), an act of its
+    subject ("a menu will open"), or a state of a subject ("the museum is closed") or of an
+    object ("hold the doors open"); a word joined to another ("ajar/open") reads as that one."""
+    holder = token
+    while holder.dep_ == "conj" and holder.head.pos_ in ("ADJ", "VERB") and holder.head.i != holder.i:
+        holder = holder.head
+    # The verb the word hangs on: its own for an act or a passive, the copula or the verb of
+    # "hold the doors open" for an adjective.
+    verb = holder.head if holder.dep_ in ("acomp", "oprd", "ccomp", "xcomp") and holder.pos_ == "ADJ" else holder
+    kids = {c.dep_: c for c in (*holder.children, *(verb.children if verb is not holder else ()))}
+    obj = kids.get("dobj") if holder.pos_ == "VERB" else None
+    subject = kids.get("nsubj") or kids.get("nsubjpass")
+    thing = obj if obj is not None else subject
+    agent = subject if obj is not None and subject is not None and subject.dep_ == "nsubj" else None
+    negated = any(_negates(c) for c in (*token.children, *holder.children)) or (
+        verb.pos_ in ("VERB", "AUX") and _negated(verb))
+    step = verb.tag_ == "VB" and (any(c.dep_ == "aux" and c.tag_ == "TO" for c in verb.children) or (
+        verb.dep_ in ("ROOT", "conj") and not any(c.dep_ in ("nsubj", "nsubjpass") for c in verb.children)
+        and not any(c.dep_ == "aux" and _lemma(c) != "do" for c in verb.children)))
+    absolute = any(c.dep_ == "mark" and c.lower_ == "with" for c in holder.children)
+    said = token.dep_ != "amod" and not absolute and _condition(verb)[0] == ""
+    return State(STATE_WORDS[_lemma(token)] * (-1 if negated else 1), _naming(thing), _naming(agent), step, said,
+                 _restriction(verb))
+
+
+def _naming(token) -> frozenset[str]:
+    """A noun's lemma with those of the words that name it ("north car park")."""
+    if token is None or token.pos_ == "PRON":
+        return frozenset()
+    words, todo = set(), [token]
+    while todo:  # "north" names "car", which names "park"
+        t = todo.pop()
+        words.add(_lemma(t))
+        todo += [c for c in t.children if c.dep_ in _NAMING_DEPS]
+    return frozenset(words)
+
+
+def states_conflict(claim: Facts, premise: Facts) -> bool:
+    """Can an opening or closing word of the claim be denied by one of the premise's of the other
+    polarity? Both must state something (`State.said`) of the same thing (a pronoun may be
+    anything), acts by the same doer where both name one; and a step of a procedure ("To close
+    the hood, remove the rod" / "push the latch to open the hood") is denied only by a word
+    limited to the same circumstance: a procedure opens and closes the same thing at other
+    moments. True where the parse finds no such word in the claim (it does not overrule the
+    words then)."""
+    mine = [m for m in claim.states if m.said]
+    if not claim.states:
+        return True
+    return any(_conflict(m, t) for m in mine for t in premise.states if t.said and t.polarity != m.polarity)
+
+
+def _conflict(mine: State, theirs: State) -> bool:
+    if not (_alike(mine.thing, theirs.thing) and _alike(mine.agent, theirs.agent)):
+        return False
+    if mine.step or theirs.step:
+        return bool(mine.restriction & theirs.restriction)
+    return True
+
+
+def _alike(mine: frozenset[str], theirs: frozenset[str]) -> bool:
+    """Named alike: one's words among the other's ("the museum" / "the Harbour Museum"), or
+    either unnamed; "the north car park" is not "the south car park"."""
+    return not mine or not theirs or mine <= theirs or theirs <= mine
 
 
 _NAMING_DEPS = frozenset({"amod", "compound"})  # the words that tell one subject from another of its kind

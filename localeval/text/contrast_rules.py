@@ -393,6 +393,7 @@ class _Polar:
     before: frozenset[str] = frozenset()  # every content word before it in its clause
     after: frozenset[str] = frozenset()  # and after it
     timed: bool = False  # followed by a span of time: "after 15 minutes", "before a week"
+    clause: int = 0
 
 
 def _nearest(tokens: tuple[_Token, ...], clause: int, k: int = 2) -> frozenset[str]:
@@ -437,7 +438,7 @@ def _polar(tokens: tuple[_Token, ...]) -> list[_Polar]:
                           _nearest(tokens[:start][::-1], clause), _nearest(tokens[end:], clause), negated,
                           frozenset(_content(tuple(t for t in tokens[:start] if t.clause == clause))),
                           frozenset(_content(tuple(t for t in tokens[end:] if t.clause == clause))),
-                          _timed(tokens[end:end + 2])))
+                          _timed(tokens[end:end + 2]), clause))
     return out
 
 
@@ -446,6 +447,11 @@ def _timed(tokens: tuple[_Token, ...]) -> bool:
     return len(tokens) == 2 and (tokens[0].text[0].isdigit() or tokens[0].text in NUMBER_WORDS
                                  or tokens[0].text in ("a", "an", "few", "several")) \
         and normalise(tokens[1].text) in _time_words()
+
+
+def _neighbours(mine: _Polar, theirs: _Polar) -> int:
+    """How many of their nearest words two mentions share, on the same side of each."""
+    return len(((mine.left & theirs.left) | (mine.right & theirs.right)) - _measure_words())
 
 
 def _traded(mine: _Polar, theirs: _Polar) -> bool | None:
@@ -506,8 +512,15 @@ def _opposite_rule(claim: str, premise: str, source: str) -> str | None:
         # say the opposite. "The same thing" is first the word's complement ("open *on
         # Mondays*", "higher *than at any time*"), else two shared words nearby.
         same = [t for t in premise_polar if t.name == mine.name]
-        about = [t for t in same if (mine.right & t.right) - _measure_words()] or [
-            t for t in same if len((mine.anchors & t.anchors) - _measure_words()) >= needed]
+        rivals = [m for m in mentions if m.name == mine.name and m.side != mine.side and m.clause == mine.clause]
+        if rivals and mine.name != "order":
+            # The claim draws the contrast itself ("turning it forward increases the support,
+            # turning it rearward decreases it"): a premise word answers the side whose
+            # neighbours it shares more of, and no side when as many.
+            about = [t for t in same if _neighbours(mine, t) > max(_neighbours(r, t) for r in rivals)]
+        else:
+            about = [t for t in same if (mine.right & t.right) - _measure_words()] or [
+                t for t in same if len((mine.anchors & t.anchors) - _measure_words()) >= needed]
         sides, negations = set(), False
         for theirs in about:
             side = theirs.side
@@ -525,7 +538,8 @@ def _opposite_rule(claim: str, premise: str, source: str) -> str | None:
         # A "not" that makes the opposite ("do not open the cap while the engine is hot" /
         # "open the cap") is a denial: the parse may find it about something else, as for the
         # negated rule.
-        if sides == {-mine.side} and not (negations and _parse_clears(claim, premise)):
+        if sides == {-mine.side} and not (negations and _parse_clears(claim, premise)) and not (
+                mine.name == "open" and not _states_conflict(claim, premise)):
             return (f"opposite: the evidence says the opposite about {', '.join(sorted(mine.anchors)[:3])} "
                     f"({mine.name})")
     return None
@@ -598,6 +612,15 @@ def _parse_clears(claim: str, premise: str) -> bool:
 
     claim_facts, premise_facts = roles.facts(claim), roles.facts(premise)
     return checks.supported_atom(claim_facts, premise_facts) or checks.restricted_denial(claim_facts, premise_facts)
+
+
+def _states_conflict(claim: str, premise: str) -> bool:
+    """Does the parse read an opening or closing word of each text said of the same thing, one
+    against the other (`checks.states_conflict`): not "open heart operations", not "when the
+    hood is open", not two steps of a procedure?"""
+    from localeval.text import checks, roles  # spaCy: loaded only when words find a contrast
+
+    return checks.states_conflict(roles.facts(claim), roles.facts(premise))
 
 
 def _about(wanted: frozenset[str], tokens: tuple[_Token, ...], clauses: set[int]) -> bool:
