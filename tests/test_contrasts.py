@@ -275,3 +275,17 @@ def test_a_claim_with_both_sides_is_answered_side_by_side(claim, premise, fires)
     neighbours it shares more of."""
     reason = contrast(claim, premise, premise, ("opposite",))
     assert (reason is not None and reason.endswith("(change)")) if fires else reason is None, reason
+
+
+_LANE = "Lane Assist does not steer the car for you. Keep both hands on the wheel."
+
+
+@pytest.mark.parametrize(("claim", "fires"), [
+    ("The Lane Assist camera reads the lane markings on the road.", False),
+    ("Lane Assist steers the car for you on motorways.", True),
+])
+def test_a_not_denies_only_an_act_the_claim_speaks_of(claim, fires):
+    """"Does not steer the car" negates steering the car: the claim that the camera reads the
+    markings names neither the act nor what it is done to."""
+    reason = contrast(claim, _LANE, _LANE, ("negated",))
+    assert (reason is not None and reason.startswith("negated:")) if fires else reason is None, reason

@@ -117,6 +117,9 @@ class Atom:
     """The stems of the content words of the circumstance a clause of the verb limits it to ("do
     not drain the filter when the engine is running": those of "engine" and "running"), empty
     when it has none."""
+    form: str = field(default="", compare=False)
+    """The verb as written, lower case: the tagger may give one word two lemmas ("must not be
+    frozen": "freeze"; "may be frozen": "frozen")."""
 
     def slot(self, name: str) -> Arg | None:
         return next((a for k, a in self.slots if k == name), None)
@@ -445,7 +448,7 @@ def _atoms_of_verb(verb) -> list[Atom]:
     asserted = verb.dep_ not in _UNASSERTED and not (verb.dep_ == "advcl" and verb.tag_ in ("VBG", "VBN")) and not (
         verb.dep_ == "xcomp" and not negated and any(_negates(c) for c in verb.head.children)) and not _purpose(verb)
     comps = [c for c in verb.children if c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX")]
-    shape = {"particle": next((_lemma(c) for c in verb.children if c.dep_ == "prt"), ""),
+    shape = {"particle": next((_lemma(c) for c in verb.children if c.dep_ == "prt"), ""), "form": verb.lower_,
              "restriction": _restriction(verb), "condition": condition, "conditioned": conditioned}
     # (A factor relates two things too: "the limit is four times the intake" is no swap of "mg".)
     relational = any(t.tag_ in ("JJR", "RBR") for t in attrs) or any(
@@ -1227,6 +1230,23 @@ def restricted_denial(claim: Facts, premise: Facts) -> bool:
             return False
         found = found or bool(flips) or _other_act(mine, premise)
     return found
+
+
+def denies_other_acts(claim: Facts, premise: Facts) -> bool:
+    """Does the premise negate only acts the claim does not speak of: it names none of their
+    verbs nor what they are done to (in any form: "frozen" is named by "freezer")? "The system
+    cannot reprogram a key fob" says nothing of what the Sentry Key Immobilizer does; "Students
+    may not bring calculators" speaks of the claim's calculators. A copula's subject and
+    attribute are what it says ("refunds are not available"). False where the premise has no
+    negated act."""
+    negated = [p for p in premise.atoms if p.negated]
+    told = _told(claim)
+    return bool(negated) and not any(_denied_words(p) & told for p in negated)
+
+
+def _denied_words(atom: Atom) -> set[str]:
+    slots = ("patient", "attr", "agent") if atom.lemma == "be" else ("patient", "attr")
+    return {stem(atom.lemma), stem(atom.form)} | {stem(a.head) for k, a in atom.slots if k in slots and not a.pronoun}
 
 
 def _other_act(mine: Atom, premise: Facts) -> bool:

@@ -91,6 +91,7 @@ _pair("presence", "present,available", "absent,unavailable")
 _AUXILIARIES = frozenset("is are was were be been do does did has have had will would can could may might must "
                          "should".split())
 _NEGATORS = frozenset("not no never n't without nor neither cannot except excluding".split())
+_VERB_NEGATORS = frozenset("not never n't cannot".split())  # those that negate a verb
 # Words that negate what they govern without a "not": a claim using them restates a
 # prohibition in its own words ("you should avoid ibuprofen" / "do not take ibuprofen").
 _NEGATING_WORDS = frozenset("avoid avoids avoided avoiding refrain refrains rather instead prohibited forbidden "
@@ -569,6 +570,7 @@ def _negated_rule(claim: str, premise: str, source: str) -> str | None:
     tokens = _tokens(premise)
     negated: dict[str, set[int]] = {}  # word -> the clauses that negate it
     affirmed: set[str] = set()
+    negators: set[str] = set()  # the words that negate them
     for i, token in enumerate(tokens):
         word = stems[i]
         if word not in wanted:
@@ -577,14 +579,14 @@ def _negated_rule(claim: str, premise: str, source: str) -> str | None:
         # "but not by Britain", "may not sublet").
         window = [t for t in tokens[max(0, i - 3): i] if t.clause == token.clause]
         words = [t.text for t in window]
-        hit = any(w in _NEGATORS for w in words) and not any(
-            (a, b) in _NOT_NEGATING for a, b in zip(words, words[1:] + [token.text])
-        )
+        before = {w for w in words if w in _NEGATORS} if not any(
+            (a, b) in _NOT_NEGATING for a, b in zip(words, words[1:] + [token.text])) else set()
         # Or negated right after it: "weight gain was not observed", "but cars are not".
         after = [t.text for t in tokens[i + 1: i + 3] if t.clause == token.clause]
-        hit = hit or (len(after) == 2 and after[0] in _AUXILIARIES and after[1] in ("not", "n't"))
-        if hit:
+        behind = {after[1]} if len(after) == 2 and after[0] in _AUXILIARIES and after[1] in ("not", "n't") else set()
+        if before or behind:
             negated.setdefault(word, set()).add(token.clause)
+            negators |= before | behind
         else:
             affirmed.add(word)
     only_negated = set(negated) - affirmed
@@ -598,7 +600,7 @@ def _negated_rule(claim: str, premise: str, source: str) -> str | None:
         # (the same predicate, an agreeing argument, none conflicting), or denied only inside a
         # condition ("if you do not prime the pump, ...") or somewhere the claim does not place
         # it ("do not store the paint in direct sunlight" / "in a dry shed"), the finding is dropped.
-        if _parse_clears(claim, premise):
+        if _parse_clears(claim, premise) or (negators <= _VERB_NEGATORS and _denies_other_acts(claim, premise)):
             return None
         return f"negated: the evidence negates {', '.join(sorted(only_negated))}"
     return None
@@ -612,6 +614,16 @@ def _parse_clears(claim: str, premise: str) -> bool:
 
     claim_facts, premise_facts = roles.facts(claim), roles.facts(premise)
     return checks.supported_atom(claim_facts, premise_facts) or checks.restricted_denial(claim_facts, premise_facts)
+
+
+def _denies_other_acts(claim: str, premise: str) -> bool:
+    """Does the parse find the premise's "not"s on acts the claim never names (`checks.
+    denies_other_acts`)? "The system cannot reprogram a key fob" says nothing of what the Sentry
+    Key Immobilizer does. Asked only where a "not" on a verb negated the claim's words: the parse
+    does not mark "except on Wednesdays" or "no pets" as a negated act."""
+    from localeval.text import checks, roles  # spaCy: loaded only when words find a denial
+
+    return checks.denies_other_acts(roles.facts(claim), roles.facts(premise))
 
 
 def _states_conflict(claim: str, premise: str) -> bool:
