@@ -879,11 +879,12 @@ def facts_of(doc) -> Facts:
     clauses, dates, units = _clauses(doc)
     return Facts(tuple(a for a in atoms if len(a.slots) >= 1), tuple(_relations(doc)), tuple(clauses),
                  tuple(_durations(doc)), tuple(_spans(doc)), tuple(_extremes(doc)), dates, tuple(_statements(doc)),
-                 units, tuple(_state(t) for t in doc if _lemma(t) in STATE_WORDS and t.pos_ in ("VERB", "ADJ") and not _near(t)))
+                 units, tuple(_state(t) for t in doc if _lemma(t) in STATE_WORDS and t.pos_ in ("VERB", "ADJ")
+                              and not _near(t)))
 
 
 def _near(token) -> bool:
-    """"close to the TV": near, not shut."""
+    """"close to the TV": near, not shut (the word rules skip it too: `contrast_rules._polar`)."""
     return token.lower_ == "close" and token.i + 1 < len(token.doc) and token.doc[token.i + 1].lower_ == "to"
 
 
@@ -933,10 +934,10 @@ def states_conflict(claim: Facts, premise: Facts) -> bool:
     limited to the same circumstance: a procedure opens and closes the same thing at other
     moments. True where the parse finds no such word in the claim (it does not overrule the
     words then)."""
-    mine = [m for m in claim.states if m.said]
     if not claim.states:
         return True
-    return any(_conflict(m, t) for m in mine for t in premise.states if t.said and t.polarity != m.polarity)
+    return any(_conflict(m, t) for m in claim.states if m.said
+               for t in premise.states if t.said and t.polarity != m.polarity)
 
 
 def _conflict(mine: State, theirs: State) -> bool:
@@ -1245,6 +1246,7 @@ def denies_other_acts(claim: Facts, premise: Facts) -> bool:
 
 
 def _denied_words(atom: Atom) -> set[str]:
+    """The stems of a negated act's verb and of what it is done to (a copula's subject too)."""
     slots = ("patient", "attr", "agent") if atom.lemma == "be" else ("patient", "attr")
     return {stem(atom.lemma), stem(atom.form)} | {stem(a.head) for k, a in atom.slots if k in slots and not a.pronoun}
 

@@ -394,7 +394,7 @@ class _Polar:
     before: frozenset[str] = frozenset()  # every content word before it in its clause
     after: frozenset[str] = frozenset()  # and after it
     timed: bool = False  # followed by a span of time: "after 15 minutes", "before a week"
-    clause: int = 0
+    clause: int = 0  # its clause's index (`_Token.clause`)
 
 
 def _nearest(tokens: tuple[_Token, ...], clause: int, k: int = 2) -> frozenset[str]:
@@ -617,10 +617,10 @@ def _parse_clears(claim: str, premise: str) -> bool:
 
 
 def _denies_other_acts(claim: str, premise: str) -> bool:
-    """Does the parse find the premise's "not"s on acts the claim never names (`checks.
-    denies_other_acts`)? "The system cannot reprogram a key fob" says nothing of what the Sentry
-    Key Immobilizer does. Asked only where a "not" on a verb negated the claim's words: the parse
-    does not mark "except on Wednesdays" or "no pets" as a negated act."""
+    """Does the parse find the premise's "not"s on acts the claim never names
+    (`checks.denies_other_acts`)? "The system cannot reprogram a key fob" says nothing of what
+    the Sentry Key Immobilizer does. Asked only where a "not" on a verb negated the claim's
+    words: the parse does not mark "except on Wednesdays" or "no pets" as a negated act."""
     from localeval.text import checks, roles  # spaCy: loaded only when words find a denial
 
     return checks.denies_other_acts(roles.facts(claim), roles.facts(premise))
