@@ -289,3 +289,23 @@ def test_a_not_denies_only_an_act_the_claim_speaks_of(claim, fires):
     markings names neither the act nor what it is done to."""
     reason = contrast(claim, _LANE, _LANE, ("negated",))
     assert (reason is not None and reason.startswith("negated:")) if fires else reason is None, reason
+
+
+_BOLTS = ("Loosen the two bolts that hold the bracket (bolts 1 and 2) with a T45 screwdriver. "
+          "Do not remove these bolts.")
+
+
+@pytest.mark.parametrize(("claim", "fires"), [
+    ("Remove the remaining six bolts.", False),
+    ("Then remove the other bolts.", False),
+    ("Remove the bolts that hold the bracket.", True),
+])
+def test_the_remaining_ones_are_not_the_ones_denied(claim, fires):
+    """"The remaining bolts" are not those the premise forbids removing."""
+    reason = contrast(claim, _BOLTS, _BOLTS)
+    assert (reason is not None) == fires, reason
+
+
+def test_a_denial_of_the_remaining_ones_leaves_the_first_ones():
+    premise = "Loosen the two bolts on the cover but leave them in place. Remove the remaining six bolts."
+    assert contrast("Do not remove the bolts.", premise, premise, ("polarity",)) is None

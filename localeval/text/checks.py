@@ -1199,9 +1199,17 @@ def _denials(mine: Atom, flips: list[Atom], said: set[str], told: set[str]) -> l
 def _narrower(theirs: Atom, mine: Atom) -> bool:
     """Is a core argument of the premise's atom narrowed by a clause (`Arg.restricted`) where
     the claim's is not? "Obstacles located below the sensors will not be detected" denies
-    nothing of "the system detects obstacles around the vehicle"."""
-    return any(a.restricted and (m := mine.slot(k)) is not None and not m.restricted
+    nothing of "the system detects obstacles around the vehicle". Or is one set apart from the
+    other by a word that says "not those" (`_OTHERS`)? "Do not remove the bolts" (the two just
+    named) denies nothing of "remove the remaining eight bolts", nor the other way round."""
+    return any((m := mine.slot(k)) is not None and ((a.restricted and not m.restricted)
+                                                    or bool(m.mods & _OTHERS) != bool(a.mods & _OTHERS))
                for k, a in theirs.slots if k in _CORE)
+
+
+_OTHERS = frozenset("other remain remaining rest additional further".split())
+"""Modifiers that set a noun apart from the ones a text has just spoken of ("the other cables",
+"the remaining bolts"), as lemmas ("remaining" is tagged a verb and read "remain", or not)."""
 
 
 def polarity_contrast(claim: Facts, premise: Facts) -> str | None:
