@@ -309,3 +309,16 @@ def test_the_remaining_ones_are_not_the_ones_denied(claim, fires):
 def test_a_denial_of_the_remaining_ones_leaves_the_first_ones():
     premise = "Loosen the two bolts on the cover but leave them in place. Remove the remaining six bolts."
     assert contrast("Do not remove the bolts.", premise, premise, ("polarity",)) is None
+
+
+_ACC = "Adaptive Cruise Control (ACC) is a convenience system. It is not a substitute for an attentive driver."
+
+
+@pytest.mark.parametrize(("claim", "fires"), [
+    ("ACC is a convenience system and not a substitute for an attentive driver.", False),
+    ("ACC is a convenience system and a substitute for an attentive driver.", True),
+])
+def test_a_conjunct_with_its_own_not_is_denied(claim, fires):
+    """"... and not a substitute" says what the premise's "It is not a substitute" says."""
+    reason = contrast(claim, _ACC, _ACC, ("polarity",))
+    assert (reason is not None and reason.startswith("polarity:")) if fires else reason is None, reason

@@ -463,7 +463,10 @@ def _atoms_of_verb(verb) -> list[Atom]:
             combos = [c + [(name, t)] for c in combos for t in tokens]
     for combo in combos:
         own = [p for _, t in combo for p in _preps(t) if t.pos_ in ("NOUN", "PROPN")]
-        out.extend(_atoms(lemma, negated, combo, shared + own, asserted, relational, verb, **shape))
+        # A conjunct with a "not" of its own is denied: "ACC is a convenience system and not a
+        # substitute for the driver" says it is no substitute.
+        denied = any(t.dep_ == "conj" and any(_negates(c) for c in t.children) for _, t in combo)
+        out.extend(_atoms(lemma, negated != denied, combo, shared + own, asserted, relational, verb, **shape))
     for noun in gapped:
         base = [(name, tokens[0]) for name, tokens in core if tokens and name == "agent"]
         obj = "patient" if patients else "attr" if attrs else "patient"

@@ -11,9 +11,14 @@ with what the premise states, with no model:
   "180 degrees Fahrenheit" / "180 °C", "12 miles" / "12 km");
 - ``bound``: the same number bounded from the other side ("at least 8 kg" / "up to 8 kg");
 - ``opposite``: a word whose opposite the premise uses about the same thing ("increased" /
-  "fell" for "operating costs"; "open" / "closed" for "Mondays");
+  "fell" for "operating costs"; "open" / "closed" for "Mondays"); an order only between the
+  same two events ("take the tablet after breakfast" / "30 minutes before breakfast"; not "run
+  at moderate speed before applying full loads" / "after full load operation, idle the
+  engine"), open and closed only where the parse reads both said of one thing (not "open heart
+  surgery", not two steps of a procedure);
 - ``negated``: something the claim affirms that the premise negates or excepts ("sails on
-  Wednesdays" / "sails daily except on Wednesdays"; "signed by ... but not by Britain");
+  Wednesdays" / "sails daily except on Wednesdays"; "signed by ... but not by Britain"); a
+  "not" on a verb only where the claim speaks of that act or what it is done to;
 - ``role``: the claim's act done by someone else the premise names, or its two named
   arguments swapped ("Martin Hale wrote" / "written by Clara Voss ... adapted by Martin
   Hale"; a spaCy parse, `localeval.text.roles`);
