@@ -936,7 +936,8 @@ def states_conflict(claim: Facts, premise: Facts) -> bool:
     the hood, remove the rod" / "push the latch to open the hood") is denied only by a word
     limited to the same circumstance: a procedure opens and closes the same thing at other
     moments. True where the parse finds no such word in the claim (it does not overrule the
-    words then)."""
+    words then); none in the premise means the premise's word is no state or act there (a
+    label: 'highlight "Close"'), which denies nothing."""
     if not claim.states:
         return True
     return any(_conflict(m, t) for m in claim.states if m.said
