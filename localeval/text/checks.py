@@ -1247,11 +1247,11 @@ def restricted_denial(claim: Facts, premise: Facts) -> bool:
 
 def denies_other_acts(claim: Facts, premise: Facts) -> bool:
     """Does the premise negate only acts the claim does not speak of: it names none of their
-    verbs nor what they are done to (in any form: "frozen" is named by "freezer")? "The system
-    cannot reprogram a key fob" says nothing of what the Sentry Key Immobilizer does; "Students
-    may not bring calculators" speaks of the claim's calculators. A copula's subject and
-    attribute are what it says ("refunds are not available"). False where the premise has no
-    negated act."""
+    verbs (as lemma or as written: "must not be frozen" is named by "may be frozen") nor what
+    they are done to? "The system cannot reprogram a key fob" says nothing of what the Sentry
+    Key Immobilizer does; "Students may not bring calculators" speaks of the claim's
+    calculators. A copula's subject and attribute are what it says ("refunds are not
+    available"). False where the premise has no negated act."""
     negated = [p for p in premise.atoms if p.negated]
     told = _told(claim)
     return bool(negated) and not any(_denied_words(p) & told for p in negated)

@@ -396,7 +396,7 @@ class _Polar:
     left: frozenset[str]  # the two content words just before it in its clause
     right: frozenset[str]  # and just after it
     negated: bool = False  # a denial: a "not" before it ("do not open") or in it ("not allowed")
-    before: frozenset[str] = frozenset()  # every content word before it in its clause
+    before: frozenset[str] = frozenset()  # every content word before it in its clause (orders only)
     after: frozenset[str] = frozenset()  # and after it
     timed: bool = False  # followed by a span of time: "after 15 minutes", "before a week"
     clause: int = 0  # its clause's index (`_Token.clause`)
@@ -440,11 +440,13 @@ def _polar(tokens: tuple[_Token, ...]) -> list[_Polar]:
         clause = tokens[start].clause
         # Negated by a "not" before it or by its own ("not allowed", "must not"): a denial.
         negated = flipped or any(w in _NEGATORS for w in phrase.split())
+        # The whole clause on each side is read for an order only (`_traded`): each text is
+        # scanned for opposite words on every unit, so the other pairs skip the work.
+        sides = (_content(tuple(t for t in tokens[:start] if t.clause == clause)),
+                 _content(tuple(t for t in tokens[end:] if t.clause == clause))) if name == "order" else ((), ())
         out.append(_Polar(name, -side if flipped else side, frozenset(_anchors_near(tokens, start)),
                           _nearest(tokens[:start][::-1], clause), _nearest(tokens[end:], clause), negated,
-                          frozenset(_content(tuple(t for t in tokens[:start] if t.clause == clause))),
-                          frozenset(_content(tuple(t for t in tokens[end:] if t.clause == clause))),
-                          _timed(tokens[end:end + 2]), clause))
+                          frozenset(sides[0]), frozenset(sides[1]), _timed(tokens[end:end + 2]), clause))
     return out
 
 
