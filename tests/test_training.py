@@ -228,8 +228,8 @@ def test_train_and_export_tiny(tmp_path: Path) -> None:
         logits = model(**batch).logits
     assert logits.shape == (1, 5) and torch.isfinite(logits).all()
 
-    # Continued training from the exported (fp16) judge: trains in fp32 and keeps the earlier
-    # stage's record, and the card lists both commands.
+    # Continued training from the exported (fp16) judge: trains in fp32, keeps the earlier
+    # stage's record and its window, and the card lists both commands.
     stage2 = tmp_path / "judge2"
     common = ["--data-dir", str(data_dir), "--sources", "mnli,snli,qnli", "--no-synthetic"]
     rc = main(
@@ -243,8 +243,6 @@ def test_train_and_export_tiny(tmp_path: Path) -> None:
             "60",
             "--batch-size",
             "16",
-            "--max-length",
-            "64",
             "--device",
             "cpu",
             "--seed",
@@ -252,7 +250,11 @@ def test_train_and_export_tiny(tmp_path: Path) -> None:
         ]
     )
     assert rc == 0
+    # No --max-length: the stage keeps the window of the judge it continues (64 here, not the
+    # trainer's default), or it would be exported cutting long pairs shorter than its parent.
+    assert json.loads((stage2 / "config.json").read_text())["localeval"]["max_length"] == 64
     tr2 = json.loads((stage2 / "config.json").read_text())["localeval"]["training"]
+    assert tr2["max_length"] == 64
     assert tr2["seed"] == 4 and tr2["init"] == str(out)
     assert [s["seed"] for s in tr2["earlier_stages"]] == [3]
     card = (stage2 / "README.md").read_text()

@@ -26,6 +26,7 @@ from .train import TrainConfig, encode, train
 log = logging.getLogger("localeval.training")
 
 DEFAULT_OUTPUT = Path("models/localeval-judge-minilm-l6")
+DEFAULT_MAX_LENGTH = 192
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -59,7 +60,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="size of the training mix (default: all)",
     )
     p.add_argument("--epochs", type=float, default=1.0)
-    p.add_argument("--max-length", type=int, default=192)
+    p.add_argument(
+        "--max-length",
+        type=int,
+        default=None,
+        help=f"tokens per pair (default: the --init judge's own window, else {DEFAULT_MAX_LENGTH})",
+    )
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--lr", type=float, default=4e-5)
     p.add_argument("--warmup", type=float, default=0.06)
@@ -123,14 +129,29 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def earlier_stages(judge_dir: Path) -> list[dict]:
-    """The training records of the judge a run continues from, oldest first, so the card of a
-    multi-stage judge can list every command that produced it."""
+def _judge_block(judge_dir: Path) -> dict:
+    """The ``localeval`` block of a judge folder's config.json (what ``--init`` continues from)."""
     cfg_path = judge_dir / "config.json"
     if not cfg_path.is_file():
         raise SystemExit(f"--init {judge_dir}: no config.json (not a judge folder)")
-    block = json.loads(cfg_path.read_text(encoding="utf-8")).get("localeval") or {}
-    tr = block.get("training")
+    return json.loads(cfg_path.read_text(encoding="utf-8")).get("localeval") or {}
+
+
+def max_length_for(args: argparse.Namespace) -> int:
+    """The window a run trains, evaluates and exports with: ``--max-length`` when given, else
+    the ``--init`` judge's own. A judge continued at a shorter window would be exported with
+    it, and every metric would then cut long pairs shorter than the judge it replaces."""
+    if args.max_length is not None:
+        return args.max_length
+    if args.init:
+        return int(_judge_block(args.init).get("max_length") or DEFAULT_MAX_LENGTH)
+    return DEFAULT_MAX_LENGTH
+
+
+def earlier_stages(judge_dir: Path) -> list[dict]:
+    """The training records of the judge a run continues from, oldest first, so the card of a
+    multi-stage judge can list every command that produced it."""
+    tr = _judge_block(judge_dir).get("training")
     if not tr:
         raise SystemExit(f"--init {judge_dir}: config.json has no localeval training record")
     tr = dict(tr)
@@ -252,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.init and args.encoder:
         raise SystemExit("--init and --encoder are exclusive: --init already names the weights")
     earlier = earlier_stages(args.init) if args.init else []
+    args.max_length = max_length_for(args)
     encoder = args.init or args.encoder or default_encoder_dir()
     model, tokenizer = load_for_training(encoder)
     train_data = encode(tokenizer, mix, args.max_length)
