@@ -143,3 +143,15 @@ def test_judge_gpu_study_plumbing(tmp_path, tiny_nli_dir, one_torch_thread):
     assert all(r["pairs_per_s"] > 0 for r in runs)
     assert all(r["max_diff_vs_unpinned"] == 0.0 for r in runs if r["path"] == "judge process")
     assert result["pairs"] > 0 and "| model alone |" in out.with_suffix(".md").read_text()
+    assert result["complete"] is True and "Stopped before the end" not in out.with_suffix(".md").read_text()
+    # Each configuration is saved as soon as it is measured: a study its device step stops
+    # still leaves the runs it made, and says that it stopped.
+    from localeval.judge import get_judge
+
+    judge = get_judge(str(tiny_nli_dir), device="cpu")
+    requests = judge_gpu.requests_of(judge, [(pairs, "nli") for pairs in ([("A cat sat.", "A cat sat.")] * 3,)])
+    saved: list[int] = []
+    judge_gpu.measure(judge, requests, [2, 4], busy=0, repeats=1, save=lambda runs: saved.append(len(runs)))
+    assert saved == [1, 2, 3, 4]
+    partial = judge_gpu.render({**result, "complete": False, "runs": runs[:2]})
+    assert "Stopped before the end" in partial and partial.count("| model alone |") == 1

@@ -26,13 +26,14 @@ import argparse
 import multiprocessing as mp
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from benchmarks.lib.files import command_line, publish  # noqa: E402
+from benchmarks.lib.files import command_line, publish, write_results  # noqa: E402
 from benchmarks.lib.machine import describe_machine  # noqa: E402
 from benchmarks.studies.judge_time import capture_pairs  # noqa: E402
 
@@ -138,7 +139,19 @@ def _same(a: list, b: list) -> float:
     return max((float(np.abs(x - y).max()) for x, y in zip(a, b) if x.size), default=0.0)
 
 
-def measure(judge, requests, batch_sizes: list[int], busy: int, repeats: int) -> list[dict]:
+def _done(runs: list[dict], save: Callable[[list[dict]], None] | None) -> None:
+    r = runs[-1]
+    copy = "" if r["pinned"] is None else f", pinned {r['pinned']}"
+    print(f"batch {r['batch_size']}, {r['path']}{copy}, busy {r['busy_cores']}: {r['pairs_per_s']} pairs/s, "
+          f"{r['us_per_batch']} us per batch", flush=True)
+    if save:
+        save(runs)
+
+
+def measure(judge, requests, batch_sizes: list[int], busy: int, repeats: int,
+            save: Callable[[list[dict]], None] | None = None) -> list[dict]:
+    """Every configuration, one after another; ``save`` gets the runs so far after each, so a
+    study stopped by its time limit (a device call's step) still leaves what it measured."""
     pairs = sum(len(p) for p, _, _ in requests)
     modes = [False, True] if judge.device.type == "cuda" else [False]
     runs = []
@@ -148,6 +161,7 @@ def measure(judge, requests, batch_sizes: list[int], busy: int, repeats: int) ->
         runs.append({"batch_size": batch, "path": "model alone", "pinned": None, "busy_cores": 0,
                      "batches": batches, "seconds": round(seconds, 4), "pairs_per_s": round(pairs / seconds, 1),
                      "us_per_batch": round(seconds / batches * 1e6, 1), "max_diff_vs_unpinned": None})
+        _done(runs, save)
         reference = None
         for spinning in sorted({0, busy}):
             for pinned in modes:
@@ -159,7 +173,7 @@ def measure(judge, requests, batch_sizes: list[int], busy: int, repeats: int) ->
                              "pairs_per_s": round(pairs / seconds, 1),
                              "us_per_batch": round(seconds / batches * 1e6, 1),
                              "max_diff_vs_unpinned": _same(probs, reference)})
-                print(f"batch {batch}, pinned {pinned}, busy {spinning}: {runs[-1]['pairs_per_s']} pairs/s", flush=True)
+                _done(runs, save)
     _pin(judge, requests, judge.device.type == "cuda")
     return runs
 
@@ -188,14 +202,19 @@ def main(argv: list[str] | None = None) -> int:
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     requests = requests_of(judge, capture_pairs(make_rows(args.rows, seed=PROFILE_SEED), metrics, judge))
     sizes = [int(b) for b in args.batch_sizes.split(",") if b.strip()]
-    runs = measure(judge, requests, sizes, args.busy, args.repeats)
     tokens = sum(sum(p.lengths()) for _, _, enc in requests for p in enc)
     pairs = sum(len(p) for p, _, _ in requests)
     result = {"machine": describe_machine(), "command": command_line("python benchmarks/studies/judge_gpu.py", argv),
               "device": str(judge.device), "dtype": str(next(judge.model.parameters()).dtype).replace("torch.", ""),
               "metrics": metrics, "rows": args.rows, "requests": len(requests), "pairs": pairs,
               "tokens_per_pair": round(tokens / max(1, pairs), 1), "torch_threads": torch.get_num_threads(),
-              "runs": runs}
+              "complete": False, "runs": []}
+
+    def save(runs: list[dict]) -> None:
+        write_results(args.output, {**result, "runs": runs}, render({**result, "runs": runs}))
+
+    result["runs"] = measure(judge, requests, sizes, args.busy, args.repeats, save)
+    result["complete"] = True
     publish(args.output, result, render(result))
     return 0
 
@@ -221,6 +240,8 @@ def render(r: dict) -> str:
         diff = "-" if x["max_diff_vs_unpinned"] is None else x["max_diff_vs_unpinned"]
         lines.append(f"| {x['batch_size']} | {x['path']} | {pinned} | {x['busy_cores']} | {x['batches']} | "
                      f"{x['pairs_per_s']} | {x['us_per_batch']} | {diff} |")
+    if not r.get("complete", True):
+        lines += ["", f"**Stopped before the end** (its time limit): {len(r['runs'])} configurations measured."]
     lines += ["", "\"model alone\": forward passes on batches padded and moved beforehand; \"judge process\": "
               "`score_distinct` with the workers' token ids (padding, copy, model, read-back).", ""]
     return "\n".join(lines)
