@@ -348,3 +348,38 @@ def test_prepared_data_is_read_back_and_refused_for_another_recipe(tmp_path: Pat
         prepared.read_prepared(file, json.loads(lines[0])["key"])
     with pytest.raises(SystemExit, match="--prepare-only needs --prepared"):
         main(["--data-dir", str(data_dir), *recipe, "--prepare-only"])
+
+
+def test_heldout_judges_study_reads_a_prepared_file(tmp_path: Path) -> None:
+    """benchmarks/studies/heldout_judges.py: every judge at every window on the held-out pairs of
+    a prepared file, the trainer's own figures; one judge named twice reads the same."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from benchmarks.studies import heldout_judges
+
+    from localeval.training.model import load_for_training
+
+    # A judge folder with its heads saved (an encoder alone would get fresh random heads on
+    # every load, and two loads would not be one judge).
+    model, tokenizer = load_for_training(_tiny_encoder(tmp_path / "enc"))
+    encoder = tmp_path / "judge"
+    model.save_pretrained(str(encoder))
+    tokenizer.save_pretrained(str(encoder))
+    data_dir = _tiny_data(tmp_path / "data")
+    file = tmp_path / "prepared.jsonl.xz"
+    assert main(["--data-dir", str(data_dir), "--sources", "mnli,snli,qnli", "--no-synthetic",
+                 "--max-train-pairs", "40", "--prepared", str(file), "--prepare-only"]) == 0
+    out = tmp_path / "heldout_judges.json"
+    assert heldout_judges.main(["--prepared", str(file), f"a={encoder}", f"b={encoder}", "--max-lengths", "16,64",
+                                "--output", str(out)]) == 0
+    result = json.loads(out.read_text())
+    runs = {(r["judge"], r["max_length"]): r for r in result["runs"]}
+    assert set(runs) == {(j, n) for j in "ab" for n in (16, 64)}
+    assert runs["a", 64]["pooled"] == runs["b", 64]["pooled"]
+    assert {"mnli", "snli", "qnli"} <= set(runs["a", 16]["per_source"])
+    assert result["pairs"] == runs["a", 16]["pooled"]["n_nli"] + runs["a", 16]["pooled"]["n_relevance"]
+    table = out.with_suffix(".md").read_text()
+    assert "| a @16 | b @16 | a @64 | b @64 |" in table and "**pooled NLI**" in table
+    with pytest.raises(SystemExit):
+        heldout_judges.main(["--prepared", str(file), f"a={tmp_path / 'absent'}", "--output", str(out)])
