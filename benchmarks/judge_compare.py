@@ -14,7 +14,6 @@ after `judge_eval.py --write-threshold`. Balanced accuracy carries its standard 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -24,7 +23,7 @@ if str(REPO_ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
-from benchmarks.lib.files import write_results  # noqa: E402
+from benchmarks.lib.files import read_data, write_results  # noqa: E402
 from benchmarks.lib.metrics import auroc  # noqa: E402
 
 SECTION_TITLES = {"held_out": "held-out", "eval_only": "eval-only", "meta_eval": "dev (meta-eval)"}
@@ -111,7 +110,7 @@ def main(argv: list[str] | None = None) -> dict:
     for spec in args.runs:
         name, _, files = spec.partition("=")
         result_file, _, dump_file = files.partition(":")
-        judges[name] = judge_figures(json.loads(Path(result_file).read_text()), json.loads(Path(dump_file).read_text()))
+        judges[name] = judge_figures(read_data(Path(result_file)), read_data(Path(dump_file)))
     report = markdown(judges)
     print(report)
     write_results(args.output.with_suffix(".json"), {"judges": judges}, report)

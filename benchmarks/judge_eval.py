@@ -10,7 +10,6 @@ report. See benchmarks/README.md for what every figure means and how the thresho
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -24,7 +23,7 @@ if str(REPO_ROOT) not in sys.path:  # run as a script: make `benchmarks` and `lo
 import numpy as np  # noqa: E402
 
 from benchmarks.lib import readers  # noqa: E402
-from benchmarks.lib.files import command_line, portable_path, write_results  # noqa: E402
+from benchmarks.lib.files import command_line, portable_path, write_data, write_results  # noqa: E402
 from benchmarks.lib.machine import describe_machine, weights_sha256  # noqa: E402
 from benchmarks.lib.metrics import macro_best_threshold  # noqa: E402
 from benchmarks.lib.report import markdown_report  # noqa: E402
@@ -203,8 +202,7 @@ def dump_scores(path: Path, scored: dict[str, TaskScores], judge_name: str) -> N
         }
         for name, s in scored.items()
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"judge": judge_name, "sets": sets}) + "\n", encoding="utf-8")
+    write_data(path, {"judge": judge_name, "sets": sets})
 
 
 def run(args: argparse.Namespace, argv: list[str]) -> dict:

@@ -1,5 +1,5 @@
 """Per-claim judge signals of AttributionBench dev (the sixth development family), in the
-shape of ``benchmarks/results/verdict_signals.json`` (which holds the other five), so that
+shape of ``benchmarks/results/verdict_signals.json.xz`` (which holds the other five), so that
 `benchmarks/ppi_study.py` reads all six families alike.
 
     python benchmarks/ppi_signals.py [--limit 400] [--output benchmarks/results/ppi_signals_attributionbench.json]

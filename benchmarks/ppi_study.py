@@ -4,9 +4,9 @@ bootstrap intervals, measured on the six development families.
     python benchmarks/ppi_study.py [--draws 1000] [--output benchmarks/results/ppi_study.json]
 
 Data: each item's judge probabilities per claim and word-overlap scores, dumped by earlier runs
-(no judge call here): WiCE dev (all 349 items, ``judge_scores.json`` from
+(no judge call here): WiCE dev (all 349 items, ``judge_scores.json.xz`` from
 ``judge_eval.py --dump-scores``), SummaC, BEGIN, FRANK and RAGBench (the agreement harness's
-samples, ``verdict_signals.json`` from ``verdict.py --features``) and AttributionBench (a
+samples, ``verdict_signals.json.xz`` from ``verdict.py --features``) and AttributionBench (a
 class-balanced sample of 400, ``ppi_signals_attributionbench.json`` from ``ppi_signals.py``).
 An item's judge score is what faithfulness gives it with the judge alone: the share of its
 claims whose probability reaches the shipped threshold (``faithfulness`` in the judge's
@@ -43,7 +43,7 @@ if str(REPO_ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
-from benchmarks.lib.files import command_line, write_results  # noqa: E402
+from benchmarks.lib.files import command_line, read_data, write_results  # noqa: E402
 from localeval.stats.calibration import balanced_accuracy, best_threshold  # noqa: E402
 from localeval.stats.intervals import bootstrap_mean  # noqa: E402
 from localeval.stats.ppi import classical_mean, ppi_mean  # noqa: E402
@@ -76,11 +76,11 @@ class Family:
 
 def load_families() -> list[Family]:
     out = []
-    wice = json.loads((RESULTS / "judge_scores.json").read_text())["sets"]["wice/dev-article"]
+    wice = read_data(RESULTS / "judge_scores.json.xz")["sets"]["wice/dev-article"]
     out.append(Family("wice", wice["labels"], [[c[0] for c in item] for item in wice["claims"]],
                       [[c[1] for c in item] for item in wice["claims"]]))
-    signals = json.loads((RESULTS / "verdict_signals.json").read_text())
-    signals.update(json.loads((RESULTS / "ppi_signals_attributionbench.json").read_text()))
+    signals = read_data(RESULTS / "verdict_signals.json.xz")
+    signals.update(read_data(RESULTS / "ppi_signals_attributionbench.json"))
     for name in FAMILIES[1:]:
         items = signals[name]
         out.append(Family(name, [int(r["label"]) for r in items],

@@ -36,7 +36,6 @@ Results: ``benchmarks/results/verdict.json`` and ``.md``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -48,7 +47,7 @@ if str(REPO_ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
-from benchmarks.lib.files import command_line, portable_path, write_results  # noqa: E402
+from benchmarks.lib.files import command_line, portable_path, read_data, write_data, write_results  # noqa: E402
 from benchmarks.lib.machine import describe_machine, weights_sha256  # noqa: E402
 from benchmarks.lib.metrics import (  # noqa: E402
     auroc,
@@ -523,7 +522,7 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--model", default=None, help="judge name or folder (default: the shipped judge)")
     p.add_argument("--data-dir", type=Path, default=REPO_ROOT.parent / "shared" / "data" / "meta-eval")
     p.add_argument("--features", type=Path, nargs="+", default=None,
-                   help="signals file(s): read and merged if they all exist (no judge call; e.g. verdict_signals.json "
+                   help="signals file(s): read and merged if they all exist (no judge call; e.g. verdict_signals.json.xz "
                         "and ppi_signals_attributionbench.json), else computed and written to the first")
     p.add_argument("--limit", type=int, default=None, help="at most N items per set (plumbing runs)")
     p.add_argument("--all-items", default="",
@@ -549,7 +548,7 @@ def main(argv: list[str] | None = None) -> dict:
     if args.features and all(f.exists() for f in args.features):
         items = {}
         for f in args.features:
-            items.update(json.loads(f.read_text()))
+            items.update(read_data(f))
         missing = [f for f in FAMILIES if f not in items]
         if missing:
             p.error(f"--features: no signals for {missing}")
@@ -560,7 +559,7 @@ def main(argv: list[str] | None = None) -> dict:
             p.error(f"--all-items: unknown families {unknown}; known: {list(FAMILIES)}")
         items = lean(compute_signals(judge, load_items(args.data_dir, args.limit, everything)))
         if args.features:
-            args.features[0].write_text(json.dumps(items))
+            write_data(args.features[0], items)
     candidates = [[s for s in c.split(",") if s] for c in (args.candidates or "").split(";") if c.strip()]
     vetoes = [v for v in args.vetoes.split(",") if v]
     per_candidate = {}

@@ -139,9 +139,14 @@ def test_judge_eval_end_to_end_with_tiny_model(tmp_path, shared_data):
     out = tmp_path / "r.json"
     argv = ["--model", str(tiny), "--limit", "4", "--sections", "eval_only", "--sets", "anli,climate",
             "--no-speed", "--data-dir", str(shared_data), "--output", str(out),
-            "--dump-scores", str(tmp_path / "scores.json")]
+            "--dump-scores", str(tmp_path / "scores.json.xz")]
     assert judge_eval.main(argv) == 0
-    dumped = json.loads((tmp_path / "scores.json").read_text())["sets"]
+    # A dump named .xz is written compressed (the committed ones are: every device call carries
+    # the whole tree) and read back by the one reader every study uses.
+    from benchmarks.lib.files import read_data
+
+    assert (tmp_path / "scores.json.xz").read_bytes()[:6] == b"\xfd7zXZ\x00"
+    dumped = read_data(tmp_path / "scores.json.xz")["sets"]
     assert sorted(dumped) == ["anli/test", "climate_fever/pairs"]
     assert len(dumped["anli/test"]["model"]) == len(dumped["anli/test"]["labels"]) == 4
     result = json.loads(out.read_text())

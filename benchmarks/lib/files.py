@@ -5,6 +5,7 @@ through `localeval.training.export.store_thresholds`.)"""
 from __future__ import annotations
 
 import json
+import lzma
 import math
 import os
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["command_line", "finite", "portable_path", "publish", "write_results"]
+__all__ = ["command_line", "finite", "portable_path", "publish", "read_data", "write_data", "write_results"]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -65,3 +66,27 @@ def publish(output: Path, result: dict[str, Any], markdown: str) -> None:
     markdown report printed for the one who ran it."""
     write_results(output, result, markdown)
     print(markdown)
+
+
+def read_data(path: Path) -> Any:
+    """A JSON data file one benchmark writes for another to read (signals, dumped scores),
+    xz-compressed when its name ends in ``.xz``."""
+    path = Path(path)
+    if path.suffix == ".xz":
+        with lzma.open(path, "rt", encoding="utf-8") as fh:
+            return json.load(fh)
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def write_data(path: Path, data: Any) -> None:
+    """``data`` as one line of JSON, xz-compressed when the name ends in ``.xz``. The large ones
+    are committed compressed: every device call carries the whole tree within 64 MiB, and
+    what the tree takes each call cannot carry (benchmarks/gpu_session.sh)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data, default=_json_default) + "\n"
+    if path.suffix == ".xz":
+        with lzma.open(path, "wt", encoding="utf-8", preset=9) as fh:
+            fh.write(text)
+    else:
+        path.write_text(text, encoding="utf-8")

@@ -48,7 +48,7 @@ if str(REPO_ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
-from benchmarks.lib.files import command_line, portable_path, publish  # noqa: E402
+from benchmarks.lib.files import command_line, portable_path, publish, read_data  # noqa: E402
 from benchmarks.lib.machine import describe_machine  # noqa: E402
 from benchmarks.lib.metrics import auroc, auroc_statistic, paired_bootstrap_se  # noqa: E402
 
@@ -293,7 +293,7 @@ def markdown(result: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--features", type=Path, default=REPO_ROOT / "benchmarks/results/verdict_signals_six.json")
+    p.add_argument("--features", type=Path, default=REPO_ROOT / "benchmarks/results/verdict_signals_six.json.xz")
     p.add_argument("--data-dir", type=Path, default=REPO_ROOT.parent / "shared" / "data" / "meta-eval")
     p.add_argument("--model", default=None, help="judge name or folder (default: the shipped judge)")
     p.add_argument("--rules", default="frank", help="family judged with the contrast rules on and off ('' skips)")
@@ -304,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
 
     judge = NLIJudge(args.model, device="cpu")
     pieces = lambda token: len(judge.tokenizer.tokenize(token))  # noqa: E731
-    families = json.loads(args.features.read_text(encoding="utf-8"))
+    families = read_data(args.features)
     attach_rare(families, args.data_dir, pieces)
     sets, threshold = judge_sets(judge, pieces)
     result = {"command": command_line("python benchmarks/studies/coverage_gates.py", argv),

@@ -1,6 +1,6 @@
 """Where does word overlap beat the judge on FRANK? AUROC per error category.
 
-    python benchmarks/studies/frank_errors.py [--features benchmarks/results/verdict_signals.json] [--data-dir DIR]
+    python benchmarks/studies/frank_errors.py [--features benchmarks/results/verdict_signals.json.xz] [--data-dir DIR]
 
 FRANK (Pagnoni et al., 2021) annotates each summary sentence with error categories: predicate
 (RelE), entity (EntE), circumstance (CircE), coreference (CorefE), discourse link (LinkE),
@@ -32,7 +32,7 @@ if str(REPO_ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
-from benchmarks.lib.files import command_line, portable_path, publish  # noqa: E402
+from benchmarks.lib.files import command_line, portable_path, publish, read_data  # noqa: E402
 from benchmarks.lib.metrics import auroc, paired_bootstrap_se  # noqa: E402
 
 CATEGORIES = ("EntE", "RelE", "CircE", "OutE", "CorefE", "LinkE", "GramE", "Other")
@@ -64,14 +64,14 @@ def by_category(rows: list[dict], judge: np.ndarray, overlap: np.ndarray) -> lis
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--features", type=Path, default=REPO_ROOT / "benchmarks/results/verdict_signals.json")
+    p.add_argument("--features", type=Path, default=REPO_ROOT / "benchmarks/results/verdict_signals.json.xz")
     p.add_argument("--data-dir", type=Path, default=REPO_ROOT.parent / "shared" / "data" / "meta-eval")
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/frank_errors.json")
     args = p.parse_args(argv)
 
     from benchmarks.agreement.frank import load_frank
 
-    signals = json.loads(args.features.read_text(encoding="utf-8"))
+    signals = read_data(args.features)
     features = signals["frank"]
     # The signals file lists FRANK's items in load_frank's order (every item: --all-items frank).
     rows, _ = load_frank(args.data_dir, None)

@@ -1,7 +1,7 @@
 """Judge + word overlap: does a blend of the two beat each of them alone?
 
-    python benchmarks/judge_eval.py --dump-scores benchmarks/results/judge_scores.json
-    python -m benchmarks.studies.hybrid benchmarks/results/judge_scores.json
+    python benchmarks/judge_eval.py --dump-scores benchmarks/results/judge_scores.json.xz
+    python -m benchmarks.studies.hybrid benchmarks/results/judge_scores.json.xz
 
 The word-overlap floor beats the small judge on long documents (WiCE articles, SummEval), while
 the judge wins on short pairs. A claim's blended score is
@@ -18,13 +18,12 @@ family is also scored with alpha and threshold chosen on the other two families 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 import numpy as np
 
-from benchmarks.lib.files import command_line, publish
+from benchmarks.lib.files import command_line, publish, read_data
 from benchmarks.judge_eval import REPO_ROOT, THRESHOLD_DEV
 from benchmarks.lib.metrics import auroc, balanced_accuracy, macro_best_threshold
 
@@ -182,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("scores", type=Path, help="file written by judge_eval.py --dump-scores")
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/hybrid.json")
     args = p.parse_args(argv)
-    result = study(json.loads(args.scores.read_text(encoding="utf-8")))
+    result = study(read_data(args.scores))
     report = markdown(result, command_line("python -m benchmarks.studies.hybrid", argv))
     publish(args.output, result, report)
     return 0
