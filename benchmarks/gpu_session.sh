@@ -32,8 +32,9 @@
 #   DRY_RUN=1 (or --dry-run after the command) runs `run` on the CPU at tiny sizes with this
 #   machine's own packages and ../shared/data: what tests/test_gpu_session.py runs (there with
 #   BULK_MODEL=a tiny judge folder, so the speed steps are plumbing only). STEPS=judge,bulk,train
-#   (default all) picks the steps; ROWS, BULK_SECONDS, TRAIN_SECONDS size the device run. One
-#   call of 10 minutes cannot hold them all: pack prints two, judge+bulk then train.
+#   (default all) picks the steps; ROWS, BULK_SECONDS, JUDGE_SECONDS, TRAIN_SECONDS size the
+#   device run. One call of 10 minutes cannot hold them all: pack prints two, judge+train
+#   then bulk.
 #
 # After a session: commit benchmarks/results/gpu_session/ (bulk_speed.json/.md and the log,
 # naming the GPU), evaluate the trained judge here (benchmarks/agreement, the contrast sets,
@@ -120,13 +121,17 @@ pack() {
     rm -f "$GPU_DIR/build/runtime.tar.xz"
     log "runtime and data: $((total / 1048576)) MiB in ${#pieces[@]} pieces of at most $((budget / 1048576)) MiB"
     local n; n=$(find "$GPU_DIR" -maxdepth 1 -name 'part*' -type d | wc -l)
+    # The plan, from what device time went to in the session of 2026-11-28 (run3): a fresh
+    # machine took 281 s to start and each call ~25 s beside its command (the tree travels every
+    # time), so judge and training share one call and the speed runs come after, if time is left.
     cat >&2 <<EOF
-Device calls, one after another while the machine is warm (30 s):
+Device calls, one after another while the machine is warm (30 s); 15 minutes in all:
 $(for i in $(seq 1 $((n - 1))); do echo "  carry [.gpu/part$i]  command: benchmarks/gpu_session.sh install"; done)
-  carry [.gpu/part$n]  command: STEPS=judge,bulk benchmarks/gpu_session.sh run   (timeout_s 520: the
-                       steps' own limits, 100 + 200 + 200 s, end it before the call's)
-  carry []             command: STEPS=train benchmarks/gpu_session.sh run        (timeout_s 330; with
-                       less device time left, TRAIN_SECONDS=budget_left_s - 90 and timeout_s that + 30)
+  carry [.gpu/part$n]  command: STEPS=judge,train benchmarks/gpu_session.sh run   (timeout_s 360: the
+                       steps' own limits, 70 + 270 s; with under 400 s of device time left,
+                       TRAIN_SECONDS=budget_left_s - 130 and timeout_s that + 90)
+  carry []             command: STEPS=bulk benchmarks/gpu_session.sh run         (only with 300 s or more
+                       left: timeout_s budget_left_s - 40, BULK_SECONDS half of that less 20)
 EOF
 }
 
@@ -172,14 +177,14 @@ run() {
         extra=(--sources halueval_qa --max-train-pairs 16 --max-heldout 8 --batch-size 16 --epochs 1)
     else
         out="${OUT:?run on the device machine sets OUT}"; work="/tmp/gpu_session"
-        # Sized from the H200 session of 2026-11-27 (benchmarks/results/gpu_session/run2): the
-        # compare step took 95 s; 15 workers ran 10,000 rows in ~180 s (three metrics 113 s,
-        # context recall 43 s, start-up); the judge study ~60 s. Training reads its prepared data
-        # in seconds and loads in ~20 s, so 300 s leave it ~250 s of steps. Two calls: judge+bulk
-        # (~350 s), then train. Each step has its own limit, so a slow one cannot take the call
+        # Sized from the H200 sessions (benchmarks/results/gpu_session): the compare step took
+        # 95 s and 15 workers ran 10,000 rows in ~180 s (run 2); training reads its prepared
+        # data in 3 s, encodes and loads in ~26 s and exports in ~15 s, so 270 s leave it ~200 s
+        # of steps (run 3: 240 s gave 140 s, 2,753 steps). Two calls: judge+train, then bulk
+        # when time is left. Each step has its own limit, so a slow one cannot take the call
         # (and with it the archive of what the others measured).
         rows="${ROWS:-10000}"; compare_rows="${COMPARE_ROWS:-240}"; block=16; bulk_s="${BULK_SECONDS:-200}"
-        judge_s="${JUDGE_SECONDS:-100}"; train_s="${TRAIN_SECONDS:-300}"; device=cuda
+        judge_s="${JUDGE_SECONDS:-70}"; train_s="${TRAIN_SECONDS:-270}"; device=cuda
         install
         export PYTHONPATH="$STAGE/site${PYTHONPATH:+:$PYTHONPATH}"
         data="$STAGE/data"
@@ -207,8 +212,9 @@ run() {
     if [[ ",$steps," == *,judge,* ]]; then
         local study=(benchmarks/studies/judge_gpu.py --device "$device" --busy "$n" "${model[@]}"
                      --output "$work/bulk/judge_gpu.json")
-        # 120 rows (~7,700 pairs, ~1 s a pass): 3 batch sizes x 11 passes in ~60 s.
-        if [ "$DRY_RUN" = 1 ]; then study+=(--rows 2 --batch-sizes 4,8 --repeats 1); else study+=(--rows 120 --repeats 2); fi
+        # 60 rows (~3,800 pairs, under 1 s a pass): in run 3, 120 rows gave three of the
+        # configurations in 70 s, most of it capturing the rows' requests on one core.
+        if [ "$DRY_RUN" = 1 ]; then study+=(--rows 2 --batch-sizes 4,8 --repeats 1); else study+=(--rows 60 --repeats 2); fi
         log "judge: python3 ${study[*]}"
         timeout "$judge_s" python3 "${study[@]}" || log "judge_gpu stopped (exit $?): its partial output is in the log"
     fi

@@ -24,7 +24,7 @@ if str(REPO_ROOT) not in sys.path:
 import numpy as np  # noqa: E402
 
 from benchmarks.lib.files import read_data, write_results  # noqa: E402
-from benchmarks.lib.metrics import auroc  # noqa: E402
+from benchmarks.lib.metrics import auroc, auroc_statistic, paired_bootstrap_se  # noqa: E402
 
 SECTION_TITLES = {"held_out": "held-out", "eval_only": "eval-only", "meta_eval": "dev (meta-eval)"}
 
@@ -101,19 +101,54 @@ def markdown(judges: dict[str, dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def auroc_differences(dumps: dict[str, dict]) -> dict[str, dict[str, dict]]:
+    """Per judge after the first, per set both scored on the same items (the same labels in the
+    same order): its AUROC minus the first judge's, with the paired bootstrap standard error (the
+    adoption rule of a trained judge: not lower beyond one standard error on any family)."""
+    names = list(dumps)
+    first = dumps[names[0]]["sets"]
+    out: dict[str, dict[str, dict]] = {}
+    for name in names[1:]:
+        out[name] = {}
+        for set_name, s in dumps[name]["sets"].items():
+            base = first.get(set_name)
+            if base is None or base["labels"] != s["labels"]:
+                continue
+            y = np.asarray(s["labels"], int)
+            diff = auroc(y, np.asarray(s["model"], float)) - auroc(y, np.asarray(base["model"], float))
+            se = paired_bootstrap_se(y, base["model"], s["model"], {"auroc": auroc_statistic})["auroc"]
+            out[name][set_name] = {"n": len(y), "difference": diff, "se": se,
+                                   "lower_beyond_se": bool(se is not None and diff < -se)}
+    return out
+
+
+def differences_markdown(first: str, diffs: dict[str, dict[str, dict]]) -> str:
+    lines = []
+    for name, sets in diffs.items():
+        lines += ["", f"## AUROC of {name} minus {first} (paired bootstrap SE)", "",
+                  "| set | n | difference | SE | lower beyond one SE |", "|---|---|---|---|---|"]
+        for set_name, d in sets.items():
+            se = "-" if d["se"] is None else f"{100 * d['se']:.1f}"
+            lines.append(f"| {set_name} | {d['n']} | {100 * d['difference']:+.1f} | {se} | "
+                         f"{'**yes**' if d['lower_beyond_se'] else 'no'} |")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("runs", nargs="+", help="NAME=RESULT.json:SCORES.json")
     p.add_argument("-o", "--output", type=Path, default=REPO_ROOT / "benchmarks/results/judges.md")
     args = p.parse_args(argv)
-    judges = {}
+    judges, dumps = {}, {}
     for spec in args.runs:
         name, _, files = spec.partition("=")
         result_file, _, dump_file = files.partition(":")
-        judges[name] = judge_figures(read_data(Path(result_file)), read_data(Path(dump_file)))
-    report = markdown(judges)
+        dumps[name] = read_data(Path(dump_file))
+        judges[name] = judge_figures(read_data(Path(result_file)), dumps[name])
+    diffs = auroc_differences(dumps)
+    report = markdown(judges) + differences_markdown(next(iter(judges)), diffs)
     print(report)
-    write_results(args.output.with_suffix(".json"), {"judges": judges}, report)
+    write_results(args.output.with_suffix(".json"), {"judges": judges, "auroc_differences": diffs}, report)
     return judges
 
 

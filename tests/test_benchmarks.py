@@ -480,3 +480,32 @@ def test_rule_findings_counts_flagged_claims_by_label_and_what_a_change_moves():
                          (rf.CONFIRMATION,))
     assert [h["claim"] for h in raised[rf.CONFIRMATION]] == ["The museum opened before its library."]
     assert rf.changes(before, {**found, **raised}).keys() == {"polarity"}  # not read before: not compared
+
+
+def test_judge_compare_reads_auroc_differences_with_their_standard_error(tmp_path):
+    """judge_compare: each later judge's AUROC minus the first's per shared set, with a paired
+    bootstrap SE, flagged where lower beyond one SE (the adoption rule of a trained judge)."""
+    from benchmarks import judge_compare
+    from benchmarks.lib.files import write_data
+
+    rng = np.random.default_rng(3)
+    labels = [int(x) for x in rng.integers(0, 2, 200)]
+    good = [0.7 * y + 0.3 * float(rng.random()) for y in labels]  # separates the classes
+    noisy = [float(rng.random()) for _ in labels]  # does not
+    runs = []
+    for name, scores in (("a", good), ("b", noisy)):
+        sets = {"wice/dev": {"section": "meta_eval", "kind": "nli", "labels": labels, "model": scores,
+                             "overlap": noisy, "claims": None},
+                "begin/dev": {"section": "meta_eval", "kind": "nli", "labels": labels, "model": good,
+                              "overlap": noisy, "claims": None}}
+        write_data(tmp_path / f"{name}.json.xz", {"judge": name, "sets": sets})
+        result = {"threshold": {"chosen": 0.5, "chosen_dev_balanced_accuracy": 0.7},
+                  "thresholds_used": {"relevance": 0.5}, "model": {"name": name, "weights_sha256": name}}
+        write_data(tmp_path / f"{name}_result.json", result)
+        runs.append(f"{name}={tmp_path / f'{name}_result.json'}:{tmp_path / f'{name}.json.xz'}")
+    judge_compare.main([*runs, "-o", str(tmp_path / "judges.md")])
+    diffs = json.loads((tmp_path / "judges.json").read_text())["auroc_differences"]["b"]
+    assert diffs["wice/dev"]["difference"] < -0.2 and diffs["wice/dev"]["lower_beyond_se"] is True
+    assert 0 < diffs["wice/dev"]["se"] < 0.1
+    assert diffs["begin/dev"]["difference"] == 0.0 and diffs["begin/dev"]["lower_beyond_se"] is False
+    assert "## AUROC of b minus a (paired bootstrap SE)" in (tmp_path / "judges.md").read_text()
