@@ -381,5 +381,8 @@ def test_heldout_judges_study_reads_a_prepared_file(tmp_path: Path) -> None:
     assert result["pairs"] == runs["a", 16]["pooled"]["n_nli"] + runs["a", 16]["pooled"]["n_relevance"]
     table = out.with_suffix(".md").read_text()
     assert "| a @16 | b @16 | a @64 | b @64 |" in table and "**pooled NLI**" in table
+    # No machine's absolute path in a result file (relative to the repository, as every benchmark).
+    assert not any(w.partition("=")[2].startswith("/") or w.startswith("/") for w in result["command"].split())
+    assert not any(v.startswith("/") for v in result["judges"].values())
     with pytest.raises(SystemExit):
         heldout_judges.main(["--prepared", str(file), f"a={tmp_path / 'absent'}", "--output", str(out)])

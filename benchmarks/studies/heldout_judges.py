@@ -26,7 +26,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from benchmarks.lib.files import command_line, publish  # noqa: E402
+from benchmarks.lib.files import command_line, portable_path, publish  # noqa: E402
 from benchmarks.lib.machine import describe_machine  # noqa: E402
 
 
@@ -80,9 +80,12 @@ def main(argv: list[str] | None = None) -> int:
             runs.append({"judge": name, "max_length": length, **report})
             print(f"{name} at {length} tokens: NLI BA {report['pooled']['nli_balanced_accuracy']}, "
                   f"relevance BA {report['pooled']['relevance_balanced_accuracy']} ({report['seconds']} s)", flush=True)
-    result = {"machine": describe_machine(), "command": command_line("python benchmarks/studies/heldout_judges.py", argv),
+    # NAME=FOLDER arguments named portably too (command_line sees only whole absolute paths).
+    recorded = [f"{n}={portable_path(judges[n])}" if a in args.judges and (n := a.partition("=")[0]) in judges else a
+                for a in argv]
+    result = {"machine": describe_machine(), "command": command_line("python benchmarks/studies/heldout_judges.py", recorded),
               "prepared": args.prepared.name, "recipe": recipe, "pairs": len(heldout),
-              "judges": {k: str(v) for k, v in judges.items()}, "runs": runs}
+              "judges": {k: portable_path(v) for k, v in judges.items()}, "runs": runs}
     publish(args.output, result, render(result))
     return 0
 
