@@ -69,6 +69,11 @@ def _mean(figs: dict, section: str, kind: str | None = None, exclude: tuple[str,
     return float(np.mean(values)) if values else float("nan")
 
 
+def _percent(value: float) -> str:
+    """A mean in %, or "-" where a run scored no set of that section (``--sections``)."""
+    return f"{100 * value:.1f}" if np.isfinite(value) else "-"
+
+
 def markdown(judges: dict[str, dict]) -> str:
     names = list(judges)
     head = "| set | n | " + " | ".join(f"{n} BA" for n in names) + " | " + " | ".join(f"{n} AUROC" for n in names) + " | floor AUROC |"
@@ -78,16 +83,19 @@ def markdown(judges: dict[str, dict]) -> str:
     summary = {
         "dev-chosen entailment threshold": lambda f: f"{f['threshold']:.4f}",
         "dev families mean BA (WiCE article, SummaC, BEGIN)": lambda f: f"{100 * f['dev_mean_ba']:.1f}",
-        "held-out NLI mean BA": lambda f: f"{100 * _mean(f, 'held_out', 'nli'):.1f}",
-        "held-out relevance mean BA": lambda f: f"{100 * _mean(f, 'held_out', 'relevance'):.1f}",
-        "eval-only mean BA (ANLI excluded)": lambda f: f"{100 * _mean(f, 'eval_only', exclude=('anli',)):.1f}",
+        "held-out NLI mean BA": lambda f: _percent(_mean(f, 'held_out', 'nli')),
+        "held-out relevance mean BA": lambda f: _percent(_mean(f, 'held_out', 'relevance')),
+        "eval-only mean BA (ANLI excluded)": lambda f: _percent(_mean(f, 'eval_only', exclude=('anli',))),
         "CPU pairs/s (realistic / short; 1-min load average)":
-            lambda f: f"{f['pairs_per_second']} / {f['short_pairs_per_second']} ({f['load_average_1min']})",
+            lambda f: (f"{f['pairs_per_second']} / {f['short_pairs_per_second']} ({f['load_average_1min']})"
+                       if f["pairs_per_second"] is not None else "-"),  # a run with --no-speed
     }
     for label, fn in summary.items():
         lines.append(f"| {label} | " + " | ".join(fn(judges[n]) for n in names) + " |")
     first = judges[names[0]]["sets"]
     for section, title in SECTION_TITLES.items():
+        if not any(f["section"] == section for f in first.values()):
+            continue  # a section the runs did not score (--sections)
         lines += ["", f"## {title}", "", head, "|---|---|" + "---|" * (2 * len(names) + 1)]
         for s, f in first.items():
             if f["section"] != section:
