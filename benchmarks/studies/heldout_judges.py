@@ -1,6 +1,6 @@
 """Judges side by side on the held-out pairs of a prepared training file.
 
-    python benchmarks/studies/heldout_judges.py --prepared FILE NAME=JUDGE_DIR [NAME=...] [--max-lengths 192,256]
+    python benchmarks/studies/heldout_judges.py --prepared FILE NAME=JUDGE_DIR [NAME=...] [--max-lengths 192,256] --output FILE
 
 A training run reports held-out figures for the judge it exports only (``heldout_eval.json``);
 the adoption rule of a trained judge (issue 35: held-out NLI balanced accuracy >= 0.87) needs
@@ -10,7 +10,8 @@ data a GPU session trained on: ``benchmarks/gpu_session.sh pack``), scores them 
 at each window, and reports the trainer's own figures (``localeval.training.evaluate``:
 thresholds chosen on the pooled held-out pairs, balanced accuracy per source and pooled).
 
-Results: ``benchmarks/results/heldout_judges.json`` and ``.md``.
+Results: ``--output`` (JSON) and the markdown beside it; a GPU session's trained judge is read
+into ``benchmarks/results/gpu_session/runN/heldout_judges.{json,md}``.
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prepared", type=Path, required=True, help="a prepared training-data file")
     parser.add_argument("--max-lengths", default="192,256", help="windows to read each judge at")
     parser.add_argument("--limit", type=int, default=None, help="at most N held-out pairs, spread (plumbing runs)")
-    parser.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/heldout_judges.json")
+    parser.add_argument("--output", type=Path, required=True,
+                        help="result file (.json, the .md beside it): a GPU session's go in results/gpu_session/runN/")
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     judges = {}
