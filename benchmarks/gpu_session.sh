@@ -215,8 +215,8 @@ run() {
     if [[ ",$steps," == *,judge,* ]]; then
         local study=(benchmarks/studies/judge_gpu.py --device "$device" --busy "$n" "${model[@]}"
                      --output "$work/bulk/judge_gpu.json")
-        # 60 rows (~3,800 pairs, under 1 s a pass): in run 3, 120 rows gave three of the
-        # configurations in 70 s, most of it capturing the rows' requests on one core.
+        # 60 rows (~3,800 pairs): in run 3, 120 rows gave three configurations in 70 s (the
+        # rows' requests are captured first, on one core, then each is replayed 3 times).
         if [ "$DRY_RUN" = 1 ]; then study+=(--rows 2 --batch-sizes 4,8 --repeats 1); else study+=(--rows 60 --repeats 2); fi
         log "judge: python3 ${study[*]}"
         timeout "$judge_s" python3 "${study[@]}" || log "judge_gpu stopped (exit $?): its partial output is in the log"
