@@ -219,6 +219,17 @@ ORDERS = [
     # "After 30 seconds": a span of time, no event.
     ("The alarm sounds before the driver leaves the car.",
      "After 30 seconds, if the driver has not left the car, the alarm stops.", False),
+    # "named after" (in honour of) is no order; "Take ... after meals" is one, and a "looks after"
+    # (cares for) leaves the sentence's own "before" an order.
+    ("The bridge was named after the engineer who designed it.",
+     "The engineer retired after the bridge was completed in 1932.", False),
+    ("He was named after his father's close friend, Coach Bill Edwards.",
+     "After being named head coach in 1925, Bill Edwards became a close friend of the family.", False),
+    ("A neighbour looks after the dog before the family returns.",
+     "The family returns before the neighbour comes to look after the dog.", True),
+    ("The bridge was completed after the engineer retired.",
+     "The engineer retired after the bridge was completed in 1932.", True),
+    ("Take the tablets after meals.", "Take the tablets before meals, with a glass of water.", True),
 ]
 
 

@@ -92,6 +92,10 @@ _pair("permit", "allowed,permitted,legal,lawful",
       "banned,prohibited,forbidden,illegal,unlawful,may not,must not,cannot,can not,not allowed,not permitted")
 _pair("outcome", "passed,won,wins,win,succeeded,survived", "failed,lost,loses,lose,died")
 _pair("presence", "present,available", "absent,unavailable")
+_NOT_ORDER_AFTER = frozenset("name names named naming look looks looked looking sought".split())
+"""Verbs whose "after", right behind them, is no order: "named after his godfather" (in honour of),
+"looks after the children" (cares for), "sought after". Only those that take no other reading:
+"take after meals" and "called after the meeting" are orders."""
 
 _AUXILIARIES = frozenset("is are was were be been do does did has have had will would can could may might must "
                          "should".split())
@@ -435,6 +439,8 @@ def _polar(tokens: tuple[_Token, ...]) -> list[_Polar]:
     for start, end, phrase in _phrases(tokens, _OPPOSITES):
         if start in bound_at or (phrase == "close" and end < len(tokens) and tokens[end].text == "to"):
             continue  # "close to the TV", "close to 50 %": near, not shut
+        if phrase == "after" and start and tokens[start - 1].text in _NOT_ORDER_AFTER:
+            continue
         name, side = _OPPOSITES[phrase]
         flipped = _negated(tokens, start, end)
         clause = tokens[start].clause
