@@ -437,9 +437,7 @@ def _polar(tokens: tuple[_Token, ...]) -> list[_Polar]:
     bound_at = {i for start, end, _ in _phrases(tokens, _BOUNDS) for i in range(start, end)}
     out = []
     for start, end, phrase in _phrases(tokens, _OPPOSITES):
-        if start in bound_at or (phrase == "close" and end < len(tokens) and tokens[end].text == "to"):
-            continue  # "close to the TV", "close to 50 %": near, not shut
-        if phrase == "after" and start and tokens[start - 1].text in _NOT_ORDER_AFTER:
+        if start in bound_at or _idiom(tokens, start, end, phrase):
             continue
         name, side = _OPPOSITES[phrase]
         flipped = _negated(tokens, start, end)
@@ -454,6 +452,14 @@ def _polar(tokens: tuple[_Token, ...]) -> list[_Polar]:
                           _nearest(tokens[:start][::-1], clause), _nearest(tokens[end:], clause), negated,
                           frozenset(sides[0]), frozenset(sides[1]), _timed(tokens[end:end + 2]), clause))
     return out
+
+
+def _idiom(tokens: tuple[_Token, ...], start: int, end: int, phrase: str) -> bool:
+    """Is the pair word at ``start:end`` part of a phrase that means something else: "close to
+    the TV" (near, not shut), "named after his godfather" (`_NOT_ORDER_AFTER`: no order)?"""
+    if phrase == "close":
+        return end < len(tokens) and tokens[end].text == "to"
+    return phrase == "after" and start > 0 and tokens[start - 1].text in _NOT_ORDER_AFTER
 
 
 def _timed(tokens: tuple[_Token, ...]) -> bool:
