@@ -210,6 +210,24 @@ def test_a_denial_limited_to_a_circumstance_denies_only_claims_that_speak_of_it(
     _reads_denial(premise, elsewhere, denied)
 
 
+@pytest.mark.parametrize(("premise", "excepted", "denied"), [
+    # A plain statement leaves room for a claim's exception in a circumstance it never names;
+    # a prohibition covers every circumstance, and a statement of the claim's own circumstance
+    # speaks of it.
+    ("Connecting to the Internet. You can get access to the Internet through your TV.",
+     "If your network speed is below 10 Mbps, your TV may not be able to connect to the Internet.", None),
+    ("The pump runs on mains power or on its built-in battery.", "The pump does not run while the filter cover is open.",
+     "The pump does not run on its built-in battery."),
+    ("Isotretinoin should be prescribed to women of childbearing age only after a negative pregnancy test.",
+     "Doctors should not prescribe isotretinoin if the patient refuses to use contraception.", None),
+    ("Never leave the fryer unattended.", None, "You may leave the fryer unattended while it is switched on."),
+    ("When the engine is hot, open the radiator cap slowly to release the pressure.", None,
+     "Do not open the radiator cap when the engine is hot."),
+])
+def test_a_denial_in_a_circumstance_the_premise_never_names_is_an_exception_not_a_contradiction(premise, excepted, denied):
+    _reads_denial(premise, excepted, denied)
+
+
 @pytest.mark.parametrize(("premise", "other", "denied"), [
     # Another particle, another governed verb, or a purpose are other acts than the claim's.
     ("Do not switch off the alarm panel at night. The panel runs on a backup battery.",

@@ -30,7 +30,9 @@ The checks, each a `localeval.text.contrast_rules` rule:
   its own to a circumstance the claim does not speak of ("do not drain the filter when the
   engine is running"), not of a group a clause narrows ("obstacles located below the
   sensors"), not of another act (a particle, "turn off" / "turn on"; the verb a "need" governs;
-  a purpose, "to erase the channels", states no act);
+  a purpose, "to erase the channels", states no act); and a plain statement of an act does not
+  deny a claim that denies it only in a circumstance of its own the premise never speaks of
+  ("the TV may not be able to connect if the network is slower than 10 Mbps");
 - ``swap``: no atom supports the claim's atom, and one with the same predicate differs from it
   in exactly one core slot while agreeing in another, the claim's value of that slot being
   given to something else in the premise (roles swapped across coordinated arguments, an
@@ -1194,10 +1196,23 @@ def _denials(mine: Atom, flips: list[Atom], said: set[str], told: set[str]) -> l
     limited to no circumstance (`_restriction`) the claim does not speak of: more than half of
     its words among the claim's stems ``told`` ("do not drain the filter when the engine is
     running" denies nothing of "drain the water from the filter"; "never leave the fryer
-    unattended while it is switched on" denies "you may leave it unattended while it is on")."""
+    unattended while it is switched on" denies "you may leave it unattended while it is on").
+    Nor does a plain statement deny a claim that denies the act only in a circumstance the
+    premise does not speak of (`_spoken_of`): "you can get access to the Internet through your
+    TV" leaves room for "the TV may not be able to connect if the network is slower than 10
+    Mbps" (a general statement has exceptions; a general prohibition has none: "never leave
+    the fryer unattended" denies "you may leave it unattended while it is switched on")."""
+    excepted = mine.negated and mine.restriction  # the claim's denial, limited to a circumstance
+    if excepted and not _spoken_of(mine.restriction, {stem(lemma) for lemma in said}):
+        return []
     return [p for p in flips if p.condition == mine.condition and p.conditioned == mine.conditioned
             and not _elsewhere(mine, p, said) and not _narrower(p, mine)
-            and (not p.restriction or 2 * len(p.restriction & told) > len(p.restriction))]
+            and (not p.restriction or _spoken_of(p.restriction, told))]
+
+
+def _spoken_of(restriction: frozenset[str], stems: set[str]) -> bool:
+    """Does a text speak of a circumstance: more than half of its words among the text's stems?"""
+    return 2 * len(restriction & stems) > len(restriction)
 
 
 def _narrower(theirs: Atom, mine: Atom) -> bool:
