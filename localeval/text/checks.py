@@ -1202,9 +1202,8 @@ def _denials(mine: Atom, flips: list[Atom], said: set[str], told: set[str]) -> l
     TV" leaves room for "the TV may not be able to connect if the network is slower than 10
     Mbps" (a general statement has exceptions; a general prohibition has none: "never leave
     the fryer unattended" denies "you may leave it unattended while it is switched on")."""
-    excepted = mine.negated and mine.restriction  # the claim's denial, limited to a circumstance
-    if excepted and not _spoken_of(mine.restriction, {stem(lemma) for lemma in said}):
-        return []
+    if mine.negated and mine.restriction and not _spoken_of(mine.restriction, {stem(lemma) for lemma in said}):
+        return []  # the claim's own exception
     return [p for p in flips if p.condition == mine.condition and p.conditioned == mine.conditioned
             and not _elsewhere(mine, p, said) and not _narrower(p, mine)
             and (not p.restriction or _spoken_of(p.restriction, told))]
