@@ -176,19 +176,42 @@ def test_no_part_ends_on_a_preposition_the_parse_left_without_its_object():
     assert not any(p.rstrip(".").split()[-1] in ("for", "during") for p in parts)
 
 
-def test_claims_parsed_in_one_batch_give_the_same_parts_and_the_parse_memo_stays_bounded(monkeypatch):
+def test_claims_and_their_pieces_parsed_in_batches_give_the_same_parts_and_the_parse_memo_stays_bounded(monkeypatch):
     from localeval.text import atoms
     from localeval.text.memo import TextMemo
 
     claims = ["The museum, which opened in 1889, holds paintings and sculptures from Spain.",
               "Switch the machine off, clean the filter and check the hose every week.",
               "Clara Voss wrote the novel when she lived in Lisbon."]
-    alone = [atoms._parts_of.__wrapped__(c) for c in claims]  # parsed one call per text
-    memo = TextMemo(maxsize=2)
+    monkeypatch.setattr(atoms, "_PARSES", TextMemo(maxsize=64))
+    atoms._split_once.cache_clear()
+    alone = [atoms._parts_of.__wrapped__(c) for c in claims]  # each text parsed by a call of its own
+    assert any(len(p) >= 3 for p in alone)  # pieces split again: more than one level
+
+    memo = TextMemo(maxsize=64)
     monkeypatch.setattr(atoms, "_PARSES", memo)
+    atoms._split_once.cache_clear()
+    batches: list[int] = []
+    nlp = atoms._nlp()
+
+    class Batching:  # spaCy, allowed to parse in batches only
+        def pipe(self, texts, **kw):
+            batches.append(len(texts))
+            return nlp.pipe(texts, **kw)
+
+        def __call__(self, text):
+            raise AssertionError(f"parsed alone: {text!r}")
+
+    monkeypatch.setattr(atoms, "_nlp", Batching)
     atoms.parse_claims(claims)
-    held = [memo.lookup(atoms._TABLE, c)[0] for c in claims]
-    assert len(memo) == 2 and not held[0] and held[2]  # the oldest went
-    batched = [atoms._parts_of.__wrapped__(c) for c in claims]
-    assert batched == alone and any(len(p) >= 2 for p in batched)
-    assert len(memo) == 2
+    assert batches[0] == 3 and len(batches) >= 2 and sum(batches) == len(memo)  # claims, then pieces by level
+    atoms._split_once.cache_clear()
+    batched = [atoms._parts_of.__wrapped__(c) for c in claims]  # every parse read from the memo
+    assert batched == alone
+
+    monkeypatch.setattr(atoms, "_nlp", lambda: nlp)  # a memo too small parses some texts again, alone
+    small = TextMemo(maxsize=2)
+    monkeypatch.setattr(atoms, "_PARSES", small)
+    atoms._split_once.cache_clear()
+    atoms.parse_claims(claims)
+    assert len(small) == 2

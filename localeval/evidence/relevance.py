@@ -55,7 +55,8 @@ def context_relevance(
             for c, context in enumerate(contexts):
                 windows: list[Span] = []
                 if context and context.strip():
-                    windows = list(make_windows(context, split_sentences(context), count, budget))
+                    windows = list(make_windows(context, split_sentences(context), count, budget,
+                                                count_span=run.span_counter(judge, context)))
                 row.append(windows)
                 batch.add((q, c), [(w.text, question) for w in windows], task="relevance")
             plan.append(row)

@@ -44,6 +44,7 @@ from localeval.judge.formats import JudgeFormat, Packed, detect_format, split_fo
 from localeval.judge.dtypes import resolve_dtype
 from localeval.judge.labels import LabelLayout
 from localeval.judge.registry import resolve_model, stored_thresholds
+from localeval.judge.spans import SpanCounter, span_counter, word_local
 
 if TYPE_CHECKING:
     from localeval.evidence.verdict import ClaimVerdict
@@ -205,6 +206,8 @@ class NLIJudge:
             loaded = self.format.load(info, dtype)
         self.tokenizer = loaded.tokenizer
         self._counter = _plain_counter(self.tokenizer)
+        # Asked once: reading a tokenizer's definition costs more than thousands of counts.
+        self._word_local = self._counter is not None and word_local(self._counter)
         self.model = loaded.model.to(self.device)
         self.model.eval()
         # Batches go to a GPU from page-locked memory, without waiting: from ordinary memory
@@ -298,6 +301,16 @@ class NLIJudge:
         # verbose=False: counting a text longer than the model's input is the point here (to
         # window it), not a mistake to warn about.
         return len(self.tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
+
+    def span_counter(self, text: str, count: Callable[[str], int] | None = None) -> SpanCounter:
+        """Tokens of ``text[a:b]`` (as `count_tokens` counts them) for many spans of one text:
+        read from one encoding of ``text`` when the tokenizer is word-local and the span's ends
+        sit at whitespace (`localeval.judge.spans`), else ``count`` (default `count_tokens`) of
+        the span's text."""
+        count = count or self.count_tokens
+        if not self._word_local:
+            return lambda a, b: count(text[a:b])
+        return span_counter(self._counter, text, count)
 
     def count_tokens_batch(self, texts: Sequence[str]) -> list[int]:
         if not texts:

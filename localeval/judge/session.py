@@ -293,6 +293,14 @@ class JudgeSession:
             counter = self._counters[key] = lru_cache(maxsize=_TOKEN_MEMO_SIZE)(judge.count_tokens)
         return counter
 
+    def span_counter(self, judge: NLIJudge, text: str) -> Callable[[int, int], int]:
+        """Tokens of ``text[a:b]`` as `token_counter` counts them, for windowing ``text``: one
+        encoding of the text serves every span when the judge's tokenizer allows it
+        (`NLIJudge.span_counter`), each span's text is counted otherwise."""
+        count = self.token_counter(judge)
+        spans = getattr(judge, "span_counter", None)  # a judge-like test double may count only texts
+        return spans(text, count) if spans is not None else (lambda a, b: count(text[a:b]))
+
     def fits(self, judge: NLIJudge, text: str, budget: int) -> bool:
         """Does ``text`` take at most ``budget`` of ``judge``'s tokens? A text with fewer
         UTF-8 bytes than the budget is not tokenised: every token of a WordPiece, BPE or

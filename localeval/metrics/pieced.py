@@ -126,7 +126,13 @@ def piece_together(
     if not failed:
         return
     if session is None or not session.analyses.enabled:  # else most are read from the cache file
-        parse_claims([judged[g][k].text for g, k in failed])  # one spaCy batch, not one call each
+        # One spaCy batch per level of the parts' rules, not one call per text; timed as the
+        # "parse" stage, as `_atomic_parts` is.
+        texts = [judged[g][k].text for g, k in failed]
+        if session is None:
+            parse_claims(texts)
+        else:
+            session.timed("parse", lambda: parse_claims(texts))
     parts_of = [_atomic_parts(judged[g][k].text, session) for g, k in failed]
     # The whole claim first, then its parts (when the rules split it).
     prefixes = [_prefix(questions[g] if questions else None, groups[g][1]) for g, _ in failed]

@@ -246,7 +246,7 @@ def _missing_numbers(claim: str, premise: str, source: str) -> list[str]:
     # what the claim draws on.
     known = stated | numbers_in(source)
     return sorted(v for v in claimed - known if not _follows(v, premise, stated)
-                  and not (_RELATIVE_YEAR.search(source or premise) and _is_year(v)))
+                  and not (_is_year(v) and _says_relative_year(source or premise)))
 
 
 def _number_rule(claim: str, premise: str, source: str) -> str | None:
@@ -259,6 +259,13 @@ def _number_rule(claim: str, premise: str, source: str) -> str | None:
 
 
 _RELATIVE_YEAR = re.compile(r"\b(?:this|last|next|previous|past|coming) year\b", re.IGNORECASE)
+
+
+@remembered
+def _says_relative_year(text: str) -> bool:
+    """Whether ``text`` dates by "this / last / next year": asked of a whole source for every
+    pair and number, so its answer is kept."""
+    return _RELATIVE_YEAR.search(text) is not None
 
 
 def _is_year(number: str) -> bool:

@@ -11,7 +11,9 @@ Token counts: each sentence (or word) is counted once, and a candidate window is
 as the sum of its parts' counts minus the per-call overhead (``count_tokens("")``, e.g.
 [CLS]/[SEP] of a tokenizer that adds them). Each chosen window is then counted once for real
 and shrunk if the estimate was low, so a window never exceeds ``max_tokens``, whatever the
-tokenizer, at the cost of about one extra count per window.
+tokenizer, at the cost of about one extra count per window. A caller that can count any span
+of the text from one encoding of it (``count_span``: the judge's word-local tokenizers, see
+`localeval.judge.spans`) makes all these counts one tokenizer call per text.
 """
 
 from __future__ import annotations
@@ -30,16 +32,18 @@ PIECE_OVERLAP_WORDS = 8
 _WORD = re.compile(r"\S+")
 
 CountTokens = Callable[[str], int]
+CountSpan = Callable[[int, int], int]
+"""Tokens of ``text[a:b]`` for the one text being windowed."""
 
 
 class _Packer:
     """Greedy packing of consecutive units (sentences or words) of one text into ranges."""
 
-    def __init__(self, text: str, units: Sequence[tuple[int, int]], count_tokens: CountTokens,
-                 max_tokens: int, overhead: int) -> None:
-        self.text, self.units = text, units
-        self.count_tokens, self.max_tokens, self.overhead = count_tokens, max_tokens, overhead
-        self.counts = [count_tokens(text[a:b]) for a, b in units]
+    def __init__(self, units: Sequence[tuple[int, int]], count_span: CountSpan, max_tokens: int,
+                 overhead: int) -> None:
+        self.units = units
+        self.count_span, self.max_tokens, self.overhead = count_span, max_tokens, overhead
+        self.counts = [count_span(a, b) for a, b in units]
         self._prefix = [0, *accumulate(self.counts)]
 
     def estimate(self, i: int, j: int) -> int:
@@ -47,7 +51,7 @@ class _Packer:
         return self._prefix[j + 1] - self._prefix[i] - (j - i) * self.overhead
 
     def actual(self, i: int, j: int) -> int:
-        return self.count_tokens(self.text[self.units[i][0]:self.units[j][1]])
+        return self.count_span(self.units[i][0], self.units[j][1])
 
     def oversized(self, i: int) -> bool:
         return self.counts[i] > self.max_tokens
@@ -117,13 +121,13 @@ def _char_pieces(text: str, start: int, end: int, count_tokens: CountTokens,
     return pieces
 
 
-def _sentence_pieces(text: str, sentence: Span, count_tokens: CountTokens, max_tokens: int,
+def _sentence_pieces(text: str, sentence: Span, count_tokens: CountTokens, count_span: CountSpan, max_tokens: int,
                      overhead: int, overlap: int, piece_words: int | None = None) -> list[tuple[int, int]]:
     """Word-aligned (start, end) pieces of an over-long sentence, each within budget (and of
     at most ``piece_words`` words, neighbours sharing half of them, when given)."""
     words = [(m.start() + sentence.start, m.end() + sentence.start)
              for m in _WORD.finditer(sentence.text)]
-    packer = _Packer(text, words, count_tokens, max_tokens, overhead)
+    packer = _Packer(words, count_span, max_tokens, overhead)
     pieces: list[tuple[int, int]] = []
     shared = (piece_words // 2 if piece_words else PIECE_OVERLAP_WORDS) if overlap else 0
     for i, j in packer.ranges(shared, piece_words):
@@ -142,6 +146,7 @@ def make_windows(
     overlap: int = 1,
     max_sentences: int | None = None,
     piece_words: int | None = None,
+    count_span: CountSpan | None = None,
 ) -> list[Window]:
     """Greedy windows of consecutive ``sentences`` (spans of ``text``) within ``max_tokens``.
 
@@ -157,7 +162,8 @@ def make_windows(
     neighbouring pieces share half their words, so any run of up to ``piece_words // 2 + 1``
     words lies whole inside one piece of the same size wherever it sits in the sentence. When
     everything fits, there is one window from the first sentence to the last. No sentences
-    give ``[]``.
+    give ``[]``. ``count_span(a, b)``, when given, counts ``text[a:b]`` as ``count_tokens``
+    would, faster (one encoding of ``text`` serves every span: `NLIJudge.span_counter`).
     """
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be positive, got {max_tokens}")
@@ -169,7 +175,8 @@ def make_windows(
         return []
     overhead = max(count_tokens(""), 0)
     units = [(s.start, s.end) for s in sentences]
-    packer = _Packer(text, units, count_tokens, max_tokens, overhead)
+    count_span = count_span or (lambda a, b: count_tokens(text[a:b]))
+    packer = _Packer(units, count_span, max_tokens, overhead)
     # The estimate can overshoot (a tokenizer that merges across sentence boundaries), so a
     # text estimated near the budget is counted whole once; a far larger one is not (counting
     # a 50k-token context whole is wasted work, and some tokenizers warn about it).
@@ -183,7 +190,7 @@ def make_windows(
     for i, j in packer.ranges(overlap, max_sentences):
         if packer.oversized(i):
             pieces = _sentence_pieces(
-                text, sentences[i], count_tokens, max_tokens, overhead, overlap, piece_words
+                text, sentences[i], count_tokens, count_span, max_tokens, overhead, overlap, piece_words
             )
             windows.extend(Window(text=text[a:b], start=a, end=b, sentence_indices=(i,))
                            for a, b in pieces)
