@@ -155,7 +155,9 @@ def _table(result: dict) -> str:
 
 def _parts_table(parts: dict[str, dict[str, float]]) -> str:
     lines = [f"Sampled runs (one more of each code under py-spy, {SPY_RATE} stacks a second, native time counted against "
-             "the Python function that called it), ms per row:",
+             "the Python function that called it), ms per row. Each column is one run, its wall time shared out by "
+             "samples: the machine's load in that run moves all its parts together, so compare parts within a column "
+             "and the columns only where the judge's own row agrees:",
              "", "| part | base | this |", "|---|---|---|"]
     for name in parts["base"]:
         lines.append(f"| {name} | {parts['base'][name]} | {parts['this'][name]} |")
@@ -182,6 +184,7 @@ def main(argv: list[str] | None = None) -> None:
     metrics = args.metrics.split(",")
     rows = make_rows(args.rows + 5, seed=PROFILE_SEED)
     machine = describe_machine()
+    load_before = os.getloadavg()
     runs: dict[str, list[dict]] = {"base": [], "this": []}
     with tempfile.TemporaryDirectory() as tmp:
         rows_file = Path(tmp) / "rows.jsonl"
@@ -199,6 +202,7 @@ def main(argv: list[str] | None = None) -> None:
     base_scores = runs["base"][0]["scores"]
     result = {"machine": machine, "command": command_line("python benchmarks/text_side.py", sys.argv[1:] if argv is None else argv),
               "rows": args.rows, "rounds": args.rounds, "metrics": metrics, "precision": args.precision,
+              "load_average_before_after": [list(load_before), list(os.getloadavg())],
               "base_consistent": all(r["scores"] == base_scores for r in runs["base"]),
               "base": summary(runs["base"], args.rows, None), "this": summary(runs["this"], args.rows, base_scores)}
     result["outside_ratio"] = round(result["this"]["outside_ms"] / max(result["base"]["outside_ms"], 1e-9), 3)
@@ -210,7 +214,9 @@ def main(argv: list[str] | None = None) -> None:
         "# The time a row spends outside the judge: this code against a base, in turns", "",
         f"Measured {machine['date_utc']} on {machine['cpu']} ({machine['cpu_cores']} cores), torch {machine['torch']}, "
         f"{args.precision}, judge batch {args.batch_size}; {args.rows} `bulk_speed` rows ({', '.join(metrics)}), "
-        f"{args.rounds} rounds, each a fresh process of each code in turn; medians of the rounds. "
+        f"{args.rounds} rounds, each a fresh process of each code in turn; medians of the rounds. Load average (1, 5, 15 "
+        f"min) before {[round(x, 2) for x in result['load_average_before_after'][0]]}, after "
+        f"{[round(x, 2) for x in result['load_average_before_after'][1]]}. "
         f"Command: `{result['command']}`.", "",
         table, "",
         f"Outside the judge, this / base: **{result['outside_ratio']}**; in all: {result['total_ratio']}. "
