@@ -228,6 +228,34 @@ def test_a_denial_in_a_circumstance_the_premise_never_names_is_an_exception_not_
     _reads_denial(premise, excepted, denied)
 
 
+@pytest.mark.parametrize(("premise", "restated", "denied"), [
+    # "it" as the thing acted on is the one thing the other verbs of its sentence act on: the
+    # premise affirms the claim's act there, so a "not" elsewhere in the sentence denies nothing.
+    ("Do not remove the filter while the pump is running, and replace it every six months.",
+     "Replace the filter every six months.", "You can remove the filter while the pump is running."),
+    ("You must not share the password with colleagues, and you should change it every ninety days.",
+     "Change the password every ninety days.", "You may share the password with colleagues."),
+    # In a sentence of its own, "it" is the jug that sentence names, not the lid before it.
+    ("Do not wash the lid in the dishwasher. Take the jug apart and wash it in the dishwasher.",
+     None, "Wash the lid in the dishwasher."),
+])
+def test_it_stands_for_the_one_thing_its_sentence_acts_on(premise, restated, denied):
+    _reads_denial(premise, restated, denied)
+
+
+def test_it_is_left_alone_where_its_sentence_acts_on_two_things():
+    from localeval.text import roles
+    from localeval.text.checks import _resolved
+
+    def patients(text: str) -> list[str]:
+        said = roles.facts(text)
+        (atom,) = [a for a in said.atoms if any(x.pronoun for _, x in a.slots)]
+        return [x.head for k, x in _resolved(atom, said).slots if k == "patient"]
+
+    assert patients("Do not wash the lid in the dishwasher; take the jug apart and wash it in the dishwasher.") == ["it"]
+    assert patients("Do not wash the lid in the dishwasher. Take the jug apart and wash it in the dishwasher.") == ["jug"]
+
+
 @pytest.mark.parametrize(("premise", "other", "denied"), [
     # Another particle, another governed verb, or a purpose are other acts than the claim's.
     ("Do not switch off the alarm panel at night. The panel runs on a backup battery.",

@@ -1145,8 +1145,26 @@ def _same_act(mine: Atom, theirs: Atom) -> bool:
 def supported_atom(claim: Facts, premise: Facts) -> bool:
     """Does some premise atom state a claim atom's predicate with its polarity and no argument
     in conflict? (Then a word-level "negated" finding about the claim is not trusted:
-    `localeval.text.contrast_rules`.)"""
-    return any(_supports(c, p, strict=False) for c in claim.atoms if c.asserted for p in premise.atoms)
+    `localeval.text.contrast_rules`.) A premise's "it" / "them" as the thing acted on stands for
+    the one thing its sentence's other verbs act on (`_resolved`)."""
+    return any(_supports(c, _resolved(p, premise), strict=False)
+               for c in claim.atoms if c.asserted for p in premise.atoms)
+
+
+def _resolved(atom: Atom, premise: Facts) -> Atom:
+    """``atom`` with a pronoun patient replaced by the patient the other atoms of its sentence
+    share, when there is exactly one ("Do not remove the filter while the pump is running, and
+    replace it every six months": "replace filter"); as it is otherwise. A pronoun is left
+    alone wherever two things could be meant ("Do not wash the lid ...; take the jug apart and
+    wash it")."""
+    if not any(k == "patient" and a.pronoun for k, a in atom.slots):
+        return atom
+    things = {a.head: a for other in premise.atoms if other is not atom and other.sentence == atom.sentence
+              for k, a in other.slots if k == "patient" and not a.pronoun}
+    if len(things) != 1:
+        return atom
+    (thing,) = things.values()
+    return replace(atom, slots=tuple((k, thing if k == "patient" and a.pronoun else a) for k, a in atom.slots))
 
 
 def _say(atom: Atom) -> str:
