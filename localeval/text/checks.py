@@ -1147,8 +1147,8 @@ def supported_atom(claim: Facts, premise: Facts) -> bool:
     in conflict? (Then a word-level "negated" finding about the claim is not trusted:
     `localeval.text.contrast_rules`.) A premise's "it" / "them" as the thing acted on stands for
     the one thing its sentence's other verbs act on (`_resolved`)."""
-    return any(_supports(c, _resolved(p, premise), strict=False)
-               for c in claim.atoms if c.asserted for p in premise.atoms)
+    resolved = [_resolved(p, premise) for p in premise.atoms]  # once each, not once per claim atom
+    return any(_supports(c, p, strict=False) for c in claim.atoms if c.asserted for p in resolved)
 
 
 def _resolved(atom: Atom, premise: Facts) -> Atom:
