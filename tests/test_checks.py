@@ -256,6 +256,55 @@ def test_it_is_left_alone_where_its_sentence_acts_on_two_things():
     assert patients("Do not wash the lid in the dishwasher. Take the jug apart and wash it in the dishwasher.") == ["jug"]
 
 
+@pytest.mark.parametrize(("text", "thing"), [
+    # A pronoun refers back: the heater, named after "it", is not what is refilled.
+    ("Never drain the tank while the heater is on, and refill it only after the heater has been switched off.", "tank"),
+    # Where nothing before it in its sentence is acted on, the sentence before names the thing.
+    ("Do not iron the jacket on a high setting. Iron it on a low setting, inside out.", "jacket"),
+])
+def test_it_stands_for_the_thing_acted_on_before_it(text, thing):
+    from localeval.text import roles
+    from localeval.text.checks import _resolved
+
+    said = roles.facts(text)
+    (atom,) = [a for a in said.atoms if any(x.pronoun for k, x in a.slots if k == "patient")]
+    assert [x.head for k, x in _resolved(atom, said).slots if k == "patient"] == [thing]
+
+
+@pytest.mark.parametrize(("premise", "claim", "denied"), [
+    # The premise affirms the claim's act through "it": a denial in another circumstance is no
+    # contradiction.
+    ("Do not wash the lid in the dishwasher, but wash it by hand.", "Wash the lid by hand.", False),
+    ("Never drain the tank while the heater is on, and refill it only after the heater has been switched off.",
+     "Refill the tank only after the heater has been switched off.", False),
+    # A denial through "it" denies the claim's act on the thing "it" stands for.
+    ("Unplug the heater after use and never cover it while it is switched on.",
+     "The heater can be covered while it is switched on.", True),
+    # The premise affirms the act and denies it in the claim's own circumstance: the denial,
+    # agreeing with the claim in more, holds.
+    ("Do not iron the jacket on a high setting. Iron the jacket inside out.", "Iron the jacket on a high setting.", True),
+    ("Do not iron the jacket on a high setting. Iron the jacket inside out.", "Iron the jacket inside out.", False),
+])
+def test_polarity_reads_pronouns_and_the_denial_that_says_more(premise, claim, denied):
+    from localeval.text import checks, roles
+
+    found = checks.polarity_contrast(roles.facts(claim), roles.facts(premise))
+    assert (found is not None) == denied, found
+
+
+@pytest.mark.parametrize(("premise", "claim"), [
+    # A question states nothing: neither a FAQ's heading nor the row's question read before an
+    # answer (`metrics.pieced`, its "?" dropped) affirms what the answer's "not" denies.
+    ("Can I put the lid in the dishwasher? No. Wash the lid by hand in warm water.", "Do not put the lid in the dishwasher."),
+    ("Does the warranty cover limescale damage: no, it is not covered.", "The warranty does not cover limescale damage."),
+])
+def test_a_question_affirms_nothing(premise, claim):
+    from localeval.text import roles
+
+    assert [(a.lemma, a.asserted) for a in roles.facts(premise).atoms if not a.negated][0][1] is False
+    assert contrast(claim, premise) is None, contrast(claim, premise)
+
+
 @pytest.mark.parametrize(("premise", "other", "denied"), [
     # Another particle, another governed verb, or a purpose are other acts than the claim's.
     ("Do not switch off the alarm panel at night. The panel runs on a backup battery.",

@@ -20,10 +20,13 @@ The checks, each a `localeval.text.contrast_rules` rule:
 
 - ``polarity``: a premise atom that would support the claim's atom (same predicate, an agreeing
   slot, none conflicting) is negated where the claim's is not, or the other way round, and no
-  atom of the premise supports the claim's with its own polarity ("may not sublet the flat" /
-  "may sublet the flat"; a verb under a negated "permitted to", "allowed to", "able to" is
-  negated too); a premise atom inside a condition or an exception ("if you do not prime the
-  pump, ...", "when charging overnight") denies only a claim atom inside one of the same kind,
+  atom of the premise supports the claim's with its own polarity in as many of its slots ("may
+  not sublet the flat" / "may sublet the flat"; "do not tighten the nuts with an impact wrench.
+  Tighten them by hand" still denies "tighten the nuts with an impact wrench"; a verb under a
+  negated "permitted to", "allowed to", "able to" is negated too); a premise's "it" / "them"
+  acted on is read as the one thing acted on before it (`_resolved`), and a question states
+  nothing; a premise atom inside a condition or an exception ("if you do not prime the pump,
+  ...", "when charging overnight") denies only a claim atom inside one of the same kind,
   of the same verb, and one the premise does not assert ("a chance to praise colleagues", "do
   not need to renew") denies nothing unless it is itself negated (a prohibition inside a
   heading still forbids). A denial must cover what the claim says: not limited by a clause of
@@ -52,6 +55,7 @@ two numbers. English only.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from localeval.text.lexical import stem
@@ -83,7 +87,7 @@ class Arg:
     words: frozenset[str]
     numbers: frozenset[str]
     named: bool
-    pronoun: bool = False  # "it", "them": coreference is not resolved, so it agrees with nothing and conflicts with nothing
+    pronoun: bool = False  # "it", "them": agrees and conflicts with nothing (the denial checks read a premise's as the thing it stands for, `_resolved`)
     bounded: bool = False  # "more than five days": a negation of its verb bounds the quantity instead
     capital: bool = False  # written with a capital: the small tagger calls many a rare name a noun ("Sacagawea")
     restricted: bool = False
@@ -101,7 +105,8 @@ class Atom:
     slots: tuple[tuple[str, Arg], ...]
     asserted: bool = True
     """False for a verb the text does not state as a fact: a gerund subject ("Subletting ...
-    requires"), a clause of a noun, a non-finite "when using the drill"."""
+    requires"), a clause of a noun, a non-finite "when using the drill", a question ("can I
+    wash the lid ...")."""
     relational: bool = False
     """A comparative ("is longer than"): a relation between two things, read by the order check."""
     sentence: int = 0
@@ -389,6 +394,18 @@ def _purpose(verb) -> bool:
     return verb.dep_ == "advcl" and verb.tag_ == "VB" and any(c.dep_ == "aux" and c.tag_ == "TO" for c in verb.children)
 
 
+def _asked(verb) -> bool:
+    """A verb of a question: its sentence ends with "?" (a FAQ's heading), or a helping verb
+    comes before its subject ("does the warranty cover limescale damage", "can I wash the lid":
+    the row's question read before an answer, `localeval.metrics.pieced`, loses its "?"). It
+    asks; it states nothing."""
+    words = [t for t in verb.sent if not t.is_space]
+    if words and words[-1].text == "?":
+        return True
+    subject = next((c.i for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    return subject is not None and any(c.dep_ == "aux" and c.tag_ != "TO" and c.i < subject for c in verb.children)
+
+
 _AVOIDING = frozenset("avoid stop quit cease".split())
 """Verbs that negate the verb they govern: "avoid giving aspirin" is "do not give aspirin"."""
 _KEEPING_FROM = frozenset("refrain abstain prohibit forbid ban bar prevent".split())
@@ -446,9 +463,10 @@ def _atoms_of_verb(verb) -> list[Atom]:
     lemma, negated, (condition, conditioned) = _lemma(verb), _negated(verb), _condition(verb)
     # (Under a negated "need" or "want" the verb is neither stated nor denied: "cognates do not
     # need to have the same meaning". A purpose, "To erase the channels, hold ...", states
-    # what the act is for, not that it happens.)
-    asserted = verb.dep_ not in _UNASSERTED and not (verb.dep_ == "advcl" and verb.tag_ in ("VBG", "VBN")) and not (
-        verb.dep_ == "xcomp" and not negated and any(_negates(c) for c in verb.head.children)) and not _purpose(verb)
+    # what the act is for, not that it happens; a question asks whether it does.)
+    asserted = (verb.dep_ not in _UNASSERTED and not (verb.dep_ == "advcl" and verb.tag_ in ("VBG", "VBN"))
+                and not (verb.dep_ == "xcomp" and not negated and any(_negates(c) for c in verb.head.children))
+                and not _purpose(verb) and not _asked(verb))
     comps = [c for c in verb.children if c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX")]
     shape = {"particle": next((_lemma(c) for c in verb.children if c.dep_ == "prt"), ""), "form": verb.lower_,
              "restriction": _restriction(verb), "condition": condition, "conditioned": conditioned}
@@ -1146,25 +1164,41 @@ def supported_atom(claim: Facts, premise: Facts) -> bool:
     """Does some premise atom state a claim atom's predicate with its polarity and no argument
     in conflict? (Then a word-level "negated" finding about the claim is not trusted:
     `localeval.text.contrast_rules`.) A premise's "it" / "them" as the thing acted on stands for
-    the one thing its sentence's other verbs act on (`_resolved`)."""
-    resolved = [_resolved(p, premise) for p in premise.atoms]  # once each, not once per claim atom
-    return any(_supports(c, p, strict=False) for c in claim.atoms if c.asserted for p in resolved)
+    the one thing acted on before it (`_resolved`)."""
+    premise = _read_pronouns(premise)
+    return any(_supports(c, p, strict=False) for c in claim.atoms if c.asserted for p in premise.atoms)
+
+
+def _read_pronouns(premise: Facts) -> Facts:
+    """``premise`` with each atom's "it" / "them" acted on read as the thing it stands for
+    (`_resolved`), for the checks that ask what the premise affirms or denies of a thing."""
+    return replace(premise, atoms=tuple(_resolved(p, premise) for p in premise.atoms))
 
 
 def _resolved(atom: Atom, premise: Facts) -> Atom:
-    """``atom`` with a pronoun patient replaced by the patient the other atoms of its sentence
-    share, when there is exactly one ("Do not remove the filter while the pump is running, and
-    replace it every six months": "replace filter"); as it is otherwise. A pronoun is left
-    alone wherever two things could be meant ("Do not wash the lid ...; take the jug apart and
-    wash it")."""
+    """``atom`` with a pronoun patient replaced by the one thing acted on before it: by the
+    atoms before it in its sentence ("Do not remove the filter while the pump is running, and
+    replace it every six months": "replace filter"), or where those act on nothing, by the
+    atoms of the sentence before ("Do not tighten the nuts with an impact wrench. Tighten them
+    by hand"). A pronoun refers back, so a thing named after it is not a candidate ("replace it
+    only when the laptop is switched off"); it is left alone wherever two things could be meant
+    ("Do not wash the lid ...; take the jug apart and wash it")."""
     if not any(k == "patient" and a.pronoun for k, a in atom.slots):
         return atom
-    things = {a.head: a for other in premise.atoms if other is not atom and other.sentence == atom.sentence
-              for k, a in other.slots if k == "patient" and not a.pronoun}
+    before = premise.atoms[:next(i for i, a in enumerate(premise.atoms) if a is atom)]
+    things = _patients(a for a in before if a.sentence == atom.sentence)
+    if not things:
+        previous = max((a.sentence for a in before if a.sentence < atom.sentence), default=None)
+        things = _patients(a for a in before if a.sentence == previous)
     if len(things) != 1:
         return atom
     (thing,) = things.values()
     return replace(atom, slots=tuple((k, thing if k == "patient" and a.pronoun else a) for k, a in atom.slots))
+
+
+def _patients(atoms: Iterable[Atom]) -> dict[str, Arg]:
+    """The things ``atoms`` act on, pronouns aside, by head."""
+    return {a.head: a for atom in atoms for k, a in atom.slots if k == "patient" and not a.pronoun}
 
 
 def _say(atom: Atom) -> str:
@@ -1249,16 +1283,30 @@ _OTHERS = frozenset("other remain remaining rest additional further".split())
 
 
 def polarity_contrast(claim: Facts, premise: Facts) -> str | None:
-    said, told = _said(premise), _told(claim)
+    said, told, premise = _said(premise), _told(claim), _read_pronouns(premise)
     for mine in claim.atoms:
-        if not mine.asserted or any(_supports(mine, p, strict=False) for p in premise.atoms):
+        if not mine.asserted:
             continue
         # A condition states no fact: "if you do not disconnect both batteries" does not deny
         # "disconnect the batteries".
         flipped = _denials(mine, _flips(mine, premise), said, told)
         if flipped:
+            # The premise may affirm the act and deny it too: the denial holds where it agrees
+            # with the claim in all the affirmation does and more. "Do not tighten the nuts with
+            # an impact wrench. Tighten them by hand." denies "tighten the nuts with an impact
+            # wrench" (the "with" is the denial's alone) and affirms "tighten the nuts".
+            backing = [_backed(mine, p) for p in premise.atoms if _supports(mine, p, strict=False)]
+            flipped = [d for d in flipped if all(b < set(_match(mine, d)[0]) for b in backing)]
+        if flipped:
             return f"polarity: the evidence has '{_say(flipped[0])}'"
     return None
+
+
+def _backed(mine: Atom, theirs: Atom) -> set[str]:
+    """The slots in which ``theirs`` bears ``mine`` out: agreeing, or held by a pronoun on either
+    side (which may be the same thing)."""
+    agree, _, neither = _match(mine, theirs)
+    return {*agree, *(k for k in neither if any(a.pronoun for a in (mine.slot(k), theirs.slot(k)) if a))}
 
 
 def restricted_denial(claim: Facts, premise: Facts) -> bool:
@@ -1266,7 +1314,7 @@ def restricted_denial(claim: Facts, premise: Facts) -> bool:
     atom is not in, only in a circumstance the claim's is not (`_elsewhere`, `_restriction`),
     or deny another act of its verb (`_other_act`)? (Then a word-level "negated" finding is not
     trusted either: `localeval.text.contrast_rules`.)"""
-    said, told, found = _said(premise), _told(claim), False
+    said, told, found, premise = _said(premise), _told(claim), False, _read_pronouns(premise)
     for mine in claim.atoms:
         if not mine.asserted:
             continue
