@@ -20,22 +20,22 @@ The checks, each a `localeval.text.contrast_rules` rule:
 
 - ``polarity``: a premise atom that would support the claim's atom (same predicate, an agreeing
   slot, none conflicting) is negated where the claim's is not, or the other way round, and no
-  atom of the premise supports the claim's with its own polarity in as many of its slots ("may
-  not sublet the flat" / "may sublet the flat"; "do not tighten the nuts with an impact wrench.
-  Tighten them by hand" still denies "tighten the nuts with an impact wrench"; a verb under a
-  negated "permitted to", "allowed to", "able to" is negated too); a premise's "it" / "them"
-  acted on is read as the one thing acted on before it (`_resolved`), and a question states
-  nothing; a premise atom inside a condition or an exception ("if you do not prime the pump,
-  ...", "when charging overnight") denies only a claim atom inside one of the same kind,
+  atom of the premise supports the claim's with its own polarity in every slot the denying one
+  agrees in ("may not sublet the flat" / "may sublet the flat"; "do not tighten the nuts with an
+  impact wrench. Tighten them by hand" still denies "tighten the nuts with an impact wrench"; a
+  verb under a negated "permitted to", "allowed to", "able to" is negated too); a premise's "it"
+  / "them" acted on is read as the one thing acted on before it (`_resolved`), and a question
+  states nothing; a premise atom inside a condition or an exception ("if you do not prime the
+  pump, ...", "when charging overnight") denies only a claim atom inside one of the same kind,
   of the same verb, and one the premise does not assert ("a chance to praise colleagues", "do
-  not need to renew") denies nothing unless it is itself negated (a prohibition inside a
-  heading still forbids). A denial must cover what the claim says: not limited by a clause of
-  its own to a circumstance the claim does not speak of ("do not drain the filter when the
-  engine is running"), not of a group a clause narrows ("obstacles located below the
-  sensors"), not of another act (a particle, "turn off" / "turn on"; the verb a "need" governs;
-  a purpose, "to erase the channels", states no act); and a plain statement of an act does not
-  deny a claim that denies it only in a circumstance of its own the premise never speaks of
-  ("the TV may not be able to connect if the network is slower than 10 Mbps");
+  not need to renew") denies nothing unless it is itself negated (a prohibition inside a heading
+  still forbids). A denial must cover what the claim says: not limited by a clause of its own to
+  a circumstance the claim does not speak of ("do not drain the filter when the engine is
+  running"), not of a group a clause narrows ("obstacles located below the sensors"), not of
+  another act (a particle, "turn off" / "turn on"; the verb a "need" governs; a purpose, "to
+  erase the channels", states no act); and a plain statement of an act does not deny a claim
+  that denies it only in a circumstance of its own the premise never speaks of ("the TV may not
+  be able to connect if the network is slower than 10 Mbps");
 - ``swap``: no atom supports the claim's atom, and one with the same predicate differs from it
   in exactly one core slot while agreeing in another, the claim's value of that slot being
   given to something else in the premise (roles swapped across coordinated arguments, an
