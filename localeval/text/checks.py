@@ -1296,10 +1296,16 @@ def polarity_contrast(claim: Facts, premise: Facts) -> str | None:
             # an impact wrench. Tighten them by hand." denies "tighten the nuts with an impact
             # wrench" (the "with" is the denial's alone) and affirms "tighten the nuts".
             backing = [_backed(mine, p) for p in premise.atoms if _supports(mine, p, strict=False)]
-            flipped = [d for d in flipped if all(b < set(_match(mine, d)[0]) for b in backing)]
+            flipped = [d for d in flipped if _holds(set(_match(mine, d)[0]), backing)]
         if flipped:
             return f"polarity: the evidence has '{_say(flipped[0])}'"
     return None
+
+
+def _holds(agreed: set[str], backing: list[set[str]]) -> bool:
+    """Does a denial agreeing with the claim in ``agreed`` slots outweigh every affirmation (each
+    the slots it bears the claim out in): more than each, and all of each?"""
+    return all(b < agreed for b in backing)
 
 
 def _backed(mine: Atom, theirs: Atom) -> set[str]:
