@@ -58,10 +58,52 @@ def test_parts_distribute_what_the_pieces_share(claim, parts):
         "Do not freeze the pens and keep them away from light.",  # how far "not" reaches is a guess
         "The lid should be washed by hand rather than in the dishwasher.",  # a denied modifier
         "Store it in the fridge, not in the freezer.",  # the negation belongs to the second modifier
+        # a "when" / "while" circumstance: neither half is stated alone
+        "The charger can be covered while it is in use.",
+        "Do not open the door while the drum is turning.",
+        "The warranty is void when the seal is broken.",
+        "You can lift the lid safely when the green light goes off.",  # nor beside another modifier
     ],
 )
 def test_what_is_not_split(claim):
     assert atomic_parts(claim) == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "parts"),
+    [
+        # two past events: each happened
+        ("She died in 2003 when her car hit a tree.", ["She died in 2003.", "Her car hit a tree."]),
+        # a comma sets "while" apart as a contrast, in any tense
+        ("Profit is rising, while revenue is falling.", ["Profit is rising.", "Revenue is falling."]),
+        # a condition or circumstance stays in every part the modifiers are cut into
+        ("While holiday mode is on, the thermostat holds the room at 12 C so that nothing freezes.",
+         ["While holiday mode is on, the thermostat holds the room at 12 C.",
+          "While holiday mode is on, the thermostat holds the room so that nothing freezes."]),
+        ("If the light flashes, press the button on the left side for five seconds.",
+         ["If the light flashes, press the button on the left side.",
+          "If the light flashes, press the button for five seconds."]),
+        # an answer without a verb of its own, dated by a past clause
+        ("In August 2012, when it crossed the heliopause.", ["In August 2012.", "It crossed the heliopause."]),
+    ],
+)
+def test_when_and_while_clauses_split_where_both_halves_are_stated_and_conditions_stay(claim, parts):
+    assert texts(claim) == parts
+
+
+def test_a_circumstance_cut_off_does_not_piece_together_a_contradicted_claim(default_judge):
+    from localeval.metrics import ContextRecall
+
+    row = {
+        "retrieved_contexts": ["Keep the door closed while the drum is turning. The door unlocks two minutes "
+                               "after the programme ends."],
+        "reference": "The door can be opened while the drum is turning.",
+    }
+    result = ContextRecall(default_judge).score(row)
+    claim = result.claims[0]
+    # Cut in two, "The door can be opened." and "The drum is turning." each find support.
+    assert not claim.pieced and not claim.parts
+    assert result.score == 0.0
 
 
 def test_parts_keep_the_span_they_came_from_and_stay_bounded():

@@ -9,7 +9,11 @@ none applies (at most `MAX_PARTS` parts):
 
 1. clauses joined by a top-level ";" (each side two words or more) or ":" (each side with a verb);
 2. a trailing "when / because / while / whereas / although" clause with its own subject:
-   the main clause, and the subordinate clause without its marker;
+   the main clause, and the subordinate clause without its marker; a "when" or "while" clause
+   only where it tells of a past event beside a past event ("she died when her car hit a
+   tree") or follows a comma as a contrast ("profit rose, while revenue fell"). Elsewhere it
+   is the circumstance the main clause holds under ("the charger can be covered while it is
+   in use", "the warranty is void when the seal is broken"): neither half is stated alone;
 3. a non-restrictive relative clause (", which ...", ", who ..."): the main clause without
    it, and the relative clause with the pronoun replaced by the noun phrase it refers to;
 4. an appositive (", the capital of X,"): the main clause without it, and "<noun> is <appositive>";
@@ -20,12 +24,14 @@ none applies (at most `MAX_PARTS` parts):
    sentence says about them distributed to each;
 7. two or more modifiers of the main verb (time, place, manner, cause: "sank on 15 April 1912
    after striking an iceberg"): one part per modifier, each with the core clause, so that a
-   detail one text adds costs one part; not when one modifier denies another ("by hand rather
-   than in the dishwasher", "in the fridge, not in the freezer").
+   detail one text adds costs one part; a condition or circumstance ("if ...", "while holiday
+   mode is on") belongs to the core and stays in every part; not when one modifier denies
+   another ("by hand rather than in the dishwasher", "in the fridge, not in the freezer").
 
 Not split: alternatives ("or", "nor", "either"), "between A and B", collective predicates
 ("A and B met / differ / combine"), conjuncts inside one named entity ("Procter and Gamble"),
 conditional and leading subordinate clauses ("If X, Y"; "When the programme ends, rinse"),
+circumstances ("when" / "while" clauses other than the past and contrastive ones of rule 2),
 "before / after" clauses (the order is the claim), restrictive relatives ("the pen that you
 use"), and a first predicate with nothing of its own ("washed and dried the dishes": the
 object is shared and cannot be placed). Each part remembers the claim it came from.
@@ -272,7 +278,8 @@ def _marker(clause: Token) -> Token | None:
 
 
 def _subordinate_split(doc: Doc) -> list[str] | None:
-    """Rule 2: a trailing when/because/while... clause with its own subject."""
+    """Rule 2: a trailing when/because/while... clause with its own subject, unless it is a
+    circumstance (`_circumstance`)."""
     for sent in doc.sents:
         root = sent.root
         for child in root.children:
@@ -281,10 +288,47 @@ def _subordinate_split(doc: Doc) -> list[str] | None:
             marker = _marker(child)
             if marker is None or not any(c.dep_ in _SUBJECTS for c in child.children):
                 continue
+            if _circumstance(root, child):
+                return None
             clause = _subtree(child)
             main = _all(doc) - _with_commas(doc, clause)
             return [_render(doc, main), _render(doc, clause - {marker.i})]
     return None
+
+
+_CIRCUMSTANCE_MARKERS = frozenset({"when", "while", "whenever", "once", "until"})
+"""Markers of a clause that can be the circumstance its main clause holds under, not a fact
+of its own."""
+
+
+def _circumstance(verb: Token, clause: Token) -> bool:
+    """Whether ``clause`` (an adverbial clause of ``verb``) is the circumstance ``verb`` holds
+    under: a clause of `_CIRCUMSTANCE_MARKERS`, unless both it and its main clause tell of the
+    past ("she died when her car hit a tree": two events, each stated) or a comma sets a
+    "while" apart as a contrast ("profit rose, while revenue fell"). In the present, with a
+    modal or an order ("can be covered while it is in use", "do not open the door while it
+    runs"), cut apart the main clause would hold always and the circumstance would be asserted
+    as a fact."""
+    doc = clause.doc
+    for marker in clause.children:
+        # "when" is tagged an adverb (WRB); "once" as an adverb is a count ("once a month")
+        if marker.i > clause.i or not (marker.dep_ == "mark" or marker.tag_ == "WRB") \
+                or marker.lower_ not in _CIRCUMSTANCE_MARKERS:
+            continue
+        if marker.lower_ == "while" and marker.i > 0 and doc[marker.i - 1].text == ",":
+            return False
+        # A main clause without a verb ("In August 2012, when it crossed the heliopause") is
+        # an answer dated by its clause: nothing in it can hold under the clause.
+        return not ((verb.pos_ not in _VERBAL or _past(verb)) and _past(clause))
+    return False
+
+
+def _past(verb: Token) -> bool:
+    """Whether ``verb`` is in a past tense without a modal ("fell", "was arrested", "had left")."""
+    helpers = [c for c in verb.children if c.dep_ in ("aux", "auxpass")]
+    if any(h.tag_ == "MD" for h in helpers):
+        return False
+    return verb.tag_ == "VBD" or any(h.tag_ == "VBD" for h in helpers)
 
 
 def _noun_phrase(doc: Doc, head: Token, without: set[int]) -> set[int]:
@@ -495,7 +539,8 @@ def _nominal_split(doc: Doc) -> list[str] | None:
 
 
 _ADJUNCTS = frozenset({"prep", "advcl", "npadvmod", "agent"})
-_NOT_ADJUNCT_MARKS = frozenset({"if", "unless", "whether", "than", "as"})
+_CONDITION_MARKS = frozenset({"if", "unless"})
+_NOT_ADJUNCT_MARKS = frozenset({"whether", "than", "as"})
 _DENIED_ALTERNATIVE = frozenset({"rather", "instead", "than", "not", "never"})
 """Words that, inside a modifier, deny the modifier beside it ("by hand rather than in the
 dishwasher", "in the fridge, not in the freezer"): cut apart, the denied one would be asserted."""
@@ -504,7 +549,8 @@ dishwasher", "in the fridge, not in the freezer"): cut apart, the denied one wou
 def _adjunct_split(doc: Doc) -> list[str] | None:
     """Rule 7: a predicate with two or more modifiers (time, place, manner, cause: "sank on 15
     April 1912 after striking an iceberg"): one part per modifier, each with the core clause
-    (subject, verb, objects). A condition or comparison clause stops the rule."""
+    (subject, verb, objects). A condition or circumstance ("if ...", "while it is in use") is
+    part of the core: every part keeps it. A comparison clause stops the rule."""
     for sent in doc.sents:
         verb = sent.root
         if verb.pos_ not in _VERBAL:
@@ -513,8 +559,12 @@ def _adjunct_split(doc: Doc) -> list[str] | None:
         for c in verb.children:
             if c.dep_ not in _ADJUNCTS:
                 continue
-            if c.dep_ == "advcl" and any(m.lower_ in _NOT_ADJUNCT_MARKS for m in c.children if m.dep_ == "mark"):
-                return None  # a condition or comparison: the parts would assert it unconditionally
+            if c.dep_ == "advcl":
+                marks = {m.lower_ for m in c.children if m.dep_ == "mark"}
+                if marks & _NOT_ADJUNCT_MARKS:
+                    return None  # a comparison: "than" / "as" clauses hang on the rest of the sentence
+                if marks & _CONDITION_MARKS or _circumstance(verb, c):
+                    continue  # cut off, each part would hold unconditionally: it stays in the core
             adjuncts.append(_subtree(c))
         if len(adjuncts) < 2:
             return None
