@@ -205,6 +205,15 @@ def _reads_denial(premise: str, undenied: str | None, denied: str | None) -> Non
     ("The printer will not be able to print over Wi-Fi if the router uses WEP encryption.",
      "The printer can print over Wi-Fi from any laptop on the office network.",
      "The printer can print over Wi-Fi when the router uses WEP encryption."),
+    # Naming one of two alternatives speaks of the circumstance; a denial in it outweighs the
+    # premise's affirmation of the act in general ...
+    ("Never paint the fence while it is raining or snowing. Paint it on a dry day in spring.",
+     "Paint the fence on a dry day in spring.", "You can paint the fence while it is snowing."),
+    ("Do not lift the patient while the bed is raised. Lift the patient with the hoist.",
+     "Lift the patient with the hoist.", "You may lift the patient while the bed is raised."),
+    # ... and a unit that ends the claim's sentence ("C.") is the premise's "C".
+    ("Do not spray the oven cleaner when it is above 50 C; let the oven cool down first.",
+     "Let the oven cool down before you spray the cleaner.", "The oven cleaner can be sprayed when it is above 50 C."),
 ])
 def test_a_denial_limited_to_a_circumstance_denies_only_claims_that_speak_of_it(premise, elsewhere, denied):
     _reads_denial(premise, elsewhere, denied)
@@ -380,6 +389,26 @@ def test_the_polarity_check_reads_a_verb_negated_by_avoid_refrain_from_or_rather
     assert checks.polarity_contrast(roles.facts(restated), roles.facts(premise)) is None
     wrong = checks.polarity_contrast(roles.facts("Staff may share their passwords with colleagues."), roles.facts(premise))
     assert wrong is not None and wrong.startswith("polarity")
+
+
+@pytest.mark.parametrize(("premise", "allowed", "restated"), [
+    ("Under no circumstances should you touch the heating element. Let the kettle cool before descaling it.",
+     "You can touch the heating element.", "Never touch the heating element."),
+    ("At no time may the forklift carry passengers. The forklift is inspected before every shift.",
+     "The forklift may carry passengers.", "Passengers must not ride on the forklift."),
+    ("Never should the fuse be replaced with one of a higher rating.",
+     "The fuse can be replaced with one of a higher rating.", "Do not replace the fuse with one of a higher rating."),
+])
+def test_a_negative_phrase_before_the_verb_denies_it_and_asks_nothing(premise, allowed, restated):
+    from localeval.text import checks, roles
+
+    # "Under no circumstances should you ..." turns the helping verb round as a question does,
+    # but states a prohibition: the act is denied, and its phrase is no circumstance of it.
+    (atom, *_) = roles.facts(premise).atoms
+    assert atom.asserted and atom.negated and not {k for k, _ in atom.slots} & {"prep:under", "prep:at"}, atom
+    found = contrast(allowed, premise)
+    assert found is not None and found.startswith(("polarity", "negated")), found
+    assert contrast(restated, premise) is None
 
 
 def test_a_before_after_is_confirmed_only_by_years_not_by_an_age_near_each_event():

@@ -120,10 +120,10 @@ class Atom:
     could result": "result"), "" outside one."""
     particle: str = ""
     """The verb's particle: "turn off" and "turn on" are two acts."""
-    restriction: frozenset[str] = frozenset()
-    """The stems of the content words of the circumstance a clause of the verb limits it to ("do
-    not drain the filter when the engine is running": those of "engine" and "running"), empty
-    when it has none."""
+    restriction: frozenset[frozenset[str]] = frozenset()
+    """The content words of the circumstance a clause of the verb limits it to ("do not drain
+    the filter when the engine is running": "engine" and "running"), each as the stems of it
+    and its alternatives (`_restriction`); empty when it has none."""
     form: str = field(default="", compare=False)
     """The verb as written, lower case: the tagger may give one word two lemmas ("must not be
     frozen": "freeze"; "may be frozen": "frozen")."""
@@ -193,7 +193,7 @@ class State:
     said: bool
     """False for a word that states nothing: a modifier ("open heart operations"), a condition
     ("when the hood is open"), a circumstance ("With the harness open, pull ...")."""
-    restriction: frozenset[str] = frozenset()
+    restriction: frozenset[frozenset[str]] = frozenset()
     """The circumstance the word is limited to (`_restriction`)."""
 
 
@@ -241,7 +241,10 @@ class Statement:
 # ------------------------------------------------------------------ reading a parse
 
 def _lemma(token) -> str:
-    return token.lemma_.lower().replace("’", "'")
+    """A token's lemma, lower case, without the full stop the tokenizer leaves on a word that
+    ends a sentence and looks like an abbreviation ("below 0 C." is "c", as "below 0 C;" is)."""
+    lemma = token.lemma_.lower().replace("’", "'")
+    return lemma.rstrip(".") or lemma
 
 
 def _number(token) -> str | None:
@@ -321,9 +324,10 @@ def _named_by(token):
 
 
 def _negated(verb) -> bool:
-    """A "not"/"never" on the verb or its auxiliaries, or a negated permission above it ("are
-    not permitted to carry", "must never be run", "may not be able to maintain")."""
-    if any(_negates(c) for c in verb.children) or _negated_by_word(verb):
+    """A "not"/"never" on the verb or its auxiliaries, a negative phrase before it
+    (`_negative_front`: "under no circumstances should you"), or a negated permission above it
+    ("are not permitted to carry", "must never be run", "may not be able to maintain")."""
+    if any(_negates(c) for c in verb.children) or _negated_by_word(verb) or _negative_front(verb) is not None:
         return True
     head = verb.head
     if verb.dep_ == "xcomp" and head.i != verb.i and (_lemma(head) in _NEGATING_HEADS or head.pos_ == "AUX"):
@@ -373,20 +377,30 @@ running"); "unless" and "except" do not: "do not give it to children unless a do
 forbids it in general."""
 
 
-def _restriction(verb) -> frozenset[str]:
-    """The stems of the content words of the clauses that limit ``verb`` to a circumstance
-    (`_RESTRICTING`), its own or those of the verb it completes ("will not be able to connect
-    if your network speed is below 10 Mbps")."""
-    words: set[str] = set()
+def _restriction(verb) -> frozenset[frozenset[str]]:
+    """The content words of the clauses that limit ``verb`` to a circumstance (`_RESTRICTING`),
+    its own or those of the verb it completes ("will not be able to connect if your network
+    speed is below 10 Mbps"): per word, the stems of it and of the words "or" joins to it, any
+    one of which speaks of it ("while you are in the bath or shower": {bath, shower} is one)."""
+    words: dict[int, set[str]] = {}
     holders = [verb]
     while holders[-1].dep_ in ("xcomp", "acomp") and len(holders) < 4:
         holders.append(holders[-1].head)
     for clause in (c for h in holders for c in h.children):
         if clause.dep_ == "advcl" and any(c.dep_ in ("mark", "advmod") and c.lower_ in _RESTRICTING
                                           for c in clause.children):
-            words |= {stem(_lemma(t)) for t in clause.subtree if t.pos_ in ("NOUN", "PROPN", "VERB", "ADJ", "NUM")
-                      and not t.is_stop}
-    return frozenset(words)
+            for t in clause.subtree:
+                if t.pos_ in ("NOUN", "PROPN", "VERB", "ADJ", "NUM") and not t.is_stop:
+                    words.setdefault(_alternative_of(t).i, set()).add(stem(_lemma(t)))
+    return frozenset(frozenset(w) for w in words.values())
+
+
+def _alternative_of(token):
+    """The first of the words "or" joins ``token`` to ("bath" for "shower" in "the bath or
+    shower"), ``token`` itself where it is no alternative."""
+    while token.dep_ == "conj" and any(c.dep_ == "cc" and c.lower_ in ("or", "nor") for c in token.head.children):
+        token = token.head
+    return token
 
 
 def _purpose(verb) -> bool:
@@ -403,7 +417,24 @@ def _asked(verb) -> bool:
     if words and words[-1].text == "?":
         return True
     subject = next((c.i for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    return subject is not None and any(c.dep_ == "aux" and c.tag_ != "TO" and c.i < subject for c in verb.children)
+    return subject is not None and _negative_front(verb) is None and any(
+        c.dep_ == "aux" and c.tag_ != "TO" and c.i < subject for c in verb.children)
+
+
+def _negative_front(verb):
+    """The negative phrase put before ``verb``'s subject that turns the helping verb round
+    ("Under no circumstances should you open the casing", "At no time may the child be left
+    alone", "Never should the valve be opened"): the phrase's preposition, or its adverb; None
+    where there is none. The sentence is no question, and the phrase denies the verb."""
+    subject = next((c.i for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is None:
+        return None
+    for c in verb.children:
+        if c.i < subject and (c.lower_ in ("never", "nowhere") or (c.dep_ == "prep" and any(
+                o.dep_ == "pobj" and any(d.dep_ == "det" and d.lower_ == "no" for d in o.children)
+                for o in c.children))):
+            return c
+    return None
 
 
 _AVOIDING = frozenset("avoid stop quit cease".split())
@@ -437,7 +468,9 @@ def _preps(token) -> list[tuple[str, object]]:
 
 
 def _atoms_of_verb(verb) -> list[Atom]:
-    agents, patients, attrs, shared = [], [], [], _preps(verb)
+    front = _negative_front(verb)  # ("under no circumstances" is no circumstance: a "not")
+    agents, patients, attrs = [], [], []
+    shared = [(k, o) for k, o in _preps(verb) if front is None or o.head.i != front.i]
     gapped = []  # "and labour for one year": a noun conjoined to the verb, its own object
     for child in verb.children:
         dep = child.dep_
@@ -968,7 +1001,7 @@ def _conflict(mine: State, theirs: State) -> bool:
     if not (_alike(mine.thing, theirs.thing) and _alike(mine.agent, theirs.agent)):
         return False
     if mine.step or theirs.step:
-        return bool(mine.restriction & theirs.restriction)
+        return bool(_words(mine.restriction) & _words(theirs.restriction))
     return True
 
 
@@ -1261,9 +1294,15 @@ def _denials(mine: Atom, flips: list[Atom], said: set[str], told: set[str]) -> l
             and (not p.restriction or _spoken_of(p.restriction, told))]
 
 
-def _spoken_of(restriction: frozenset[str], stems: set[str]) -> bool:
-    """Does a text speak of a circumstance: more than half of its words among the text's stems?"""
-    return 2 * len(restriction & stems) > len(restriction)
+def _spoken_of(restriction: frozenset[frozenset[str]], stems: set[str]) -> bool:
+    """Does a text speak of a circumstance: more than half of its words among the text's stems,
+    a word counted where the text names it or one of its alternatives (`_restriction`)?"""
+    return 2 * sum(bool(word & stems) for word in restriction) > len(restriction)
+
+
+def _words(restriction: frozenset[frozenset[str]]) -> frozenset[str]:
+    """Every stem of a circumstance, alternatives included."""
+    return frozenset().union(*restriction)
 
 
 def _narrower(theirs: Atom, mine: Atom) -> bool:
@@ -1294,9 +1333,13 @@ def polarity_contrast(claim: Facts, premise: Facts) -> str | None:
             # The premise may affirm the act and deny it too: the denial holds where it agrees
             # with the claim in all the affirmation does and more. "Do not tighten the nuts with
             # an impact wrench. Tighten them by hand." denies "tighten the nuts with an impact
-            # wrench" (the "with" is the denial's alone) and affirms "tighten the nuts".
-            backing = [_backed(mine, p) for p in premise.atoms if _supports(mine, p, strict=False)]
-            flipped = [d for d in flipped if _holds(set(_match(mine, d)[0]), backing)]
+            # wrench" (the "with" is the denial's alone) and affirms "tighten the nuts". A
+            # circumstance the claim speaks of counts as one more thing agreed in: "Never paint
+            # the fence while it is raining. Paint it on a dry day." denies "paint the fence
+            # while it is raining".
+            backing = [_backed(mine, p) | _in_circumstance(p, told)
+                       for p in premise.atoms if _supports(mine, p, strict=False)]
+            flipped = [d for d in flipped if _holds(set(_match(mine, d)[0]) | _in_circumstance(d, told), backing)]
         if flipped:
             return f"polarity: the evidence has '{_say(flipped[0])}'"
     return None
@@ -1306,6 +1349,12 @@ def _holds(agreed: set[str], backing: list[set[str]]) -> bool:
     """Does a denial agreeing with the claim in ``agreed`` slots outweigh every affirmation (each
     the slots it bears the claim out in): more than each, and all of each?"""
     return all(b < agreed for b in backing)
+
+
+def _in_circumstance(atom: Atom, told: set[str]) -> set[str]:
+    """{"circumstance"} where ``atom`` is limited to a circumstance the claim speaks of (its stems
+    ``told``: `_spoken_of`), else nothing: a pseudo-slot `_holds` weighs beside the real ones."""
+    return {"circumstance"} if atom.restriction and _spoken_of(atom.restriction, told) else set()
 
 
 def _backed(mine: Atom, theirs: Atom) -> set[str]:
