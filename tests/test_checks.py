@@ -411,6 +411,25 @@ def test_a_negative_phrase_before_the_verb_denies_it_and_asks_nothing(premise, a
     assert contrast(restated, premise) is None
 
 
+@pytest.mark.parametrize(("premise", "same_bound", "other_bounds"), [
+    ("Passengers must not carry more than two bags on board.", "Passengers can carry more than two bags on board.",
+     ["Passengers can carry two bags on board.", "Passengers can carry fewer than two bags on board.",
+      "Passengers should carry no more than two bags on board."]),
+    ("Never leave a dog younger than six months alone for more than four hours.",
+     "A dog younger than six months can be left alone for more than four hours.",
+     ["You can leave a dog alone for three hours.", "A dog younger than six months can be left alone for an hour."]),
+])
+def test_a_bounded_quantity_is_denied_only_as_the_claim_bounds_it(premise, same_bound, other_bounds):
+    from localeval.text import checks, roles
+
+    # "not more than two" is "at most two": it denies "more than two", nothing of "two" (and
+    # "no more than two" restates it).
+    found = checks.polarity_contrast(roles.facts(same_bound), roles.facts(premise))
+    assert found is not None and found.startswith("polarity"), found
+    for claim in other_bounds:
+        assert checks.polarity_contrast(roles.facts(claim), roles.facts(premise)) is None, claim
+
+
 def test_a_before_after_is_confirmed_only_by_years_not_by_an_age_near_each_event():
     from localeval.text.contrast_rules import confirmation
 

@@ -88,7 +88,9 @@ class Arg:
     numbers: frozenset[str]
     named: bool
     pronoun: bool = False  # "it", "them": agrees and conflicts with nothing (the denial checks read a premise's as the thing it stands for, `_resolved`)
-    bounded: bool = False  # "more than five days": a negation of its verb bounds the quantity instead
+    bounded: frozenset[str] = frozenset()
+    """The bound words of a bounded quantity ("more than five days": {more, than}): a negation
+    of its verb bounds the quantity instead (`_flips`)."""
     capital: bool = False  # written with a capital: the small tagger calls many a rare name a noun ("Sacagawea")
     restricted: bool = False
     """Narrowed by a clause of its own ("obstacles located below the sensors", "passengers who
@@ -260,7 +262,9 @@ def _arg(token, clause=None) -> Arg:
     head = _lemma(token)
     mods, numbers = _modifiers(token)
     named = token.pos_ == "PROPN"
-    bounded = any(_lemma(t) in _BOUND_WORDS for t in token.subtree)
+    lemmas = {_lemma(t) for t in token.subtree}
+    # ("no more than eight tablets" is another bound than "more than eight tablets")
+    bounded = frozenset(lemmas & (_BOUND_WORDS | {"no", "not"})) if lemmas & _BOUND_WORDS else frozenset()
     restricted = any(c.dep_ in ("acl", "relcl") and c is not clause and not _aside(c) for c in token.children)
     return Arg(head, mods, mods | {head}, numbers, named, token.pos_ == "PRON", bounded, token.text[:1].isupper(),
                restricted)
@@ -1247,9 +1251,16 @@ def _say(atom: Atom) -> str:
 def _flips(mine: Atom, premise: Facts) -> list[Atom]:
     """The premise's atoms that would support ``mine`` but for their polarity; a verb the
     premise does not assert counts only where it forbids ("opportunities to blame others"
-    states nothing; "Descaling: never use vinegar" forbids)."""
+    states nothing; "Descaling: never use vinegar" forbids). A bounded quantity is denied only
+    as the claim bounds it too: "do not take more than four tablets" says nothing against
+    "take four tablets", but does deny "you can take more than four tablets"."""
     return [p for p in premise.atoms if p.negated != mine.negated and _supports(mine, p, polarity=False)
-            and not any(a.bounded for _, a in p.slots) and (p.asserted or p.negated)]
+            and all(_same_bound(mine.slot(k), a) for k, a in p.slots if a.bounded) and (p.asserted or p.negated)]
+
+
+def _same_bound(mine: Arg | None, theirs: Arg) -> bool:
+    """Is the claim's argument bounded as the premise's is: the same bound words and numbers?"""
+    return mine is not None and mine.bounded == theirs.bounded and mine.numbers == theirs.numbers
 
 
 def _said(premise: Facts) -> set[str]:
