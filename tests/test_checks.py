@@ -411,6 +411,13 @@ def test_a_negative_phrase_before_the_verb_denies_it_and_asks_nothing(premise, a
     assert contrast(restated, premise) is None
 
 
+def test_a_negative_phrase_without_the_turned_helping_verb_denies_nothing():
+    from localeval.text import roles
+
+    (atom,) = roles.facts("In no time, the kettle boils the water for the tea.").atoms
+    assert atom.lemma == "boil" and atom.asserted and not atom.negated, atom
+
+
 @pytest.mark.parametrize(("premise", "same_bound", "other_bounds"), [
     ("Passengers must not carry more than two bags on board.", "Passengers can carry more than two bags on board.",
      ["Passengers can carry two bags on board.", "Passengers can carry fewer than two bags on board.",

@@ -429,9 +429,10 @@ def _negative_front(verb):
     """The negative phrase put before ``verb``'s subject that turns the helping verb round
     ("Under no circumstances should you open the casing", "At no time may the child be left
     alone", "Never should the valve be opened"): the phrase's preposition, or its adverb; None
-    where there is none. The sentence is no question, and the phrase denies the verb."""
+    where there is none. The sentence is no question, and the phrase denies the verb. Without
+    the turned helping verb the phrase denies nothing: "In no time, the kettle boils"."""
     subject = next((c.i for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    if subject is None:
+    if subject is None or not any(c.dep_ == "aux" and c.tag_ != "TO" and c.i < subject for c in verb.children):
         return None
     for c in verb.children:
         if c.i < subject and (c.lower_ in ("never", "nowhere") or (c.dep_ == "prep" and any(
