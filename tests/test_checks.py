@@ -400,7 +400,7 @@ def test_the_polarity_check_reads_a_verb_negated_by_avoid_refrain_from_or_rather
      "The fuse can be replaced with one of a higher rating.", "Do not replace the fuse with one of a higher rating."),
 ])
 def test_a_negative_phrase_before_the_verb_denies_it_and_asks_nothing(premise, allowed, restated):
-    from localeval.text import checks, roles
+    from localeval.text import roles
 
     # "Under no circumstances should you ..." turns the helping verb round as a question does,
     # but states a prohibition: the act is denied, and its phrase is no circumstance of it.
