@@ -18,6 +18,8 @@ from localeval.text.numbers import numbers_in
 _NOVEL = "The novel 'Winter Harbour' was written by Clara Voss in 1962. It was later adapted for the stage by Martin Hale."
 _RESCUE = ("Captain Maria Lopez flew the rescue helicopter on the night mission. Sergeant Ben Ortiz guided the crew "
            "from the ground.")
+_SAUNA = "Guests aged under 18 may not use the sauna. Towels are provided at reception."
+_LORRIES = "Lorries over 12 tonnes are not permitted on the ring road. They must use the bypass."
 # (claim, premise, rule that must fire, or None: a paraphrase the rules must leave alone)
 CASES = [
     ("The planning committee has eighteen members.", "The planning committee has eight members.", "number"),
@@ -28,6 +30,11 @@ CASES = [
     ("The suspension bridge is 1,200 metres long.", "The suspension bridge is 1.2 km long.", None),
     ("Hand luggage must weigh at least 8 kg.", "Hand luggage may weigh up to 8 kg.", "bound"),
     ("Paid plans come with a minimum of 50 GB of storage.", "Paid plans allow at least 50 GB of storage.", None),
+    # A bound turned round with the denial is the rule's other side; turned round alone, not.
+    ("Guests aged over 18 may use the sauna.", _SAUNA, None),
+    ("Guests aged over 18 may not use the sauna.", _SAUNA, "bound"),
+    ("Lorries under 12 tonnes are permitted on the ring road.", _LORRIES, None),
+    ("Lorries under 12 tonnes are not permitted on the ring road.", _LORRIES, "bound"),
     ("Unemployment rose over the year.", "Over the year, unemployment fell from 7.1% to 6.4%.", "opposite"),
     ("The company's revenue rose in 2022.", "The company's revenue increased by 12% in 2022, while its costs fell.", None),
     ("The cathedral was completed after the city walls were built.",

@@ -9,7 +9,9 @@ with what the premise states, with no model:
   "$3,000" and "3000 dollars" agree -- `localeval.text.numbers`);
 - ``unit``: the same number with a different unit of the same kind ("45 euros" / "$45",
   "180 degrees Fahrenheit" / "180 °C", "12 miles" / "12 km");
-- ``bound``: the same number bounded from the other side ("at least 8 kg" / "up to 8 kg");
+- ``bound``: the same number bounded from the other side ("at least 8 kg" / "up to 8 kg") in
+  clauses that deny alike (a bound turned round with its clause's denial is the statement's
+  other side: "over 16 may use the gym" / "under 16 may not use the gym");
 - ``opposite``: a word whose opposite the premise uses about the same thing ("increased" /
   "fell" for "operating costs"; "open" / "closed" for "Mondays"); an order only between the
   same two events ("take the tablet after breakfast" / "30 minutes before breakfast"; not "run
@@ -296,7 +298,7 @@ def _follows(number: str, premise: str, stated: frozenset[str]) -> bool:
            or (min(a, b) > 0 and abs(max(a, b) / min(a, b) - value) < 1e-9)
            for i, a in enumerate(values) for b in values[i + 1:]):
         return True
-    bounds = _bounds(premise)
+    bounds = {key: {side for side, _ in found} for key, found in _bounds(premise).items()}
     lows = [v for (x, _), sides in bounds.items() if 1 in sides and (v := _value(x)) is not None]
     highs = [v for (x, _), sides in bounds.items() if -1 in sides and (v := _value(x)) is not None]
     if any(lo <= value <= hi for lo in lows for hi in highs):
@@ -360,10 +362,11 @@ def _unit_after(tokens: tuple[_Token, ...], i: int) -> tuple[str, str] | None:
 
 
 @remembered
-def _bounds(text: str) -> dict[tuple[str, str | None], set[int]]:
-    """(number, unit) -> the sides it is bounded from (+1 lower bound, -1 upper bound)."""
+def _bounds(text: str) -> dict[tuple[str, str | None], set[tuple[int, bool]]]:
+    """(number, unit) -> (side, denied) for each bound on it: the side it is bounded from (+1
+    a lower bound, -1 an upper one) and whether its clause denies what it says of it (`_denied`)."""
     tokens = _tokens(text)
-    out: dict[tuple[str, str | None], set[int]] = {}
+    out: dict[tuple[str, str | None], set[tuple[int, bool]]] = {}
     for start, end, phrase in _phrases(tokens, _BOUNDS):
         # "cannot carry over more than five": a negated lower bound is an upper one.
         side = -_BOUNDS[phrase] if _negated_before(tokens, start) else _BOUNDS[phrase]
@@ -372,11 +375,43 @@ def _bounds(text: str) -> dict[tuple[str, str | None], set[int]]:
             values = numbers_in(tokens[k].text)
             if values:
                 unit = _unit_after(tokens, k)
-                out.setdefault((next(iter(values)), unit[1] if unit else None), set()).add(side)
+                key = (next(iter(values)), unit[1] if unit else None)
+                out.setdefault(key, set()).add((side, _denied(tokens, start, k + 1)))
                 break
             if tokens[k].text not in ("of", "the", "a", "$", "€", "£"):
                 break
     return out
+
+
+def _other_side(claim: str, premise: str) -> bool:
+    """Does the claim speak of the other side of a bound the premise draws, with the denial
+    turned round too ("over 16 may use the gym" / "under 16 may not use the gym")? Then the
+    premise's denial is not the claim's, whatever words they share."""
+    stated = _bounds(premise)
+    return any((-side, not denied) in _bounds_on(stated, value, unit)
+               for (value, unit), found in _bounds(claim).items() for side, denied in found)
+
+
+def _bounds_on(stated: dict[tuple[str, str | None], set[tuple[int, bool]]], value: str, unit: str | None
+               ) -> set[tuple[int, bool]]:
+    """The bounds ``stated`` on the same number with the same unit, or with no unit on either side."""
+    return {bound for (v, u), bounds in stated.items() if v == value and (u == unit or None in (u, unit))
+            for bound in bounds}
+
+
+def _denied(tokens: tuple[_Token, ...], start: int, end: int, span: int = 4) -> bool:
+    """Does the clause of the bound at ``tokens[start:end]`` deny its verb, with a negator
+    outside the bound and the ``span`` words before it (those turn the bound round,
+    `_negated_before`)? "Children under 16 may not use the gym": what is denied below the
+    bound is left open above it, so "over 16 may use" is its other side, no contradiction."""
+    clause = tokens[start].clause
+    for j, token in enumerate(tokens):
+        if token.clause != clause or start - span <= j < end or token.text not in _VERB_NEGATORS:
+            continue
+        nxt = tokens[j + 1].text if j + 1 < len(tokens) else ""
+        if (token.text, nxt) not in _NOT_NEGATING:
+            return True
+    return False
 
 
 def _negated_before(tokens: tuple[_Token, ...], start: int, span: int = 4) -> bool:
@@ -389,13 +424,17 @@ def _bound_rule(claim: str, premise: str, source: str) -> str | None:
     if not numbers_in(claim):
         return None
     stated = _bounds(premise)
-    for (value, unit), sides in _bounds(claim).items():
-        # The same number with the same unit, or with no unit on either side.
-        theirs = set().union(*(s for (v, u), s in stated.items() if v == value and (u == unit or None in (u, unit))))
-        if theirs and not (sides & theirs):
-            word = {1: "at least", -1: "at most"}
-            return (f"bound: the claim has {word[next(iter(sides))]} {value}, the evidence "
-                    f"{word[next(iter(theirs))]} {value}")
+    for (value, unit), found in _bounds(claim).items():
+        # In a clause that denies its verb as the claim's does or does not: a bound turned round
+        # together with the denial ("under 16 may not" / "over 16 may") is the statement's other side.
+        stated_here = _bounds_on(stated, value, unit)
+        for denied in (False, True):
+            sides = {side for side, d in found if d == denied}
+            theirs = {side for side, d in stated_here if d == denied}
+            if sides and theirs and not (sides & theirs):
+                word = {1: "at least", -1: "at most"}
+                return (f"bound: the claim has {word[next(iter(sides))]} {value}, the evidence "
+                        f"{word[next(iter(theirs))]} {value}")
     return None
 
 
@@ -562,11 +601,14 @@ def _opposite_rule(claim: str, premise: str, source: str) -> str | None:
                 side = -side if crossed > straight else side  # "A higher than B" is "B lower than A"
             sides.add(side)
             negations = negations or theirs.negated != mine.negated
+        if sides != {-mine.side}:
+            continue
         # A "not" that makes the opposite ("do not open the cap while the engine is hot" /
         # "open the cap") is a denial: the parse may find it about something else, as for the
-        # negated rule.
-        if sides == {-mine.side} and not (negations and _parse_clears(claim, premise)) and not (
-                mine.name == "open" and not _states_conflict(claim, premise)):
+        # negated rule, or the claim may speak of the other side of a bound (`_other_side`).
+        if negations and (_other_side(claim, premise) or _parse_clears(claim, premise)):
+            continue
+        if not (mine.name == "open" and not _states_conflict(claim, premise)):
             return (f"opposite: the evidence says the opposite about {', '.join(sorted(mine.anchors)[:3])} "
                     f"({mine.name})")
     return None
@@ -626,7 +668,8 @@ def _negated_rule(claim: str, premise: str, source: str) -> str | None:
         # (the same predicate, an agreeing argument, none conflicting), or denied only inside a
         # condition ("if you do not prime the pump, ...") or somewhere the claim does not place
         # it ("do not store the paint in direct sunlight" / "in a dry shed"), the finding is dropped.
-        if _parse_clears(claim, premise) or (negators <= _VERB_NEGATORS and _denies_other_acts(claim, premise)):
+        if _other_side(claim, premise) or _parse_clears(claim, premise) or (
+                negators <= _VERB_NEGATORS and _denies_other_acts(claim, premise)):
             return None
         return f"negated: the evidence negates {', '.join(sorted(only_negated))}"
     return None
