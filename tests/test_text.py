@@ -70,6 +70,27 @@ def test_curated_abbreviations():
     ]
 
 
+def test_a_clock_time_or_temperature_ends_a_sentence_before_a_common_word():
+    # Punkt reads "a.m." and "C." as an abbreviation and an initial and goes on.
+    text = "Do not water the lawn before 9 a.m. Water it in the evening. Store the seed below 10 C. Keep it dry."
+    assert texts(split_sentences(text)) == ["Do not water the lawn before 9 a.m.", "Water it in the evening.",
+                                            "Store the seed below 10 C.", "Keep it dry."]
+    assert_exact(text, split_sentences(text))
+    # A name, a time zone, a day, an initial or a street's direction goes on the sentence.
+    for whole in ("The debate starts at 8 p.m. Eastern Time on NBC.", "The final is at 3 p.m. Sunday.",
+                  "At 9 a.m. Jordan was reported missing.", "The raincoat was invented by Charles R. Mackintosh.",
+                  "The office is at 3044 W. Grand Boulevard, Detroit."):
+        assert texts(split_sentences(whole)) == [whole]
+
+
+def test_the_parse_starts_a_sentence_where_the_splitter_does():
+    from localeval.text.entities import load_nlp
+
+    doc = load_nlp()("Never store the vaccine warmer than 8 C. Keep it in its box. Use it before 5 p.m. Sunday.")
+    assert [s.text for s in doc.sents] == ["Never store the vaccine warmer than 8 C.", "Keep it in its box.",
+                                           "Use it before 5 p.m. Sunday."]
+
+
 def test_splitting_builds_parameters_offline(offline):
     sentences_module._tokenizer.cache_clear()  # build the Punkt parameters under the guard
     assert len(split_sentences("Mr. Jones paid $5. It was cheap.")) == 2

@@ -218,7 +218,8 @@ def _parts_kind() -> str | None:
     model = os.environ.get(SPACY_MODEL_ENV) or DEFAULT_SPACY_MODEL
     if "/" in model or os.sep in model:
         return None
-    return f"atoms/{code_identity(('localeval.text.atoms',), ('spacy', model))}/{model}"
+    # (localeval.text.sentences marks sentence starts before the parser.)
+    return f"atoms/{code_identity(('localeval.text.atoms', 'localeval.text.sentences'), ('spacy', model))}/{model}"
 
 
 def _encode_parts(parts: list[AtomicPart]) -> bytes:

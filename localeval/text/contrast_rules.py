@@ -890,5 +890,6 @@ def contrast_identity() -> str:
 
     pipeline = os.environ.get(SPACY_MODEL_ENV) or DEFAULT_SPACY_MODEL
     modules = ("localeval.text.contrast_rules", "localeval.text.roles", "localeval.text.merges", "localeval.text.numbers",
-               "localeval.text.lexical", "localeval.text.checks")
+               "localeval.text.lexical", "localeval.text.checks",
+               "localeval.text.sentences")  # (sentence starts marked before the parser)
     return code_identity(modules, ("spacy", pipeline))

@@ -68,6 +68,7 @@ def _load(name: str) -> Language:
     import spacy
 
     from localeval.text.ruler import use_lookup_ruler
+    from localeval.text.sentences import add_sentence_starts
 
     try:
         nlp = spacy.load(name)
@@ -78,6 +79,7 @@ def _load(name: str) -> Language:
             f"to an installed pipeline such as 'en_core_web_sm'."
         ) from error
     use_lookup_ruler(nlp)  # the same attributes, ~3x faster (localeval.text.ruler)
+    add_sentence_starts(nlp)  # "below 8 C. Keep it dry" is two sentences (localeval.text.sentences)
     return nlp
 
 

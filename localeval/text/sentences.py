@@ -16,7 +16,10 @@ Two layout rules come before Punkt, because Punkt only knows about periods:
 For English (and ``english_web``) the package's hand-curated supplement is applied too:
 "e.g.", "i.e.", "cf." ... never end a sentence, and "Fig.", "No.", "p.", "Sec." ... do not
 end one when a number follows ("See Fig. 3."), while "The answer was no. Then ..." still
-splits. Other languages get their own number-only list where the package has one.
+splits. Other languages get their own number-only list where the package has one. And after a
+number, "a.m." / "p.m." or a temperature's "C." ends an English sentence where the next word is
+one Punkt has seen in lower case ("before 9 a.m. Water in the evening"; `_split_after_number`);
+`add_sentence_starts` gives spaCy's parse the same starts.
 """
 
 from __future__ import annotations
@@ -36,9 +39,11 @@ from localeval.text.spans import Span
 
 if TYPE_CHECKING:
     from nltk.tokenize.punkt import PunktSentenceTokenizer
+    from spacy.language import Language
+    from spacy.tokens import Doc
 
-__all__ = ["SplitMemo", "available_languages", "list_item_body", "remembering_splits", "split_sentences",
-           "splitter_identity"]
+__all__ = ["SENTENCE_STARTS", "SplitMemo", "add_sentence_starts", "available_languages", "list_item_body",
+           "remembering_splits", "split_sentences", "splitter_identity"]
 
 # A list marker at the start of a line, followed by whitespace or the line end (so "1.5 kg"
 # and "-5 °C" are not items). Upper-case "A." is left out on purpose: it is far more often
@@ -178,8 +183,9 @@ _RE_FLAGS = re.IGNORECASE | re.LOCALE | re.MULTILINE | re.DOTALL | re.UNICODE | 
 
 
 @lru_cache(maxsize=8)
-def _tokenizer(language: str) -> tuple[PunktSentenceTokenizer, re.Pattern[str] | None]:
-    """NLTK Punkt for ``language`` (built once), and the rule for number-only abbreviations."""
+def _tokenizer(language: str) -> tuple[PunktSentenceTokenizer, re.Pattern[str] | None, frozenset[str]]:
+    """NLTK Punkt for ``language`` (built once), the rule for number-only abbreviations, and
+    the words Punkt has seen in lower case (English only, for `_split_after_number`)."""
     from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
     from punkt.data import load_module
 
@@ -210,7 +216,10 @@ def _tokenizer(language: str) -> tuple[PunktSentenceTokenizer, re.Pattern[str] |
         words = "|".join(sorted((re.escape(w) for w in numeric_only), key=len, reverse=True))
         rule = re.compile(rf"(?<![^\W\d_])(?:{words})\.$", re.IGNORECASE)
     language_vars, token = _fast_punkt()
-    return PunktSentenceTokenizer(params, lang_vars=language_vars(), token_cls=token), rule
+    from nltk.tokenize.punkt import _ORTHO_LC
+
+    lower = frozenset(w for w, flags in params.ortho_context.items() if flags & _ORTHO_LC and base == "english")
+    return PunktSentenceTokenizer(params, lang_vars=language_vars(), token_cls=token), rule, lower
 
 
 def _join_numeric(text: str, spans: list[tuple[int, int]], rule: re.Pattern[str] | None
@@ -226,6 +235,73 @@ def _join_numeric(text: str, spans: list[tuple[int, int]], rule: re.Pattern[str]
         else:
             joined.append((start, end))
     return joined
+
+
+# A clock time's "a.m." / "p.m." or a temperature's unit letter ("8 C.") after a number, then
+# a capital word: Punkt reads the period as an abbreviation's or an initial's and joins "Do
+# not water before 9 a.m. Water in the evening" into one sentence, unless it knows the next
+# word as a sentence starter ("It", "The"). No other letter: "3044 W. Grand Boulevard".
+_AFTER_NUMBER = re.compile(r"\d\s?(?:[aApP]\.[mM]\.|[CFK]\.)(?=[ \t]+([A-Z][a-z]+)\b)")
+# Capital words after a clock time that name its time zone: the time's sentence goes on.
+_ZONES = frozenset("eastern central mountain pacific atlantic alaska hawaii local standard daylight summer "
+                   "winter universal greenwich et ct mt pt est edt cst cdt mst mdt pst pdt gmt utc bst cet cest "
+                   "ist jst aest".split())
+
+
+def _split_after_number(text: str, spans: list[tuple[int, int]], lower: frozenset[str]
+                        ) -> list[tuple[int, int]]:
+    """Cut a sentence after a number's "a.m." / "p.m." or temperature unit where the next word
+    starts a sentence (`_starts`)."""
+    if not lower:
+        return spans
+    out: list[tuple[int, int]] = []
+    for start, end in spans:
+        for m in _AFTER_NUMBER.finditer(text, start, end):
+            if _starts(m.group(1), lower):
+                out.append((start, m.end()))
+                start = m.start(1)
+        out.append((start, end))
+    return [_strip(text, a, b) for a, b in out]
+
+
+def _starts(word: str, lower: frozenset[str]) -> bool:
+    """Does a capital ``word`` after a clock time or temperature start a sentence: a word
+    Punkt's English parameters have seen in lower case (``lower``: "Water", "Keep", "Coast"),
+    not a time zone? Names go on the time's sentence ("5 p.m. Sunday", "at 7:30 p.m. Jordan
+    was"): Punkt knows them only with a capital."""
+    word = word.lower()
+    return word in lower and word not in _ZONES
+
+
+SENTENCE_STARTS = "localeval_sentence_starts"
+"""The spaCy component `add_sentence_starts` puts before a pipeline's parser."""
+
+
+def add_sentence_starts(nlp: Language) -> bool:
+    """Mark, before ``nlp``'s parser, the sentence starts `split_sentences` finds after a
+    number's "a.m." / "p.m." or temperature unit (the parser keeps starts marked before it):
+    spaCy's tokenizer makes "C." and "a.m." one token and its parser then joins "warmer than 8
+    C. Keep it in its box" into one sentence, and a check reads one clause across both. False,
+    and nothing added, for a pipeline without a parser or not for English (the words that
+    start a sentence are Punkt's English ones)."""
+    if "parser" not in nlp.pipe_names or nlp.lang != "en":
+        return False
+    from spacy.language import Language
+
+    if not Language.has_factory(SENTENCE_STARTS):
+        Language.component(SENTENCE_STARTS, func=_mark_starts)
+    nlp.add_pipe(SENTENCE_STARTS, before="parser")
+    return True
+
+
+def _mark_starts(doc: Doc) -> Doc:
+    lower = _tokenizer("english")[2]
+    starts = {m.start(1) for m in _AFTER_NUMBER.finditer(doc.text) if _starts(m.group(1), lower)}
+    if starts:
+        for token in doc[1:]:
+            if token.idx in starts:
+                token.is_sent_start = True
+    return doc
 
 
 # A CJK sentence end: 。！？ (and runs of them), with the closing quotes or brackets that
@@ -419,7 +495,7 @@ def remembering_splits(memo: SplitMemo | None) -> AbstractContextManager[None]:
 
 
 def _split(text: str, name: str) -> list[Span]:
-    tokenizer, numeric_rule = _tokenizer(name)
+    tokenizer, numeric_rule, lower = _tokenizer(name)
     spans: list[Span] = []
     for block in _blocks(text):
         # Punkt reads only the item's text: left with the marker, it would split "1." off.
@@ -427,6 +503,7 @@ def _split(text: str, name: str) -> list[Span]:
         pieces = [_strip(text, block.body + a, block.body + b)
                   for a, b in tokenizer.span_tokenize(body)]
         pieces = _join_numeric(text, [(a, b) for a, b in pieces if b > a], numeric_rule)
+        pieces = _split_after_number(text, pieces, lower)
         if pieces:
             pieces[0] = (block.start, pieces[0][1])
         else:  # a bare marker line ("-")
