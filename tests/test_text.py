@@ -91,6 +91,16 @@ def test_the_parse_starts_a_sentence_where_the_splitter_does():
                                            "Use it before 5 p.m. Sunday."]
 
 
+def test_sentence_starts_go_only_before_an_english_parser():
+    import spacy
+
+    assert not sentences_module.add_sentence_starts(spacy.blank("en"))  # no parser to keep them
+    german = spacy.blank("de")
+    german.add_pipe("parser")
+    assert not sentences_module.add_sentence_starts(german)
+    assert sentences_module.SENTENCE_STARTS not in german.pipe_names
+
+
 def test_splitting_builds_parameters_offline(offline):
     sentences_module._tokenizer.cache_clear()  # build the Punkt parameters under the guard
     assert len(split_sentences("Mr. Jones paid $5. It was cheap.")) == 2

@@ -178,6 +178,10 @@ def _fast_punkt() -> tuple[type, type]:
     return LanguageVars, Token
 
 
+# Punkt's orthographic flags for a word seen in lower case: at a sentence's start, inside one,
+# or where it could not tell (NLTK's _ORTHO_BEG_LC | _ORTHO_MID_LC | _ORTHO_UNK_LC).
+_ORTHO_LOWER = 16 | 32 | 64
+
 # The flags `re` understands (a `regex` pattern also carries its own, e.g. VERSION0).
 _RE_FLAGS = re.IGNORECASE | re.LOCALE | re.MULTILINE | re.DOTALL | re.UNICODE | re.VERBOSE | re.ASCII
 
@@ -216,9 +220,7 @@ def _tokenizer(language: str) -> tuple[PunktSentenceTokenizer, re.Pattern[str] |
         words = "|".join(sorted((re.escape(w) for w in numeric_only), key=len, reverse=True))
         rule = re.compile(rf"(?<![^\W\d_])(?:{words})\.$", re.IGNORECASE)
     language_vars, token = _fast_punkt()
-    from nltk.tokenize.punkt import _ORTHO_LC
-
-    lower = frozenset(w for w, flags in params.ortho_context.items() if flags & _ORTHO_LC and base == "english")
+    lower = frozenset(w for w, flags in params.ortho_context.items() if flags & _ORTHO_LOWER and base == "english")
     return PunktSentenceTokenizer(params, lang_vars=language_vars(), token_cls=token), rule, lower
 
 
@@ -251,26 +253,27 @@ _ZONES = frozenset("eastern central mountain pacific atlantic alaska hawaii loca
 def _split_after_number(text: str, spans: list[tuple[int, int]], lower: frozenset[str]
                         ) -> list[tuple[int, int]]:
     """Cut a sentence after a number's "a.m." / "p.m." or temperature unit where the next word
-    starts a sentence (`_starts`)."""
+    starts a sentence (`_number_ends`)."""
     if not lower:
         return spans
     out: list[tuple[int, int]] = []
     for start, end in spans:
-        for m in _AFTER_NUMBER.finditer(text, start, end):
-            if _starts(m.group(1), lower):
-                out.append((start, m.end()))
-                start = m.start(1)
+        for m in _number_ends(text, lower, start, end):
+            out.append((start, m.end()))
+            start = m.start(1)
         out.append((start, end))
     return [_strip(text, a, b) for a, b in out]
 
 
-def _starts(word: str, lower: frozenset[str]) -> bool:
-    """Does a capital ``word`` after a clock time or temperature start a sentence: a word
-    Punkt's English parameters have seen in lower case (``lower``: "Water", "Keep", "Coast"),
-    not a time zone? Names go on the time's sentence ("5 p.m. Sunday", "at 7:30 p.m. Jordan
-    was"): Punkt knows them only with a capital."""
-    word = word.lower()
-    return word in lower and word not in _ZONES
+def _number_ends(text: str, lower: frozenset[str], start: int = 0, end: int | None = None) -> Iterator[re.Match[str]]:
+    """The `_AFTER_NUMBER` matches in ``text[start:end]`` whose next word starts a sentence: a
+    word Punkt's English parameters have seen in lower case (``lower``: "Water", "Keep",
+    "Coast"), not a time zone. Names go on the time's sentence ("5 p.m. Sunday", "at 7:30 p.m.
+    Jordan was"): Punkt knows them only with a capital."""
+    for m in _AFTER_NUMBER.finditer(text, start, len(text) if end is None else end):
+        word = m.group(1).lower()
+        if word in lower and word not in _ZONES:
+            yield m
 
 
 SENTENCE_STARTS = "localeval_sentence_starts"
@@ -295,8 +298,7 @@ def add_sentence_starts(nlp: Language) -> bool:
 
 
 def _mark_starts(doc: Doc) -> Doc:
-    lower = _tokenizer("english")[2]
-    starts = {m.start(1) for m in _AFTER_NUMBER.finditer(doc.text) if _starts(m.group(1), lower)}
+    starts = {m.start(1) for m in _number_ends(doc.text, _tokenizer("english")[2])}
     if starts:
         for token in doc[1:]:
             if token.idx in starts:
