@@ -228,13 +228,16 @@ def _negated(tokens: tuple[_Token, ...], start: int, end: int) -> bool:
     """Is the phrase at ``tokens[start:end]`` negated: a negator among the two words before it
     ("not allowed"), or right after it ("allowed not")?"""
     clause = tokens[start].clause
-    for j in range(max(0, start - 2), start):
-        if tokens[j].text in _NEGATORS and tokens[j].clause == clause:
-            nxt = tokens[j + 1].text if j + 1 < len(tokens) else ""
-            if (tokens[j].text, nxt) not in _NOT_NEGATING:
-                return True
+    if any(tokens[j].clause == clause and _negator_at(tokens, j, _NEGATORS) for j in range(max(0, start - 2), start)):
+        return True
     after = tokens[end] if end < len(tokens) else None
     return after is not None and after.text in ("not", "n't") and after.clause == clause
+
+
+def _negator_at(tokens: tuple[_Token, ...], j: int, words: frozenset[str]) -> bool:
+    """Is ``tokens[j]`` one of ``words`` and negating: not "not only", "no longer" (`_NOT_NEGATING`)?"""
+    nxt = tokens[j + 1].text if j + 1 < len(tokens) else ""
+    return tokens[j].text in words and (tokens[j].text, nxt) not in _NOT_NEGATING
 
 
 # ------------------------------------------------------------------ the rules
@@ -405,13 +408,8 @@ def _denied(tokens: tuple[_Token, ...], start: int, end: int, span: int = 4) -> 
     `_negated_before`)? "Children under 16 may not use the gym": what is denied below the
     bound is left open above it, so "over 16 may use" is its other side, no contradiction."""
     clause = tokens[start].clause
-    for j, token in enumerate(tokens):
-        if token.clause != clause or start - span <= j < end or token.text not in _VERB_NEGATORS:
-            continue
-        nxt = tokens[j + 1].text if j + 1 < len(tokens) else ""
-        if (token.text, nxt) not in _NOT_NEGATING:
-            return True
-    return False
+    return any(token.clause == clause and not start - span <= j < end and _negator_at(tokens, j, _VERB_NEGATORS)
+               for j, token in enumerate(tokens))
 
 
 def _negated_before(tokens: tuple[_Token, ...], start: int, span: int = 4) -> bool:
