@@ -425,6 +425,12 @@ def test_a_negative_phrase_without_the_turned_helping_verb_denies_nothing():
     ("Never leave a dog younger than six months alone for more than four hours.",
      "A dog younger than six months can be left alone for more than four hours.",
      ["You can leave a dog alone for three hours.", "A dog younger than six months can be left alone for an hour."]),
+    # Wherever the parse hangs the bound ("borrow more than six books", "be under 140 cm"):
+    # the bounded quantity of the verb's own clause.
+    ("Members may not borrow more than six books at a time.", "Members can borrow more than six books at a time.",
+     ["Members can borrow up to six books at a time.", "Members can borrow books from the library."]),
+    ("Riders must not be under 140 cm tall.", "Riders can be under 140 cm tall.",
+     ["Riders must be at least 140 cm tall.", "Riders over 140 cm can ride."]),
 ])
 def test_a_bounded_quantity_is_denied_only_as_the_claim_bounds_it(premise, same_bound, other_bounds):
     from localeval.text import checks, roles

@@ -20,6 +20,7 @@ _RESCUE = ("Captain Maria Lopez flew the rescue helicopter on the night mission.
            "from the ground.")
 _SAUNA = "Guests aged under 18 may not use the sauna. Towels are provided at reception."
 _LORRIES = "Lorries over 12 tonnes are not permitted on the ring road. They must use the bypass."
+_FERRY = "The ferry must not carry more than 120 passengers. Vehicles are loaded first."
 # (claim, premise, rule that must fire, or None: a paraphrase the rules must leave alone)
 CASES = [
     ("The planning committee has eighteen members.", "The planning committee has eight members.", "number"),
@@ -35,6 +36,16 @@ CASES = [
     ("Guests aged over 18 may not use the sauna.", _SAUNA, "bound"),
     ("Lorries under 12 tonnes are permitted on the ring road.", _LORRIES, None),
     ("Lorries under 12 tonnes are not permitted on the ring road.", _LORRIES, "bound"),
+    # A "not" that turns a bound round, the bound said without it: no denial of the act.
+    ("The ferry can carry at most 120 passengers.", _FERRY, None),
+    ("The ferry may carry up to 120 passengers.", _FERRY, None),
+    ("The ferry can carry more than 120 passengers.", _FERRY, "bound"),
+    ("The ferry can carry passengers and cyclists.", "The ferry must not carry passengers or cyclists.", "negated"),
+    ("Annual fares can rise by up to 3% under the cap.", "Under the cap, annual fares cannot rise by more than 3%.",
+     None),
+    ("Annual fares can rise by more than 3% under the cap.", "Under the cap, annual fares cannot rise by more than 3%.",
+     "bound"),
+    ("Annual fares can rise under the cap.", "Under the cap, annual fares cannot rise.", "opposite"),
     ("Unemployment rose over the year.", "Over the year, unemployment fell from 7.1% to 6.4%.", "opposite"),
     ("The company's revenue rose in 2022.", "The company's revenue increased by 12% in 2022, while its costs fell.", None),
     ("The cathedral was completed after the city walls were built.",

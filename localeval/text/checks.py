@@ -74,6 +74,7 @@ _MOD_DEPS = frozenset({"compound", "amod", "nummod", "nmod", "poss", "npadvmod",
 _SKIP_LEMMAS = frozenset({"the", "a", "an", "-", "'s", "'"})
 _TITLES = frozenset("dr mr mrs ms prof sir st".split())
 _BOUND_WORDS = frozenset("more less fewer than over under least most".split())
+_BOUND_RUN = _BOUND_WORDS | {"at", "no", "not"}  # the words of a bound before its number ("not more than", "at least")
 _MONTHS = {m: i for i, m in enumerate("january february march april may june july august september october "
                                       "november december".split(), 1)}
 
@@ -129,6 +130,9 @@ class Atom:
     form: str = field(default="", compare=False)
     """The verb as written, lower case: the tagger may give one word two lemmas ("must not be
     frozen": "freeze"; "may be frozen": "frozen")."""
+    bound: frozenset[str] = frozenset()
+    """The bounded quantities its own clause states, each as its words ("more than 14", "under
+    18"), wherever the parse hangs them: a denial of the verb bounds them instead (`_flips`)."""
 
     def slot(self, name: str) -> Arg | None:
         return next((a for k, a in self.slots if k == name), None)
@@ -467,6 +471,34 @@ def _negated_by_word(verb) -> bool:
     return False
 
 
+def _bound(verb) -> frozenset[str]:
+    """The bounded quantities of ``verb``'s own clause (`Atom.bound`): a number after bound words
+    ("more than 14 nights", "at least 18", "not more than four"), read from the words and not
+    the parse, which hangs "under 12" on the verb or the noun as it pleases."""
+    out = set()
+    for token in verb.subtree:
+        number = _number(token)
+        if number is None or _clause_verb(token).i != verb.i:
+            continue
+        words = []
+        for before in reversed(verb.doc[max(0, token.i - 4):token.i]):
+            lemma = _lemma(before)
+            if lemma not in _BOUND_RUN:
+                break
+            words.insert(0, lemma)
+        if set(words) & _BOUND_WORDS:
+            out.add(" ".join([*words, number]))
+    return frozenset(out)
+
+
+def _clause_verb(token):
+    """The verb whose clause ``token`` is in: its nearest verb above it, auxiliaries passed over."""
+    head = token.head
+    while head.i != head.head.i and not (head.pos_ in ("VERB", "AUX") and head.dep_ not in ("aux", "auxpass")):
+        head = head.head
+    return head
+
+
 def _preps(token) -> list[tuple[str, object]]:
     return [(f"prep:{_lemma(p)}", o) for p in token.children if p.dep_ in ("prep", "agent") and _lemma(p) != "by"
             for o in p.children if o.dep_ == "pobj"]
@@ -507,7 +539,8 @@ def _atoms_of_verb(verb) -> list[Atom]:
                 and not _purpose(verb) and not _asked(verb))
     comps = [c for c in verb.children if c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX")]
     shape = {"particle": next((_lemma(c) for c in verb.children if c.dep_ == "prt"), ""), "form": verb.lower_,
-             "restriction": _restriction(verb), "condition": condition, "conditioned": conditioned}
+             "restriction": _restriction(verb), "condition": condition, "conditioned": conditioned,
+             "bound": _bound(verb)}
     # (A factor relates two things too: "the limit is four times the intake" is no swap of "mg".)
     relational = any(t.tag_ in ("JJR", "RBR") for t in attrs) or any(
         _lemma(c) == "than" or (((_lemma(c) == "time" and c.tag_ == "NNS") or c.lower_ in _MULTIPLIERS)
@@ -1253,10 +1286,12 @@ def _flips(mine: Atom, premise: Facts) -> list[Atom]:
     """The premise's atoms that would support ``mine`` but for their polarity; a verb the
     premise does not assert counts only where it forbids ("opportunities to blame others"
     states nothing; "Descaling: never use vinegar" forbids). A bounded quantity is denied only
-    as the claim bounds it too: "do not take more than four tablets" says nothing against
-    "take four tablets", but does deny "you can take more than four tablets"."""
+    as the claim bounds it too, in the argument (`_same_bound`) or anywhere in the verb's clause
+    (`Atom.bound`): "do not take more than four tablets" says nothing against "take four
+    tablets", but does deny "you can take more than four tablets"."""
     return [p for p in premise.atoms if p.negated != mine.negated and _supports(mine, p, polarity=False)
-            and all(_same_bound(mine.slot(k), a) for k, a in p.slots if a.bounded) and (p.asserted or p.negated)]
+            and all(_same_bound(mine.slot(k), a) for k, a in p.slots if a.bounded) and (p.asserted or p.negated)
+            and p.bound <= mine.bound]
 
 
 def _same_bound(mine: Arg | None, theirs: Arg) -> bool:

@@ -224,14 +224,17 @@ def _anchors_near(tokens: tuple[_Token, ...], at: int, span: int = 6) -> set[str
     return _content(tuple(t for t in near if t.clause == clause))
 
 
-def _negated(tokens: tuple[_Token, ...], start: int, end: int) -> bool:
-    """Is the phrase at ``tokens[start:end]`` negated: a negator among the two words before it
-    ("not allowed"), or right after it ("allowed not")?"""
+def _negation(tokens: tuple[_Token, ...], start: int, end: int) -> int | None:
+    """The position of the word that negates the phrase at ``tokens[start:end]``: a negator
+    among the two words before it ("not allowed"), or right after it ("allowed not"); None
+    where it is not negated."""
     clause = tokens[start].clause
-    if any(tokens[j].clause == clause and _negator_at(tokens, j, _NEGATORS) for j in range(max(0, start - 2), start)):
-        return True
+    before = next((j for j in range(max(0, start - 2), start)
+                   if tokens[j].clause == clause and _negator_at(tokens, j, _NEGATORS)), None)
+    if before is not None:
+        return before
     after = tokens[end] if end < len(tokens) else None
-    return after is not None and after.text in ("not", "n't") and after.clause == clause
+    return end if after is not None and after.text in ("not", "n't") and after.clause == clause else None
 
 
 def _negator_at(tokens: tuple[_Token, ...], j: int, words: frozenset[str]) -> bool:
@@ -301,7 +304,7 @@ def _follows(number: str, premise: str, stated: frozenset[str]) -> bool:
            or (min(a, b) > 0 and abs(max(a, b) / min(a, b) - value) < 1e-9)
            for i, a in enumerate(values) for b in values[i + 1:]):
         return True
-    bounds = {key: {side for side, _ in found} for key, found in _bounds(premise).items()}
+    bounds = {key: {b.side for b in found} for key, found in _bounds(premise).items()}
     lows = [v for (x, _), sides in bounds.items() if 1 in sides and (v := _value(x)) is not None]
     highs = [v for (x, _), sides in bounds.items() if -1 in sides and (v := _value(x)) is not None]
     if any(lo <= value <= hi for lo in lows for hi in highs):
@@ -364,22 +367,33 @@ def _unit_after(tokens: tuple[_Token, ...], i: int) -> tuple[str, str] | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Bound:
+    """One bound on a number: the side it bounds it from (+1 a lower bound, -1 an upper one),
+    whether its clause denies what it says of it (`_denied`), and the position of the negator
+    that turned it round, if one did ("must not carry more than 8": an upper bound)."""
+
+    side: int
+    denied: bool
+    turner: int | None = None
+
+
 @remembered
-def _bounds(text: str) -> dict[tuple[str, str | None], set[tuple[int, bool]]]:
-    """(number, unit) -> (side, denied) for each bound on it: the side it is bounded from (+1
-    a lower bound, -1 an upper one) and whether its clause denies what it says of it (`_denied`)."""
+def _bounds(text: str) -> dict[tuple[str, str | None], set[_Bound]]:
+    """(number, unit) -> each bound on it (`_Bound`)."""
     tokens = _tokens(text)
-    out: dict[tuple[str, str | None], set[tuple[int, bool]]] = {}
+    out: dict[tuple[str, str | None], set[_Bound]] = {}
     for start, end, phrase in _phrases(tokens, _BOUNDS):
         # "cannot carry over more than five": a negated lower bound is an upper one.
-        side = -_BOUNDS[phrase] if _negated_before(tokens, start) else _BOUNDS[phrase]
+        turner = _negator_before(tokens, start)
+        side = -_BOUNDS[phrase] if turner is not None else _BOUNDS[phrase]
         # The bounded number follows the phrase, possibly after "of", "the" or a currency sign.
         for k in range(end, min(end + 3, len(tokens))):
             values = numbers_in(tokens[k].text)
             if values:
                 unit = _unit_after(tokens, k)
                 key = (next(iter(values)), unit[1] if unit else None)
-                out.setdefault(key, set()).add((side, _denied(tokens, start, k + 1)))
+                out.setdefault(key, set()).add(_Bound(side, _denied(tokens, start, k + 1), turner))
                 break
             if tokens[k].text not in ("of", "the", "a", "$", "€", "£"):
                 break
@@ -391,12 +405,22 @@ def _other_side(claim: str, premise: str) -> bool:
     turned round too ("over 16 may use the gym" / "under 16 may not use the gym")? Then the
     premise's denial is not the claim's, whatever words they share."""
     stated = _bounds(premise)
-    return any((-side, not denied) in _bounds_on(stated, value, unit)
-               for (value, unit), found in _bounds(claim).items() for side, denied in found)
+    return any(theirs.side == -mine.side and theirs.denied != mine.denied
+               for (value, unit), found in _bounds(claim).items() for mine in found
+               for theirs in _bounds_on(stated, value, unit))
 
 
-def _bounds_on(stated: dict[tuple[str, str | None], set[tuple[int, bool]]], value: str, unit: str | None
-               ) -> set[tuple[int, bool]]:
+def _restated(claim: str, premise: str) -> set[int]:
+    """The positions of the premise's negators that only turn a bound round where the claim
+    states the same bound without them: "must not carry more than 8 people" is "can carry at
+    most 8 people", no denial of carrying."""
+    stated = _bounds(premise)
+    return {theirs.turner for (value, unit), found in _bounds(claim).items() for mine in found if not mine.denied
+            for theirs in _bounds_on(stated, value, unit)
+            if theirs.turner is not None and theirs.side == mine.side and not theirs.denied}
+
+
+def _bounds_on(stated: dict[tuple[str, str | None], set[_Bound]], value: str, unit: str | None) -> set[_Bound]:
     """The bounds ``stated`` on the same number with the same unit, or with no unit on either side."""
     return {bound for (v, u), bounds in stated.items() if v == value and (u == unit or None in (u, unit))
             for bound in bounds}
@@ -405,17 +429,18 @@ def _bounds_on(stated: dict[tuple[str, str | None], set[tuple[int, bool]]], valu
 def _denied(tokens: tuple[_Token, ...], start: int, end: int, span: int = 4) -> bool:
     """Does the clause of the bound at ``tokens[start:end]`` deny its verb, with a negator
     outside the bound and the ``span`` words before it (those turn the bound round,
-    `_negated_before`)? "Children under 16 may not use the gym": what is denied below the
+    `_negator_before`)? "Children under 16 may not use the gym": what is denied below the
     bound is left open above it, so "over 16 may use" is its other side, no contradiction."""
     clause = tokens[start].clause
     return any(token.clause == clause and not start - span <= j < end and _negator_at(tokens, j, _VERB_NEGATORS)
                for j, token in enumerate(tokens))
 
 
-def _negated_before(tokens: tuple[_Token, ...], start: int, span: int = 4) -> bool:
-    """A negator among the ``span`` words before ``start``, inside its clause."""
+def _negator_before(tokens: tuple[_Token, ...], start: int, span: int = 4) -> int | None:
+    """The position of a negator among the ``span`` words before ``start``, inside its clause."""
     clause = tokens[start].clause
-    return any(t.text in _NEGATORS and t.clause == clause for t in tokens[max(0, start - span):start])
+    return next((j for j in range(max(0, start - span), start)
+                 if tokens[j].text in _NEGATORS and tokens[j].clause == clause), None)
 
 
 def _bound_rule(claim: str, premise: str, source: str) -> str | None:
@@ -427,8 +452,8 @@ def _bound_rule(claim: str, premise: str, source: str) -> str | None:
         # together with the denial ("under 16 may not" / "over 16 may") is the statement's other side.
         stated_here = _bounds_on(stated, value, unit)
         for denied in (False, True):
-            sides = {side for side, d in found if d == denied}
-            theirs = {side for side, d in stated_here if d == denied}
+            sides = {b.side for b in found if b.denied == denied}
+            theirs = {b.side for b in stated_here if b.denied == denied}
             if sides and theirs and not (sides & theirs):
                 word = {1: "at least", -1: "at most"}
                 return (f"bound: the claim has {word[next(iter(sides))]} {value}, the evidence "
@@ -448,6 +473,7 @@ class _Polar:
     after: frozenset[str] = frozenset()  # and after it
     timed: bool = False  # followed by a span of time: "after 15 minutes", "before a week"
     clause: int = 0  # its clause's index (`_Token.clause`)
+    negator: int | None = None  # the position of the word that flips it ("cannot increase"), if one does
 
 
 def _nearest(tokens: tuple[_Token, ...], clause: int, k: int = 2) -> frozenset[str]:
@@ -484,7 +510,8 @@ def _polar(tokens: tuple[_Token, ...]) -> list[_Polar]:
         if start in bound_at or _idiom(tokens, start, end, phrase):
             continue
         name, side = _OPPOSITES[phrase]
-        flipped = _negated(tokens, start, end)
+        negator = _negation(tokens, start, end)
+        flipped = negator is not None
         clause = tokens[start].clause
         # Negated by a "not" before it or by its own ("not allowed", "must not"): a denial.
         negated = flipped or any(w in _NEGATORS for w in phrase.split())
@@ -494,7 +521,7 @@ def _polar(tokens: tuple[_Token, ...]) -> list[_Polar]:
                  _content(tuple(t for t in tokens[end:] if t.clause == clause))) if name == "order" else ((), ())
         out.append(_Polar(name, -side if flipped else side, frozenset(_anchors_near(tokens, start)),
                           _nearest(tokens[:start][::-1], clause), _nearest(tokens[end:], clause), negated,
-                          frozenset(sides[0]), frozenset(sides[1]), _timed(tokens[end:end + 2]), clause))
+                          frozenset(sides[0]), frozenset(sides[1]), _timed(tokens[end:end + 2]), clause, negator))
     return out
 
 
@@ -585,7 +612,7 @@ def _opposite_rule(claim: str, premise: str, source: str) -> str | None:
         else:
             about = [t for t in same if (mine.right & t.right) - _measure_words()] or [
                 t for t in same if len((mine.anchors & t.anchors) - _measure_words()) >= needed]
-        sides, negations = set(), False
+        sides, negations, negators = set(), False, set()
         for theirs in about:
             side = theirs.side
             if mine.name == "order":
@@ -599,12 +626,16 @@ def _opposite_rule(claim: str, premise: str, source: str) -> str | None:
                 side = -side if crossed > straight else side  # "A higher than B" is "B lower than A"
             sides.add(side)
             negations = negations or theirs.negated != mine.negated
+            negators.add(theirs.negator)
         if sides != {-mine.side}:
             continue
         # A "not" that makes the opposite ("do not open the cap while the engine is hot" /
         # "open the cap") is a denial: the parse may find it about something else, as for the
-        # negated rule, or the claim may speak of the other side of a bound (`_other_side`).
-        if negations and (_other_side(claim, premise) or _parse_clears(claim, premise)):
+        # negated rule, or the claim may speak of the other side of a bound (`_other_side`);
+        # and one that only turns a bound the claim states ("cannot increase by more than 5%"
+        # / "can increase by up to 5%") denies nothing (`_restated`).
+        if negations and (_other_side(claim, premise) or _parse_clears(claim, premise)
+                          or (not mine.negated and negators <= _restated(claim, premise))):
             continue
         if not (mine.name == "open" and not _states_conflict(claim, premise)):
             return (f"opposite: the evidence says the opposite about {', '.join(sorted(mine.anchors)[:3])} "
@@ -636,23 +667,23 @@ def _negated_rule(claim: str, premise: str, source: str) -> str | None:
     tokens = _tokens(premise)
     negated: dict[str, set[int]] = {}  # word -> the clauses that negate it
     affirmed: set[str] = set()
-    negators: set[str] = set()  # the words that negate them
+    places: set[int] = set()  # the positions of the words that negate them
     for i, token in enumerate(tokens):
         word = stems[i]
         if word not in wanted:
             continue
         # A negator at most three words before, inside the clause ("except on Wednesdays",
         # "but not by Britain", "may not sublet").
-        window = [t for t in tokens[max(0, i - 3): i] if t.clause == token.clause]
-        words = [t.text for t in window]
-        before = {w for w in words if w in _NEGATORS} if not any(
+        window = [j for j in range(max(0, i - 3), i) if tokens[j].clause == token.clause]
+        words = [tokens[j].text for j in window]
+        before = {j for j in window if tokens[j].text in _NEGATORS} if not any(
             (a, b) in _NOT_NEGATING for a, b in zip(words, words[1:] + [token.text])) else set()
         # Or negated right after it: "weight gain was not observed", "but cars are not".
         after = [t.text for t in tokens[i + 1: i + 3] if t.clause == token.clause]
-        behind = {after[1]} if len(after) == 2 and after[0] in _AUXILIARIES and after[1] in ("not", "n't") else set()
+        behind = {i + 2} if len(after) == 2 and after[0] in _AUXILIARIES and after[1] in ("not", "n't") else set()
         if before or behind:
             negated.setdefault(word, set()).add(token.clause)
-            negators |= before | behind
+            places |= before | behind
         else:
             affirmed.add(word)
     only_negated = set(negated) - affirmed
@@ -666,8 +697,10 @@ def _negated_rule(claim: str, premise: str, source: str) -> str | None:
         # (the same predicate, an agreeing argument, none conflicting), or denied only inside a
         # condition ("if you do not prime the pump, ...") or somewhere the claim does not place
         # it ("do not store the paint in direct sunlight" / "in a dry shed"), the finding is dropped.
-        if _other_side(claim, premise) or _parse_clears(claim, premise) or (
-                negators <= _VERB_NEGATORS and _denies_other_acts(claim, premise)):
+        # And a "not" that only turns a bound the claim states ("must not carry more than 8" /
+        # "can carry at most 8") denies nothing.
+        if places <= _restated(claim, premise) or _other_side(claim, premise) or _parse_clears(claim, premise) or (
+                {tokens[j].text for j in places} <= _VERB_NEGATORS and _denies_other_acts(claim, premise)):
             return None
         return f"negated: the evidence negates {', '.join(sorted(only_negated))}"
     return None
