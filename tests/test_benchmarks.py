@@ -466,8 +466,13 @@ def test_rule_findings_counts_flagged_claims_by_label_and_what_a_change_moves():
               "label": 1}]
     claims = [["Store the vaccine in the freezer.", "Check the filter weekly."], ["Prime the pump before use."]]
     assert rf.short_units("One two. Three four. Five six.") == ["One two. Three four.", "Three four. Five six."]
-    found = rf.findings(items, claims, ("polarity",))
+    found, pairs = rf.findings(items, claims, ("polarity",))
     assert [(h["item"], h["claim"]) for h in found["polarity"]] == [(0, "Store the vaccine in the freezer.")]
+    assert pairs == 2 * 1 + 1 * 2  # each claim against each unit of its item
+    # Only the pairs where claim and unit both hold a word: here, "freezer" -- one pair.
+    narrow, read = rf.findings(items, claims, ("polarity",), re.compile("freezer", re.I))
+    assert read == 1 and narrow == found
+    assert rf.findings(items, claims, ("polarity",), re.compile("pump", re.I)) == ({"polarity": []}, 2)
     table = rf.tally(found, Counter({0: 2, 1: 1}))
     assert {(r["label"], r["flagged"], r["per_hundred"]) for r in table} == {("unfaithful", 1, 50.0), ("faithful", 0, 0.0)}
     before = {"polarity": [{"item": 1, "claim": "Prime the pump before use.", "label": 1, "reason": "polarity: ..."}]}
@@ -476,8 +481,8 @@ def test_rule_findings_counts_flagged_claims_by_label_and_what_a_change_moves():
     assert [h["claim"] for h in moved["new"]] == ["Store the vaccine in the freezer."]
     # What raises a claim is read the same way: the dates bear out the first claim only.
     dated = [{"contexts": ["The museum opened in 1889. Its library opened in 1902."], "label": 1}]
-    raised = rf.findings(dated, [["The museum opened before its library.", "The museum has a library."]],
-                         (rf.CONFIRMATION,))
+    raised, _ = rf.findings(dated, [["The museum opened before its library.", "The museum has a library."]],
+                            (rf.CONFIRMATION,))
     assert [h["claim"] for h in raised[rf.CONFIRMATION]] == ["The museum opened before its library."]
     assert rf.changes(before, {**found, **raised}).keys() == {"polarity"}  # not read before: not compared
 

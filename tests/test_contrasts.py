@@ -29,6 +29,9 @@ CASES = [
     ("A ticket for the concert costs 45 euros.", "A ticket for the concert costs $45.", "unit"),
     ("The oven should be preheated to 180 degrees Fahrenheit.", "Preheat the oven to 180 °C.", "unit"),
     ("The suspension bridge is 1,200 metres long.", "The suspension bridge is 1.2 km long.", None),
+    # The same length in other units is no length moved to something else (the swap check).
+    ("The tunnel is 3,500 metres long.", "The new rail tunnel is 3.5 km long. It took four years to build.", None),
+    ("The tunnel is 3,600 metres long.", "The new rail tunnel is 3.5 km long. It took four years to build.", "number"),
     ("Hand luggage must weigh at least 8 kg.", "Hand luggage may weigh up to 8 kg.", "bound"),
     ("Paid plans come with a minimum of 50 GB of storage.", "Paid plans allow at least 50 GB of storage.", None),
     # A bound turned round with the denial is the rule's other side; turned round alone, not.

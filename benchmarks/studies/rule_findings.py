@@ -2,7 +2,7 @@
 unfaithful responses? And which claims does a code change quiet or newly flag?
 
     python benchmarks/studies/rule_findings.py [--families ragbench,frank] [--rules polarity,negated,order,confirmation]
-        [--data-dir DIR] [--before FILE] [--output FILE]
+        [--data-dir DIR] [--before FILE] [--output FILE] [--both-match REGEX]
 
 A contrast rule (`localeval.text.contrast_rules`) overrules the judge when it finds a
 contradiction the judge missed. On RAGBench (real RAG responses over manuals, medical and
@@ -16,6 +16,10 @@ reads only the units the word overlap and the judge rank best, so counts here ar
 upper bound on what a rule can overrule; it needs no judge, and so it can be run on two commits
 (a git worktree of the older one) and compared: ``--before`` names the older run's JSON and the
 report lists, per rule and label, the claims that went quiet and those newly flagged.
+``--both-match`` reads only the (claim, unit) pairs where both match a regular expression
+(case-insensitive): a change that can only act where both sides hold, say, a unit word is
+measured on every pair it can reach in a fraction of the time (the parsing rules read
+several hundred thousand pairs otherwise, close to an hour on 2 cores).
 
 Results: ``benchmarks/results/rule_findings.json`` and ``.md``.
 """
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from collections import Counter
@@ -45,22 +50,30 @@ premise's dates or numbers bear out above the threshold. Read here as the rules 
 RAGBench a confirmed claim of an unfaithful response is the likely error."""
 
 
-def findings(items: list[dict], claims: list[list[str]], rules: tuple[str, ...]) -> dict[str, list[dict]]:
-    """Per rule, each flagged claim: ``{"item", "claim", "label", "reason"}`` (the first sentence's)."""
+def findings(items: list[dict], claims: list[list[str]], rules: tuple[str, ...],
+             both: re.Pattern | None = None) -> tuple[dict[str, list[dict]], int]:
+    """Per rule, each flagged claim: ``{"item", "claim", "label", "reason"}`` (the first
+    sentence's); and how many (claim, unit) pairs were read (with ``both``, only those where
+    claim and unit both match it)."""
     from localeval.text.contrast_rules import confirmation, contrast
 
     def read(rule: str, text: str, unit: str, context: str) -> str | None:
         return confirmation(text, unit) if rule == CONFIRMATION else contrast(text, unit, context, (rule,))
 
     out: dict[str, list[dict]] = {rule: [] for rule in rules}
+    pairs = 0
     for index, (item, texts) in enumerate(zip(items, claims)):
-        units = [(unit, context) for context in item["contexts"] for unit in short_units(context)]
+        units = [(unit, context) for context in item["contexts"] for unit in short_units(context)
+                 if both is None or both.search(unit)]
         for text in texts:
+            if both is not None and not both.search(text):
+                continue
+            pairs += len(units)
             for rule in rules:
                 reason = next((r for unit, context in units if (r := read(rule, text, unit, context))), None)
                 if reason:
                     out[rule].append({"item": index, "claim": text, "label": item["label"], "reason": reason})
-    return out
+    return out, pairs
 
 
 def short_units(context: str) -> list[str]:
@@ -97,7 +110,7 @@ def changes(before: dict[str, list[dict]], after: dict[str, list[dict]]) -> dict
     return out
 
 
-def run(items_by_family: dict[str, list[dict]], rules: tuple[str, ...]) -> dict:
+def run(items_by_family: dict[str, list[dict]], rules: tuple[str, ...], both: re.Pattern | None = None) -> dict:
     from benchmarks.verdict import claims_of
 
     result = {}
@@ -105,9 +118,9 @@ def run(items_by_family: dict[str, list[dict]], rules: tuple[str, ...]) -> dict:
         start = time.perf_counter()
         claims = claims_of([it["text"] for it in items])
         by_label = Counter(it["label"] for it, texts in zip(items, claims) for _ in texts)
-        found = findings(items, claims, rules)
+        found, pairs = findings(items, claims, rules, both)
         result[family] = {"items": len(items), "claims": {LABELS[k]: v for k, v in sorted(by_label.items())},
-                          "table": tally(found, by_label), "findings": found,
+                          "pairs_read": pairs, "table": tally(found, by_label), "findings": found,
                           "seconds": round(time.perf_counter() - start, 1)}
     return result
 
@@ -123,9 +136,13 @@ def markdown(result: dict) -> str:
              "claims of a faithful response are supported, so a rule flagging them as often as claims of "
              "unfaithful ones is mostly wrong there. `confirmation` (if listed) is the other way round: it "
              "raises a claim, so confirming claims of unfaithful responses is its likely error.", ""]
+    if result.get("both_match"):
+        lines += [f"Only the (claim, unit) pairs where both match `{result['both_match']}` (case-insensitive) "
+                  "were read: the counts are of claims flagged among those.", ""]
     for family, res in result["families"].items():
         lines += [f"## {family} ({res['items']} items; claims: " +
-                  ", ".join(f"{k} {v}" for k, v in res["claims"].items()) + ")", "",
+                  ", ".join(f"{k} {v}" for k, v in res["claims"].items()) +
+                  (f"; (claim, unit) pairs read: {res['pairs_read']}" if "pairs_read" in res else "") + ")", "",
                   "| rule | label | claims | flagged | per hundred claims |", "|---|---|---|---|---|"]
         lines += [f"| {r['rule']} | {r['label']} | {r['claims']} | {r['flagged']} | {r['per_hundred']} |"
                   for r in res["table"]]
@@ -156,7 +173,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data-dir", type=Path, default=REPO_ROOT.parent / "shared" / "data" / "meta-eval")
     p.add_argument("--before", type=Path, default=None, help="an older run's JSON to compare against")
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/rule_findings.json")
+    p.add_argument("--both-match", default=None, metavar="REGEX",
+                   help="read only the (claim, unit) pairs where both match this regular expression (case-insensitive)")
     args = p.parse_args(argv)
+    try:
+        both = re.compile(args.both_match, re.IGNORECASE) if args.both_match else None
+    except re.error as e:
+        raise SystemExit(f"--both-match is no regular expression: {e}")
 
     from benchmarks.verdict import FAMILIES, load_items
     from localeval.text.contrast_rules import CONTRAST_RULES
@@ -172,8 +195,8 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"unknown family(ies) {missing}; benchmarks/verdict.py has {list(FAMILIES)}")
     items = load_items(args.data_dir, None, families)
     result = {"command": command_line("python benchmarks/studies/rule_findings.py", argv),
-              "machine": describe_machine(), "rules": list(rules),
-              "families": run({f: items[f] for f in families}, rules)}
+              "machine": describe_machine(), "rules": list(rules), "both_match": args.both_match,
+              "families": run({f: items[f] for f in families}, rules, both)}
     if args.before:
         before = json.loads(args.before.read_text(encoding="utf-8"))
         result["before"] = portable_path(args.before)

@@ -58,6 +58,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
+from localeval.text.contrast_rules import base_value
 from localeval.text.lexical import stem
 from localeval.text.numbers import numbers_in
 
@@ -1159,6 +1160,23 @@ def duration_confirmation(claim: Facts, premise: Facts) -> str | None:
 
 # ------------------------------------------------------------------ comparing atoms
 
+def _numbers_differ(mine: Arg, theirs: Arg) -> bool:
+    """Do both arguments state numbers, none of them shared?"""
+    return bool(mine.numbers and theirs.numbers and not mine.numbers & theirs.numbers)
+
+
+def _same_quantity(mine: Arg, theirs: Arg) -> bool:
+    """Do two arguments with other unit words, one among the modifiers of each, state the same
+    quantity ("1.2 km" / "1,200 metres")? Compared in the dimension's base unit."""
+    def values(arg: Arg) -> set[float]:
+        units = [m for m in arg.mods if base_value("1", m) is not None]
+        return {v for n in arg.numbers if (v := base_value(n, units[0])) is not None} if len(units) == 1 else set()
+
+    if mine.mods == theirs.mods:
+        return False  # the same units: their numbers say it
+    return any(abs(a - b) <= 1e-9 * max(1.0, abs(a)) for a in values(mine) for b in values(theirs))
+
+
 def _compare(mine: Arg, theirs: Arg, core: bool) -> int:
     """+1 agree, -1 conflict, 0 neither (a pronoun; a preposition's object that shares nothing
     -- "on the Moon" / "on the lunar surface" -- unless both are names: "from Glasgow" /
@@ -1166,8 +1184,9 @@ def _compare(mine: Arg, theirs: Arg, core: bool) -> int:
     if mine.pronoun or theirs.pronoun:
         return 0
     core = core or ((mine.named or mine.capital) and (theirs.named or theirs.capital))
-    if mine.numbers and theirs.numbers and not mine.numbers & theirs.numbers:
-        return -1
+    if _numbers_differ(mine, theirs):
+        # ("1.2 km long" / "1,200 metres long": one length in other units)
+        return 1 if _same_quantity(mine, theirs) else -1
     if mine.head == theirs.head:
         # Each with a modifier the other lacks: "rear brakes" / "front brakes", "part-time
         # staff" / "full-time staff"; "new drug" / "drug" agree.
@@ -1540,7 +1559,7 @@ def _swapped_roles(claim: Facts, premise: Facts) -> str | None:
                 # numbers differ ("for two years" / "for one year"), or where the claim's
                 # own, modifiers and all, stands elsewhere in it; otherwise one thing
                 # written two ways ("a British national" / "a UK national").
-                moved = any(a.contrasted or (a.numbers and arg.numbers and not a.numbers & arg.numbers)
+                moved = any(a.contrasted or (_numbers_differ(a, arg) and not _same_quantity(a, arg))
                             for a in namesakes) or any(
                     _compare(arg, a, True) == 1 for p in premise.atoms for _, a in p.slots if a not in namesakes)
             else:

@@ -313,6 +313,15 @@ def _follows(number: str, premise: str, stated: frozenset[str]) -> bool:
                for base in _base_values(premise))
 
 
+def base_value(number: str, unit: str) -> float | None:
+    """A number said with a unit word ("1.2", "km"), in its dimension's base unit (metres, grams,
+    seconds): 1200.0; None where the word is no unit that converts by a factor."""
+    value, found = _value(number), _UNITS.get(unit)
+    if value is None or found is None or found[1] not in _FACTORS:
+        return None
+    return value * _FACTORS[found[1]]
+
+
 def _base_values(text: str) -> set[float]:
     """Every stated quantity in its dimension's base unit (metres, grams, seconds)."""
     out = set()
