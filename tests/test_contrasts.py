@@ -32,6 +32,10 @@ CASES = [
     # The same length in other units is no length moved to something else (the swap check).
     ("The tunnel is 3,500 metres long.", "The new rail tunnel is 3.5 km long. It took four years to build.", None),
     ("The tunnel is 3,600 metres long.", "The new rail tunnel is 3.5 km long. It took four years to build.", "number"),
+    # A quantity the evidence says in words is stated ("half an hour" is 30 minutes), another is not.
+    ("The shuttle runs every 30 minutes.", "The shuttle runs every half hour from 6 am until midnight.", None),
+    ("The walk takes 150 minutes.", "The walk takes two and a half hours and climbs 600 metres.", None),
+    ("The shuttle runs every 20 minutes.", "The shuttle runs every half hour from 6 am until midnight.", "number"),
     ("Hand luggage must weigh at least 8 kg.", "Hand luggage may weigh up to 8 kg.", "bound"),
     ("Paid plans come with a minimum of 50 GB of storage.", "Paid plans allow at least 50 GB of storage.", None),
     # A bound turned round with the denial is the rule's other side; turned round alone, not.

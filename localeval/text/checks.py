@@ -58,7 +58,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from localeval.text.contrast_rules import base_value
+from localeval.text.contrast_rules import quantity, same_value
 from localeval.text.lexical import stem
 from localeval.text.numbers import numbers_in
 
@@ -1168,13 +1168,13 @@ def _numbers_differ(mine: Arg, theirs: Arg) -> bool:
 def _same_quantity(mine: Arg, theirs: Arg) -> bool:
     """Do two arguments with other unit words, one among the modifiers of each, state the same
     quantity ("1.2 km" / "1,200 metres")? Compared in the dimension's base unit."""
-    def values(arg: Arg) -> set[float]:
-        units = [m for m in arg.mods if base_value("1", m) is not None]
-        return {v for n in arg.numbers if (v := base_value(n, units[0])) is not None} if len(units) == 1 else set()
+    def quantities(arg: Arg) -> list[tuple[str, float]]:
+        units = [m for m in arg.mods if quantity("1", m) is not None]
+        return [q for n in arg.numbers if (q := quantity(n, units[0])) is not None] if len(units) == 1 else []
 
     if mine.mods == theirs.mods:
         return False  # the same units: their numbers say it
-    return any(abs(a - b) <= 1e-9 * max(1.0, abs(a)) for a in values(mine) for b in values(theirs))
+    return any(a[0] == b[0] and same_value(a[1], b[1]) for a in quantities(mine) for b in quantities(theirs))
 
 
 def _compare(mine: Arg, theirs: Arg, core: bool) -> int:

@@ -45,13 +45,14 @@ import functools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from localeval.text.lexical import normalise, states_in_order, stop_words
 from localeval.text.memo import memo_scope, remembered
 from localeval.text.numbers import NUMBER_WORDS, numbers_in
 
-__all__ = ["CONTRAST_RULES", "RULES_WITHOUT_PARSE", "confirmation", "contrast", "contrast_identity", "contrast_many",
-           "parse_confirmations"]
+__all__ = ["CONTRAST_RULES", "RULES_WITHOUT_PARSE", "Spoken", "confirmation", "contrast", "contrast_identity",
+           "contrast_many", "parse_confirmations", "quantity", "same_value", "spoken_quantities"]
 
 CONTRAST_RULES: tuple[str, ...] = ("number", "unit", "bound", "opposite", "negated", "role", "merge", "polarity",
                                    "swap", "order")
@@ -253,8 +254,66 @@ def _missing_numbers(claim: str, premise: str, source: str) -> list[str]:
     # Absent from the whole source too: a window of a long document may hold only part of
     # what the claim draws on.
     known = stated | numbers_in(source)
-    return sorted(v for v in claimed - known if not _follows(v, premise, stated)
+    return sorted(v for v in claimed - known if not _follows(v, premise, stated) and not _spoken(v, claim, premise)
                   and not (_is_year(v) and _says_relative_year(source or premise)))
+
+
+# A quantity said in words: "half an hour", "a quarter of an hour", "an hour and a half",
+# "two and a half days", "a week".
+_SPOKEN = re.compile(
+    r"\b(?:(?:(?:a|an|one)\s+)?(?P<fraction>half|quarter)(?:[\s-]+of)?(?:[\s-]+(?:a|an))?"
+    r"|(?P<count>[a-z]+|\d+)\s+and\s+a\s+half(?:\s+of)?(?:\s+(?:a|an))?"
+    r"|(?P<one>a|an|one))[\s-]+(?P<unit>[a-z]+)(?P<half>\s+and\s+a\s+half)?\b", re.IGNORECASE)
+_FRACTIONS = {"half": 0.5, "quarter": 0.25}
+
+
+class Spoken(NamedTuple):
+    """A quantity said in words, where ``text[start:end]`` says it, in its dimension's base unit."""
+
+    start: int
+    end: int
+    dimension: str
+    value: float
+
+
+@remembered
+def spoken_quantities(text: str) -> tuple[Spoken, ...]:
+    """Each quantity ``text`` says in words, of a unit that converts by a factor (time, length,
+    mass): "half an hour" is 1,800 seconds, "a week" 604,800."""
+    out = []
+    for m in _SPOKEN.finditer(text):
+        found = _UNITS.get(m["unit"].lower())
+        if found is None or found[1] not in _FACTORS:
+            continue
+        if m["fraction"]:
+            amount = _FRACTIONS[m["fraction"].lower()]
+        elif m["count"]:
+            # (the number reader leaves "one" out: it is more often a pronoun)
+            counted = {"1"} if m["count"].lower() == "one" else numbers_in(m["count"])
+            if len(counted) != 1 or (whole := _value(next(iter(counted)))) is None:
+                continue
+            amount = whole + 0.5
+        else:
+            amount = 1.5 if m["half"] else 1.0
+        out.append(Spoken(m.start(), m.end(), found[0], amount * _FACTORS[found[1]]))
+    return tuple(out)
+
+
+def _spoken(number: str, claim: str, premise: str) -> bool:
+    """Does the claim state ``number`` with a unit, as a quantity the premise says in words
+    ("30 minutes" / "half an hour", "24 hours" / "a day")?"""
+    said = spoken_quantities(premise)
+    if not said:
+        return False
+    value = _value(number)
+    return value is not None and any(
+        s.dimension == dimension and same_value(value * _FACTORS[unit], s.value)
+        for s in said for dimension, unit in _measures(claim).get(number, ()) if unit in _FACTORS)
+
+
+def same_value(a: float, b: float) -> bool:
+    """Are two quantities in base units the same, but for rounding ("1.2 km" / "1,200 metres")?"""
+    return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
 
 
 def _number_rule(claim: str, premise: str, source: str) -> str | None:
@@ -313,13 +372,14 @@ def _follows(number: str, premise: str, stated: frozenset[str]) -> bool:
                for base in _base_values(premise))
 
 
-def base_value(number: str, unit: str) -> float | None:
-    """A number said with a unit word ("1.2", "km"), in its dimension's base unit (metres, grams,
-    seconds): 1200.0; None where the word is no unit that converts by a factor."""
+def quantity(number: str, unit: str) -> tuple[str, float] | None:
+    """A number said with a unit word ("1.2", "km") as its dimension and its value in the
+    dimension's base unit (metres, grams, seconds): ("length", 1200.0); None where the word is no
+    unit that converts by a factor."""
     value, found = _value(number), _UNITS.get(unit)
     if value is None or found is None or found[1] not in _FACTORS:
         return None
-    return value * _FACTORS[found[1]]
+    return found[0], value * _FACTORS[found[1]]
 
 
 def _base_values(text: str) -> set[float]:

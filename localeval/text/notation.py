@@ -4,8 +4,13 @@ The judge reads surfaces: it rejects "the room is held at twelve degrees Celsius
 "keeps the room at 12 °C" and "up to 6 pm" against "until 18:00", though each states the same
 value. Before a claim is judged against a unit, `restated` rewrites each number the claim shares
 with the unit (the same canonical value, `localeval.text.numbers.numbers_in`, and the same unit,
-`localeval.text.coverage.coverage_words`) in the unit's own notation. A number the unit does not
-state is left as it is, so a wrong number still reads as wrong; words are never changed.
+`localeval.text.coverage.coverage_words`) in the unit's own notation. A quantity the unit states
+in another unit of the same dimension, or in words, is written as the unit writes it too:
+"1,200 metres" against "1.2 km", "30 minutes" against "half an hour" (the same value in the
+dimension's base unit, `localeval.text.contrast_rules.quantity` and `spoken_quantities`; the
+judge gave "The suspension bridge is 1,200 metres long" 0.12 against "... is 1.2 km long"). A
+number the unit does not state is left as it is, so a wrong number still reads as wrong; words
+are never changed.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from localeval.text.contrast_rules import quantity, same_value, spoken_quantities
 from localeval.text.coverage import UNIT_SPELLINGS, coverage_words
 from localeval.text.memo import remembered
 from localeval.text.numbers import NUMBER_WORDS, numbers_in
@@ -61,21 +67,57 @@ def _mentions(text: str) -> tuple[_Mention, ...]:
 def _restate(pair: tuple[str, str]) -> str:
     claim, unit = pair
     theirs = _mentions(unit)
-    if not theirs:
+    if not theirs and not spoken_quantities(unit):
         return claim
     pieces, last = [], 0
     for mine in _mentions(claim):
         same = [t for t in theirs if t.values == mine.values and mine.units <= t.units]
-        if not same:
+        if same:
+            t = same[0]
+            if mine.units:  # "twelve degrees Celsius" -> "12 °C": the number with its unit
+                surface, end = unit[t.start:t.end], mine.end
+            else:  # a bare number takes the unit's number only ("twelve rooms" -> "12 rooms")
+                surface, end = _CURRENCY.sub("", unit[t.start:t.number_end]), mine.number_end
+        elif (found := _same_quantity(mine, claim, theirs, unit)) is not None:
+            surface, end = found  # "1,200 metres" -> "1.2 km", "30 minutes" -> "half an hour"
+        else:
             continue
-        t = same[0]
-        if mine.units:  # "twelve degrees Celsius" -> "12 °C": the number with its unit
-            surface, end = unit[t.start:t.end], mine.end
-        else:  # a bare number takes the unit's number only ("twelve rooms" -> "12 rooms")
-            surface, end = _CURRENCY.sub("", unit[t.start:t.number_end]), mine.number_end
         pieces += [claim[last:mine.start], surface.strip()]
         last = end
     return claim if not pieces else "".join(pieces) + claim[last:]
+
+
+_NEXT_WORD = re.compile(r"\s*([A-Za-z]+)")
+
+
+def _quantity(mention: _Mention, text: str) -> tuple[tuple[str, float], int] | None:
+    """A mention's dimension and value in the dimension's base unit, where it has one unit word
+    that converts by a factor ("1.2 km": ("length", 1200.0)), and where that word ends. A unit
+    the notation does not read as one ("7 days", "two weeks") is the word after the number."""
+    if len(mention.values) != 1 or len(mention.units) > 1:
+        return None
+    value = next(iter(mention.values))
+    if mention.units:
+        found = quantity(value, next(iter(mention.units)))
+        return (found, mention.end) if found else None
+    word = _NEXT_WORD.match(text, mention.number_end)
+    found = quantity(value, word.group(1).lower()) if word else None
+    return (found, word.end()) if found else None
+
+
+def _same_quantity(mine: _Mention, claim: str, theirs: tuple[_Mention, ...], unit: str) -> tuple[str, int] | None:
+    """How ``unit`` writes the claim's quantity in another unit or in words, and where the
+    claim's mention of it ends; None where it does not state it."""
+    wanted = _quantity(mine, claim)
+    if wanted is None:
+        return None
+    (dimension, value), end = wanted
+    for t in theirs:
+        found = _quantity(t, unit)
+        if found and t.units != mine.units and found[0][0] == dimension and same_value(found[0][1], value):
+            return unit[t.start:found[1]], end
+    return next(((unit[s.start:s.end], end) for s in spoken_quantities(unit)
+                 if s.dimension == dimension and same_value(s.value, value)), None)
 
 
 def restated(claim: str, unit: str) -> str:
