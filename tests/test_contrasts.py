@@ -36,6 +36,7 @@ CASES = [
     ("The shuttle runs every 30 minutes.", "The shuttle runs every half hour from 6 am until midnight.", None),
     ("The walk takes 150 minutes.", "The walk takes two and a half hours and climbs 600 metres.", None),
     ("The shuttle runs every 20 minutes.", "The shuttle runs every half hour from 6 am until midnight.", "number"),
+    ("The tablets are taken every 24 hours.", "Take one tablet twice a day, at 8:00 and 20:00.", "number"),
     ("Hand luggage must weigh at least 8 kg.", "Hand luggage may weigh up to 8 kg.", "bound"),
     ("Paid plans come with a minimum of 50 GB of storage.", "Paid plans allow at least 50 GB of storage.", None),
     # A bound turned round with the denial is the rule's other side; turned round alone, not.

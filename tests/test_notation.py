@@ -23,6 +23,7 @@ from localeval.text.notation import restated
     ("The film lasts 90 minutes.", "The film lasts an hour and a half.", "The film lasts an hour and a half."),
     ("The walk takes 150 minutes.", "The walk takes two and a half hours.", "The walk takes two and a half hours."),
     ("The pass is valid for 7 days.", "The pass is valid for a week.", "The pass is valid for a week."),
+    ("Refunds take 14 days.", "Refunds take 2 weeks.", "Refunds take 2 weeks."),
 ])
 def test_a_shared_number_is_written_as_the_unit_writes_it(claim, unit, expected):
     assert restated(claim, unit) == expected
@@ -35,6 +36,9 @@ def test_a_shared_number_is_written_as_the_unit_writes_it(claim, unit, expected)
     ("The tunnel is 3,600 metres long.", "The tunnel is 3.5 km long."),  # another length
     ("The shuttle runs every 20 minutes.", "The shuttle runs every half hour."),
     ("The shuttle runs every 30 kilometres.", "The shuttle runs every half hour."),  # another dimension
+    # "a day" after a frequency or a count is a rate's denominator, no length of time
+    ("The tablets are taken every 24 hours.", "Take one tablet twice a day, at 8:00 and 20:00."),
+    ("The shop is open 7 days a week.", "The shop is open 6 days a week, from 9:00 to 17:00."),
     ("No number here.", "Nor here."),
 ])
 def test_a_claim_is_left_alone_when_the_unit_states_no_such_number(claim, unit):

@@ -247,7 +247,8 @@ def _negator_at(tokens: tuple[_Token, ...], j: int, words: frozenset[str]) -> bo
 # ------------------------------------------------------------------ the rules
 
 def _missing_numbers(claim: str, premise: str, source: str) -> list[str]:
-    """The claim's numbers the premise neither states nor implies, nor its source states."""
+    """The claim's numbers the premise neither states nor implies (a quantity it says in words
+    implies one: `_spoken`), nor its source states."""
     claimed, stated = numbers_in(claim), numbers_in(premise)
     if not (claimed and stated) or claimed <= stated:
         return []
@@ -293,10 +294,28 @@ def spoken_quantities(text: str) -> tuple[Spoken, ...]:
             if len(counted) != 1 or (whole := _value(next(iter(counted)))) is None:
                 continue
             amount = whole + 0.5
+        elif m["half"]:
+            amount = 1.5
+        elif _rate_before(text, m.start()):
+            continue  # "twice a day", "5 days a week": a rate's denominator, no length of time
         else:
-            amount = 1.5 if m["half"] else 1.0
+            amount = 1.0
         out.append(Spoken(m.start(), m.end(), found[0], amount * _FACTORS[found[1]]))
     return tuple(out)
+
+
+_RATE_WORDS = frozenset({"once", "twice", "thrice", "times", "per", "every", "each"})
+_LAST_WORD = re.compile(r"([\w-]+)\W*$")
+
+
+def _rate_before(text: str, start: int) -> bool:
+    """Does the word before ``text[start:]`` make "a day" there a rate's denominator: a
+    frequency ("twice", "times", "per"), a number or a unit ("7 days a week", "10 km an hour")?"""
+    last = _LAST_WORD.search(text, max(0, start - 40), start)
+    if last is None:
+        return False
+    word = last.group(1).lower()
+    return word in _RATE_WORDS or word in _UNITS or bool(numbers_in(word)) or word[:1].isdigit()
 
 
 def _spoken(number: str, claim: str, premise: str) -> bool:

@@ -114,7 +114,7 @@ def _same_quantity(mine: _Mention, claim: str, theirs: tuple[_Mention, ...], uni
     (dimension, value), end = wanted
     for t in theirs:
         found = _quantity(t, unit)
-        if found and t.units != mine.units and found[0][0] == dimension and same_value(found[0][1], value):
+        if found and found[0][0] == dimension and same_value(found[0][1], value):
             return unit[t.start:found[1]], end
     return next(((unit[s.start:s.end], end) for s in spoken_quantities(unit)
                  if s.dimension == dimension and same_value(s.value, value)), None)
