@@ -487,6 +487,17 @@ def test_rule_findings_counts_flagged_claims_by_label_and_what_a_change_moves():
     assert rf.changes(before, {**found, **raised}).keys() == {"polarity"}  # not read before: not compared
 
 
+def test_rule_findings_refuses_to_compare_runs_that_read_other_pairs(tmp_path):
+    from benchmarks.studies import rule_findings as rf
+
+    wide = tmp_path / "wide.json"
+    wide.write_text(json.dumps({"both_match": None, "families": {}}), encoding="utf-8")
+    with pytest.raises(SystemExit, match="compare runs that read the same pairs"):
+        rf.main(["--before", str(wide), "--both-match", "km", "--output", str(tmp_path / "out.json")])
+    with pytest.raises(SystemExit, match="no regular expression"):
+        rf.main(["--both-match", "(km", "--output", str(tmp_path / "out.json")])
+
+
 def test_judge_compare_reads_auroc_differences_with_their_standard_error(tmp_path):
     """judge_compare: each later judge's AUROC minus the first's per shared set, with a paired
     bootstrap SE, flagged where lower beyond one SE (the adoption rule of a trained judge)."""

@@ -180,6 +180,11 @@ def main(argv: list[str] | None = None) -> int:
         both = re.compile(args.both_match, re.IGNORECASE) if args.both_match else None
     except re.error as e:
         raise SystemExit(f"--both-match is no regular expression: {e}")
+    before = json.loads(args.before.read_text(encoding="utf-8")) if args.before else None
+    if before is not None and before.get("both_match") != args.both_match:
+        # (a narrower run against a wider one would list every claim outside it as gone quiet)
+        raise SystemExit(f"{args.before} read the pairs of --both-match {before.get('both_match')!r}, "
+                         f"this run {args.both_match!r}: compare runs that read the same pairs")
 
     from benchmarks.verdict import FAMILIES, load_items
     from localeval.text.contrast_rules import CONTRAST_RULES
@@ -197,8 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {"command": command_line("python benchmarks/studies/rule_findings.py", argv),
               "machine": describe_machine(), "rules": list(rules), "both_match": args.both_match,
               "families": run({f: items[f] for f in families}, rules, both)}
-    if args.before:
-        before = json.loads(args.before.read_text(encoding="utf-8"))
+    if before is not None:
         result["before"] = portable_path(args.before)
         result["changes"] = {f: changes(before["families"][f]["findings"], res["findings"])
                              for f, res in result["families"].items() if f in before["families"]}
