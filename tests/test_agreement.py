@@ -350,3 +350,36 @@ def test_trace_benchmark_scores_ragbench_only_and_leaves_the_judge_alone(meta_ev
     assert "## Margins over the floors" in md and ("outside the noise" in md or "within the noise" in md)
     with pytest.raises(SystemExit):
         main(["--data-dir", str(meta_eval), "--limit-per-set", "2", "--write-threshold"])
+
+
+def test_faithfulness_items_scores_the_harness_items_and_reports_what_a_change_moved(meta_eval, tmp_path,
+                                                                                      tiny_nli_dir):
+    from benchmarks import faithfulness_items as fi
+
+    old = tmp_path / "old.json"  # an earlier run on other items (another cap)
+    old.write_text(json.dumps({"sets": {"wice/dev-article": {"labels": [1], "stat": [0.5], "overlap": [0.5]}}}))
+    out = tmp_path / "items.json"
+    run = fi.main(["--model", str(tiny_nli_dir), "--data-dir", str(meta_eval), "--limit", "2", "--before", str(old),
+                   "--output", str(out)])
+    assert {"wice/dev-article", "summac/factcc", "begin/dev", "attributionbench/dev", "frank/valid"} <= set(run["sets"])
+    for name, s in run["sets"].items():
+        assert len(s["labels"]) == len(s["stat"]) == len(s["overlap"]) == run["figures"][name]["n"] <= 2
+    assert run["changes"] == {"wice/dev-article": {"comparable": False}}
+    assert "other items: not compared" in out.with_suffix(".md").read_text()
+    # The run reported again against itself, without a judge call: every set comparable, nothing moved.
+    again = fi.main(["--scored", str(out), "--before", str(out), "--model", "no-such-judge",
+                     "--output", str(tmp_path / "again.json")])
+    assert again["sets"] == run["sets"] and again["reported_by"].startswith("python benchmarks/faithfulness_items.py")
+    assert all(c["comparable"] and c["changed"] == 0 for c in again["changes"].values())
+    # A change that lifts one supported item above every unsupported one, and other items.
+    labels = [1, 1, 1, 0, 0, 0]
+    before = {"x": {"labels": labels, "stat": [0.9, 0.2, 0.8, 0.3, 0.7, 0.1], "overlap": [0.5] * 6},
+              "y": {"labels": labels, "stat": [0.5] * 6, "overlap": [0.5] * 6}}
+    after = {"x": {"labels": labels, "stat": [0.9, 0.95, 0.8, 0.3, 0.7, 0.1], "overlap": [0.5] * 6},
+             "y": {"labels": [0, 1], "stat": [0.5, 0.5], "overlap": [0.5, 0.5]}}
+    moved = fi.changes(before, after)
+    assert moved["x"]["changed"] == 1 and moved["x"]["items"] == [1]
+    assert moved["x"]["difference"] == pytest.approx(1.0 - 7 / 9) and moved["x"]["se"] > 0
+    assert moved["y"] == {"comparable": False}
+    with pytest.raises(SystemExit):
+        fi.main(["--limit", "1"])

@@ -836,3 +836,54 @@ def test_a_quantity_is_not_compared_by_the_years_beside_it_but_an_event_is():
     lind = "Lind Park opened in 1925. Its architect, Greta Lind, died in 1931."
     assert contrast("Lind Park is named after its architect, Greta Lind.", lind) is None
     assert contrast("Lind Park opened after its architect, Greta Lind, died.", lind) is not None
+
+
+_AUDIT = "The auditor questioned the treasurer about the missing receipts."
+_COACH = "The club's new coach, Dimitrov, dropped the captain for Saturday's match."
+_AUCTION = "In the spectrum auction, the larger operators were outbid by the smaller operators."
+
+
+@pytest.mark.parametrize(("claim", "premise", "swapped"), [
+    # One statement, neither side named: the role rule (names only) cannot read these, and the
+    # swap check used to wait for a second statement, a list or a "by" in the premise.
+    ("The treasurer questioned the auditor about the missing receipts.", _AUDIT, True),
+    ("The auditor was questioned by the treasurer.", _AUDIT, True),
+    ("The treasurer was questioned by the auditor about the missing receipts.", _AUDIT, False),
+    # A name set beside a description ("the new coach, Dimitrov,") is the same one.
+    ("Dimitrov dropped the captain.", _COACH, False),
+    ("The captain was dropped by Dimitrov.", _COACH, False),
+    ("The captain dropped Dimitrov.", _COACH, True),
+    # Across a change of voice the pair words trade places with their roles: the opposite rule
+    # leaves whose is which to the parse.
+    ("The smaller operators outbid the larger operators in the spectrum auction.", _AUCTION, False),
+    ("The larger operators outbid the smaller operators in the spectrum auction.", _AUCTION, True),
+])
+def test_a_swap_of_one_statements_two_sides_is_read_and_a_restatement_in_either_voice_is_not(claim, premise,
+                                                                                           swapped):
+    reason = contrast(claim, premise)
+    assert (reason is not None and reason.startswith("swap")) if swapped else reason is None, reason
+
+
+def test_the_swap_check_parses_a_single_statement_only_for_a_passive_claim_or_words_in_another_order():
+    from localeval.text.checks import reads_premise
+
+    assert reads_premise("The mayor was criticised by the newspaper.", "The mayor criticised the newspaper.", "swap")
+    assert reads_premise("The nurse trained the doctor.", "The doctor trained the nurse.", "swap")
+    # Same words in the same order, one statement: nothing for the parse to swap.
+    assert not reads_premise("The nurse trained the new doctor.", "The nurse trained the new doctor on the pumps.",
+                             "swap")
+
+
+@pytest.mark.parametrize(("text", "verb", "slot", "head"), [
+    # The second verb of a passive sentence: its doer when it is active, what its act was done
+    # to when it is passive too.
+    ("The generic tablet is sold without a prescription and can cause drowsiness.", "cause", "agent", "tablet"),
+    ("The bridge was damaged in the flood and reopened in 1950.", "reopen", "agent", "bridge"),
+    ("The report was written by Berg and published in 1934.", "publish", "patient", "report"),
+    ("The tablets are taken with food and should not be crushed.", "crush", "patient", "tablet"),
+])
+def test_a_verb_conjoined_to_a_passive_takes_its_subject_in_its_own_voice(text, verb, slot, head):
+    from localeval.text.roles import facts
+
+    (atom,) = [a for a in facts(text).atoms if a.lemma == verb]
+    assert atom.slot(slot) is not None and atom.slot(slot).head == head, atom

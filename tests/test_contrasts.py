@@ -359,3 +359,17 @@ def test_a_conjunct_with_its_own_not_is_denied(claim, fires):
     """"... and not a substitute" says what the premise's "It is not a substitute" says."""
     reason = contrast(claim, _ACC, _ACC, ("polarity",))
     assert (reason is not None and reason.startswith("polarity:")) if fires else reason is None, reason
+
+
+def test_the_default_judge_is_overruled_on_a_swapped_role_and_not_on_a_change_of_voice(default_judge):
+    # The judge alone accepts both: every word is there.
+    premise = "The regulator fined the bank for misreporting its capital."
+    swapped = Sample(response="The bank fined the regulator for misreporting its capital.",
+                     retrieved_contexts=[premise])
+    passive = Sample(response="The bank was fined by the regulator for misreporting its capital.",
+                     retrieved_contexts=[premise])
+    unchecked = Faithfulness(model=default_judge, contrasts=False).score_many([swapped])[0]
+    assert unchecked.score == 1.0  # what the rules are for
+    wrong, right = Faithfulness(model=default_judge).score_many([swapped, passive])
+    assert wrong.score == 0.0 and wrong.claims[0].contrast.startswith("swap:")
+    assert right.score == 1.0 and right.claims[0].contrast is None

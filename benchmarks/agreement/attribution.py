@@ -97,14 +97,17 @@ def _attributionbench(data: Path) -> readers.AttributionTask:
         n_total=len(items), source=readers.ATTRIBUTIONBENCH_FILE)
 
 
-def score_attribution_sets(harness: Harness, data: Path, caps: dict[str, int | None]) -> list[BinarySet]:
+def score_attribution_sets(harness: Harness, data: Path, caps: dict[str, int | None],
+                           metrics: tuple[str, ...] = ("faithfulness", "context_recall")) -> list[BinarySet]:
     """WiCE through faithfulness and context recall; SummaC, BEGIN and AttributionBench through
-    faithfulness."""
+    faithfulness (of those, the ``metrics`` named)."""
     sets = []
     for family, name, task in load_attribution_sets(data, caps):
         labels = [it.label for it in task.items]
         original = [it.original_label for it in task.items]
         for metric in ("faithfulness", "context_recall") if family == "wice" else ("faithfulness",):
+            if metric not in metrics:
+                continue
             field = "response" if metric == "faithfulness" else "reference"
             rows = [{field: " ".join(it.claims), "retrieved_contexts": it.contexts} for it in task.items]
             sets.append(score_binary_set(harness, name, family, metric, rows, labels, original, task.n_total, field))

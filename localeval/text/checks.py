@@ -59,7 +59,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from localeval.text.contrast_rules import quantity, same_value
-from localeval.text.lexical import stem
+from localeval.text.lexical import content_terms, stem
 from localeval.text.numbers import numbers_in
 
 __all__ = ["CHECKS", "EXTREME_WORDS", "RELATION_WORDS", "Atom", "Facts", "facts_of", "order_confirmation", "order_contrast", "polarity_contrast", "reads_premise", "restricted_denial", "supported_atom",
@@ -271,8 +271,19 @@ def _arg(token, clause=None) -> Arg:
     # ("no more than eight tablets" is another bound than "more than eight tablets")
     bounded = frozenset(lemmas & (_BOUND_WORDS | {"no", "not"})) if lemmas & _BOUND_WORDS else frozenset()
     restricted = any(c.dep_ in ("acl", "relcl") and c is not clause and not _aside(c) for c in token.children)
-    return Arg(head, mods, mods | {head}, numbers, named, token.pos_ == "PRON", bounded, token.text[:1].isupper(),
-               restricted)
+    return Arg(head, mods, mods | {head} | _appositive(token), numbers, named, token.pos_ == "PRON", bounded,
+               token.text[:1].isupper(), restricted)
+
+
+def _appositive(token) -> frozenset[str]:
+    """The words of a name or description set beside the argument ("The tenant, Greene, sued";
+    "Maria Lopez, our chief executive,"): the same thing written twice, so that either agrees
+    with it ("Greene sued the council" is the tenant's act, "The council sued Greene" a swap)."""
+    words: set[str] = set()
+    for child in token.children:
+        if child.dep_ == "appos":
+            words |= {_lemma(child), *_modifiers(child)[0]}
+    return frozenset(words)
 
 
 def _aside(clause) -> bool:
@@ -530,7 +541,11 @@ def _atoms_of_verb(verb) -> list[Atom]:
         subjects = [g for c in head.children if c.dep_ == "nsubj" for g in _conjuncts(c)]
         (patients if any(c.dep_ == "auxpass" for c in verb.children) else agents).extend(subjects)
         if verb.dep_ == "conj":
-            patients += [g for c in head.children if c.dep_ == "nsubjpass" for g in _conjuncts(c)]
+            # A passive head's subject is what the act was done to only where this verb is
+            # passive too ("was besieged ... but relieved by the Danes"); an active verb's doer
+            # ("Drug B is used to treat migraine and can cause drowsiness": Drug B causes it).
+            passive = [g for c in head.children if c.dep_ == "nsubjpass" for g in _conjuncts(c)]
+            (patients if _passive_form(verb) else agents).extend(passive)
     lemma, negated, (condition, conditioned) = _lemma(verb), _negated(verb), _condition(verb)
     # (Under a negated "need" or "want" the verb is neither stated nor denied: "cognates do not
     # need to have the same meaning". A purpose, "To erase the channels, hold ...", states
@@ -564,6 +579,15 @@ def _atoms_of_verb(verb) -> list[Atom]:
         obj = "patient" if patients else "attr" if attrs else "patient"
         out.extend(_atoms(lemma, negated, base + [(obj, noun)], _preps(noun), asserted, relational, verb, **shape))
     return out
+
+
+def _passive_form(verb) -> bool:
+    """A passive verb: with its own passive auxiliary, or a past participle with no auxiliary
+    of its own (the second verb of "was written by Berg and published in 1934"); not "can
+    cause", "reopened"."""
+    if any(c.dep_ == "auxpass" for c in verb.children):
+        return True
+    return verb.tag_ == "VBN" and not any(c.dep_ == "aux" for c in verb.children)
 
 
 def _shares_subject(verb) -> bool:
@@ -1937,20 +1961,34 @@ RELATION_WORDS = re.compile(r"\b(?:before|after|than|earlier|later|times|twice|t
 """Words of a claim that orders, compares or dates things: the order check's gate."""
 _NEGATION = re.compile(r"\b(?:not|never|cannot|no|without)\b|n't", re.IGNORECASE)
 _SEVERAL = re.compile(r"\band\b|\bwhile\b|\bwhereas\b|\bby\b|[;,]|\.\s", re.IGNORECASE)
+_BY = re.compile(r"\bby\b", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
 EXTREME_WORDS = re.compile(r"\b(?:first|last)\b", re.IGNORECASE)
 """A claim's "first" / "last" (`Extreme`), read against the premise's own too."""
+
+
+def _reordered(claim: str, premise: str) -> bool:
+    """Do the content words the claim shares with the premise come there in another order (by
+    their first mention: "The nurse trained the new doctor" / "The new doctor trained the
+    nurse")?"""
+    first: dict[str, int] = {}
+    for i, term in enumerate(content_terms(premise)):
+        first.setdefault(term, i)
+    at = [first[t] for t in dict.fromkeys(content_terms(claim)) if t in first]
+    return any(later < earlier for earlier, later in zip(at, at[1:]))
 
 
 def reads_premise(claim: str, premise: str, check: str) -> bool:
     """Is ``check`` worth a parse of the pair? Cheap gates on the raw text: a negation on
     either side (polarity), several things stated in the premise (swap), a relation in the
     claim and a number (or its own "first" / "last") in the premise (order). (Several things:
-    two sentences, a list, a passive "by" agent.)"""
+    two sentences, a list, a passive "by" agent.) A swap of one statement's two sides needs no
+    second one: a passive claim ("The mayor was criticised by the newspaper" / "The mayor
+    criticised the newspaper") or the words both share in another order (`_reordered`)."""
     if check == "polarity":
         return bool(_NEGATION.search(premise) or _NEGATION.search(claim))
     if check == "swap":
-        return bool(_SEVERAL.search(premise))
+        return bool(_SEVERAL.search(premise) or _BY.search(claim) or _reordered(claim, premise))
     # (A "first" or "last" of the claim is read against the premise's own too: "Amundsen
     # arrived first" refutes "Scott arrived first" without a date.)
     return bool(RELATION_WORDS.search(claim) and (_DIGIT.search(premise) or (

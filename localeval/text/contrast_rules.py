@@ -676,6 +676,14 @@ def _place(words: frozenset[str], sides: tuple[frozenset[str], frozenset[str]]) 
     return (after > before) - (before > after)
 
 
+_PASSIVE = re.compile(r"\b(?:am|is|are|was|were|be|been|being)\s+(?:[a-z]+ly\s+)?[a-z]+\s+by\b", re.IGNORECASE)
+
+
+def _passive(text: str) -> bool:
+    """Does ``text`` state an act in the passive with its doer ("was outperformed by")?"""
+    return _PASSIVE.search(text) is not None
+
+
 def _opposite_rule(claim: str, premise: str, source: str) -> str | None:
     mentions = _polar_of(claim)
     if not mentions:
@@ -693,6 +701,11 @@ def _opposite_rule(claim: str, premise: str, source: str) -> str | None:
         same = [t for t in premise_polar if t.name == mine.name]
         rivals = [m for m in mentions if m.name == mine.name and m.side != mine.side and m.clause == mine.clause]
         if rivals and mine.name != "order":
+            if _passive(claim) != _passive(premise):
+                # Across a change of voice the words trade places with their roles ("the older
+                # mice were outperformed by the younger mice" / "the younger mice outperformed
+                # the older mice"): which side is whose is the parse's to read (the swap check).
+                continue
             # The claim draws the contrast itself ("turning it forward increases the support,
             # turning it rearward decreases it"): a premise word answers the side whose
             # neighbours it shares more of, and no side when as many.
