@@ -128,6 +128,17 @@ def markdown(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _run_file(parser: argparse.ArgumentParser, flag: str, path: Path) -> dict:
+    """A results file of this script (its ``sets``), or the parser's error naming the flag."""
+    try:
+        run = read_data(path)
+    except (OSError, ValueError) as e:
+        parser.error(f"{flag} {path}: {e}")
+    if not isinstance(run, dict) or not isinstance(run.get("sets"), dict):
+        parser.error(f"{flag} {path}: no per-set scores ('sets'): not a run of this script")
+    return run
+
+
 def main(argv: list[str] | None = None) -> dict:
     argv = sys.argv[1:] if argv is None else argv
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -142,11 +153,13 @@ def main(argv: list[str] | None = None) -> dict:
     args = p.parse_args(argv)
     if args.limit is not None and args.limit < 2:
         p.error("--limit: at least 2 items per set (an AUROC needs both labels)")
-    before = read_data(args.before) if args.before else None  # read first: a bad file fails before the run
+    # Read first: a file that is no run of this script fails before the judge is loaded, not after the run.
+    before = _run_file(p, "--before", args.before) if args.before else None
+    scored = _run_file(p, "--scored", args.scored) if args.scored else None
 
     command = command_line("python benchmarks/faithfulness_items.py", argv)
     if args.scored is not None:
-        result = {k: v for k, v in read_data(args.scored).items() if k not in ("before", "changes", "reported_by")}
+        result = {k: v for k, v in scored.items() if k not in ("before", "changes", "reported_by")}
         result["reported_by"] = command
         sets = result["sets"]
     else:

@@ -383,3 +383,5 @@ def test_faithfulness_items_scores_the_harness_items_and_reports_what_a_change_m
     assert moved["y"] == {"comparable": False}
     with pytest.raises(SystemExit):
         fi.main(["--limit", "1"])
+    with pytest.raises(SystemExit):  # refused before any scoring: no run of this script
+        fi.main(["--before", str(tmp_path / "again.md"), "--model", "no-such-judge"])
