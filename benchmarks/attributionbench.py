@@ -26,6 +26,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks.lib.cli import add_judge  # noqa: E402
 from benchmarks.lib.files import command_line, publish  # noqa: E402
 from benchmarks.lib.machine import describe_machine  # noqa: E402
 from benchmarks.lib.metrics import auroc, auroc_statistic, paired_bootstrap_se  # noqa: E402
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--limit", type=int, default=0, help="claims kept, class-balanced and seeded (0: all)")
-    parser.add_argument("--model", default=None)
+    add_judge(parser)
     parser.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/agreement_attributionbench.json")
     args = parser.parse_args(argv)
 

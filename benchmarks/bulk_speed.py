@@ -34,6 +34,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks.lib.cli import add_judge  # noqa: E402
 from benchmarks.lib.files import command_line, write_results  # noqa: E402
 from benchmarks.lib.machine import describe_machine  # noqa: E402
 from localeval.options import DEFAULT_BLOCK_SIZE  # noqa: E402
@@ -253,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=_sizes, default=[200], help="row counts to run, comma-separated (e.g. 1000,10000,100000)")
     parser.add_argument("--naive-rows", type=int, default=40)
-    parser.add_argument("--model", default=None, help="judge name or folder (default: the shipped judge)")
+    add_judge(parser)
     parser.add_argument("--device", default=None)
     parser.add_argument("--precision", default=None, help="judge number format (auto, fp32, bf16, fp16)")
     parser.add_argument("--batch-size", type=int, default=None, help="judge batch (default: the runner's: 32 CPU, 128 CUDA)")

@@ -40,6 +40,7 @@ if str(REPO_ROOT) not in sys.path:
 from pydantic import BaseModel, Field, ValidationError  # noqa: E402
 
 from benchmarks.contrast import ContrastItem, score  # noqa: E402
+from benchmarks.lib.cli import add_judge  # noqa: E402
 from benchmarks.lib.files import command_line, portable_path, write_results  # noqa: E402
 from benchmarks.lib.machine import describe_machine, weights_sha256  # noqa: E402
 
@@ -217,7 +218,7 @@ def score_by_metric(items: list[ContrastItem], model: str | None, device: str | 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--model", default=None)
+    add_judge(p)
     p.add_argument("--data", type=Path, default=DATA)
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/checks.json")
     p.add_argument("--device", default=None)

@@ -34,6 +34,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks.lib.cli import add_judge  # noqa: E402
 from benchmarks.lib.files import command_line, write_results  # noqa: E402
 from benchmarks.lib.machine import describe_machine  # noqa: E402
 
@@ -161,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=200)
-    parser.add_argument("--model", default=None, help="judge name or folder (default: the shipped judge)")
+    add_judge(parser)
     parser.add_argument("--precision", default="bf16", choices=["bf16", "fp32"])
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--peak-seconds", type=float, default=2.0, help="time spent timing each matrix product")

@@ -39,6 +39,7 @@ if str(REPO_ROOT) not in sys.path:  # run as a script: make `benchmarks` and `lo
 
 from pydantic import BaseModel, Field, ValidationError  # noqa: E402
 
+from benchmarks.lib.cli import add_judge  # noqa: E402
 from benchmarks.lib.files import command_line, portable_path, write_results  # noqa: E402
 from benchmarks.lib.machine import describe_machine, weights_sha256  # noqa: E402
 
@@ -210,7 +211,7 @@ def markdown(result: dict, items: dict[str, ContrastItem]) -> str:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--model", default=None, help="judge name or model folder (default: localeval's default judge)")
+    add_judge(p)
     p.add_argument("--data", type=Path, default=DATA, help="contrast set (JSON lines)")
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/contrast.json")
     p.add_argument("--limit", type=int, default=None, help="at most N items per category (quick runs)")

@@ -35,6 +35,7 @@ if str(REPO_ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
+from benchmarks.lib.cli import add_data_dir, add_judge  # noqa: E402
 from benchmarks.lib.files import command_line, portable_path, write_results  # noqa: E402
 from benchmarks.lib.machine import describe_machine, weights_sha256  # noqa: E402
 from benchmarks.lib.metrics import auroc, paired_bootstrap_se  # noqa: E402
@@ -237,8 +238,8 @@ def main(argv: list[str] | None = None) -> dict:
     from localeval.metrics import Faithfulness
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--model", default=None, help="judge name or folder (default: the shipped judge)")
-    p.add_argument("--data-dir", type=Path, default=REPO_ROOT.parent / "shared" / "data" / "meta-eval")
+    add_judge(p)
+    add_data_dir(p, sub="meta-eval")
     p.add_argument("--units", type=Path, default=None, help="judged units: read if it exists, else written there")
     p.add_argument("--limit", type=int, default=None, help="at most N items per set (plumbing runs)")
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/contrasts.json")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
 import re
 import sys
 import time
@@ -29,6 +28,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks.lib.cli import add_data_dir  # noqa: E402
 from benchmarks.lib.files import write_results  # noqa: E402
 from benchmarks.lib.machine import describe_machine  # noqa: E402
 from benchmarks.lib.metrics import auroc, balanced_accuracy  # noqa: E402
@@ -49,7 +49,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--threads", type=int, default=1, help="torch threads (1 is fastest for a 135M model on a busy CPU)")
     p.add_argument("--device", default="cpu")
     p.add_argument("--max-new-tokens", type=int, default=96)
-    p.add_argument("--data-dir", type=Path, default=Path(os.environ.get("LOCALEVAL_DATA_DIR") or REPO_ROOT.parent / "shared" / "data"))
+    add_data_dir(p, sub=None)
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks" / "results" / "decomposers.json")
     return p.parse_args(argv)
 

@@ -35,6 +35,7 @@ if str(REPO_ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
+from benchmarks.lib.cli import add_data_dir, add_judge  # noqa: E402
 from benchmarks.lib.files import command_line, portable_path, publish, read_data  # noqa: E402
 from benchmarks.lib.machine import describe_machine, weights_sha256  # noqa: E402
 from benchmarks.lib.metrics import auroc, auroc_statistic, paired_bootstrap_se  # noqa: E402
@@ -142,8 +143,8 @@ def _run_file(parser: argparse.ArgumentParser, flag: str, path: Path) -> dict:
 def main(argv: list[str] | None = None) -> dict:
     argv = sys.argv[1:] if argv is None else argv
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--model", default=None, help="judge name or folder (default: the shipped judge)")
-    p.add_argument("--data-dir", type=Path, default=REPO_ROOT.parent / "shared" / "data" / "meta-eval")
+    add_judge(p)
+    add_data_dir(p, sub="meta-eval")
     p.add_argument("--limit", type=int, default=None, help="at most N items per set (plumbing runs)")
     p.add_argument("--before", type=Path, default=None, help="an earlier run's JSON to compare against")
     p.add_argument("--scored", type=Path, default=None,

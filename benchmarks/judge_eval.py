@@ -10,7 +10,6 @@ report. See benchmarks/README.md for what every figure means and how the thresho
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 import warnings
@@ -23,6 +22,7 @@ if str(REPO_ROOT) not in sys.path:  # run as a script: make `benchmarks` and `lo
 import numpy as np  # noqa: E402
 
 from benchmarks.lib import readers  # noqa: E402
+from benchmarks.lib.cli import add_data_dir, add_judge  # noqa: E402
 from benchmarks.lib.files import command_line, portable_path, write_data, write_results  # noqa: E402
 from benchmarks.lib.machine import describe_machine, weights_sha256  # noqa: E402
 from benchmarks.lib.metrics import macro_best_threshold  # noqa: E402
@@ -44,14 +44,10 @@ THRESHOLD_DEV = {
 }
 
 
-def default_data_dir() -> Path:
-    return Path(os.environ.get("LOCALEVAL_DATA_DIR") or REPO_ROOT.parent / "shared" / "data")
-
-
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--model", default=None, help="judge name or model folder (default: localeval's default judge)")
-    p.add_argument("--data-dir", type=Path, default=None, help="data folder (default: $LOCALEVAL_DATA_DIR or ../shared/data)")
+    add_judge(p)
+    add_data_dir(p, sub=None)
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/judge_eval.json")
     p.add_argument("--limit", type=int, default=None, help="at most N items per set (quick runs)")
     p.add_argument("--device", default=None, help="cpu, cuda, ... (default: CUDA when available)")
@@ -209,7 +205,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict:
     from localeval.judge.nli import NLIJudge
 
     wall = time.perf_counter()
-    data = (args.data_dir or default_data_dir()).resolve()
+    data = args.data_dir.resolve()
     notes: list[str] = []
     machine = describe_machine()
 

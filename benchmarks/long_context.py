@@ -46,6 +46,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from benchmarks.bulk_speed import _sentence  # noqa: E402
+from benchmarks.lib.cli import add_data_dir, add_judge  # noqa: E402
 from benchmarks.lib.files import write_results  # noqa: E402
 from benchmarks.lib.machine import describe_machine, weights_sha256  # noqa: E402
 
@@ -171,10 +172,7 @@ def measure_relevance(data: Path, tokens: int, n: int, repeats: int, model: str 
 
 
 def _relevance_main(args) -> int:
-    import os
-
-    data = args.data or Path(os.environ.get("LOCALEVAL_DATA_DIR", REPO_ROOT / "data")) / "meta-eval"
-    result = measure_relevance(data, args.tokens, args.rows, args.repeats, args.model, args.device)
+    result = measure_relevance(args.data, args.tokens, args.rows, args.repeats, args.model, args.device)
     machine = describe_machine()
     result = {"machine": machine, "metric": "context_relevance", **result}
     times = "\n".join(f"| {k} | {v} |" for k, v in result["s_per_row"].items())
@@ -217,10 +215,10 @@ def _table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)), help="context sizes in words")
-    parser.add_argument("--model", default=None, help="judge name or folder (default: the shipped judge)")
+    add_judge(parser)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--same-process", action="store_true", help="all sizes in this process (quick check)")
     parser.add_argument("--output", type=Path, default=None,
@@ -230,8 +228,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tokens", type=int, default=600, help="--relevance: judge tokens per row")
     parser.add_argument("--rows", type=int, default=30, help="--relevance: rows")
     parser.add_argument("--repeats", type=int, default=2, help="--relevance: runs of each setting")
-    parser.add_argument("--data", type=Path, default=None, help="--relevance: the meta-eval folder")
-    args = parser.parse_args(argv)
+    add_data_dir(parser, flag="--data", sub="meta-eval", help="--relevance: the meta-eval folder")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     if args.relevance:
         return _relevance_main(args)
     args.output = args.output or REPO_ROOT / "benchmarks/results/long_context.json"

@@ -32,6 +32,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks.lib.cli import add_judge  # noqa: E402
 from benchmarks.lib.files import command_line, write_results  # noqa: E402
 from benchmarks.lib.machine import describe_machine  # noqa: E402
 
@@ -117,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--metrics", default="context_recall", help="comma-separated metric names")
     parser.add_argument("--chunk-size", type=int, default=None, help="default: the runner's")
     parser.add_argument("--precision", default="bf16")
-    parser.add_argument("--model", default=None, help="judge name or folder (default: the shipped judge)")
+    add_judge(parser)
     parser.add_argument("--no-cache", action="store_true", help="no verdict cache file")
     parser.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/memory_curve.json")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)

@@ -15,7 +15,6 @@ Run: ``python benchmarks/pieced_agreement.py [--cap 40]``.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -24,6 +23,7 @@ import numpy as np
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks.lib.cli import add_data_dir  # noqa: E402
 from benchmarks.lib.files import command_line, write_results  # noqa: E402
 from benchmarks.lib.machine import describe_machine  # noqa: E402
 
@@ -31,8 +31,7 @@ from benchmarks.lib.machine import describe_machine  # noqa: E402
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    default_data = Path(os.environ.get("LOCALEVAL_DATA_DIR") or REPO_ROOT.parent / "shared" / "data") / "meta-eval"
-    parser.add_argument("--data-dir", type=Path, default=default_data)
+    add_data_dir(parser, sub="meta-eval")
     parser.add_argument("--cap", type=int, default=40, help="items per set (class-balanced sample)")
     parser.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/pieced_agreement.json")
     args = parser.parse_args(argv)

@@ -21,10 +21,11 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks.lib.cli import meta_eval_dir  # noqa: E402
 from benchmarks.lib.readers import ATTRIBUTIONBENCH_FILE, read_attributionbench  # noqa: E402
 from benchmarks.verdict import compute_signals, lean  # noqa: E402
 
-DATA = REPO_ROOT.parent / "shared" / "data" / "meta-eval" / ATTRIBUTIONBENCH_FILE
+DATA = meta_eval_dir() / ATTRIBUTIONBENCH_FILE
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -16,7 +16,6 @@ compares like with like on a shared machine. Reported:
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -26,6 +25,7 @@ if str(REPO_ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
+from benchmarks.lib.cli import add_data_dir, add_judge  # noqa: E402
 from benchmarks.lib.files import command_line, write_results  # noqa: E402
 from benchmarks.lib.machine import describe_machine  # noqa: E402
 from benchmarks.lib.speed import measure_throughput, realistic_pairs  # noqa: E402
@@ -51,8 +51,8 @@ def _batch_dependence(judge, pairs: list[tuple[str, str]], batch_size: int) -> f
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--model", default=None, help="judge name or folder (default: the shipped judge)")
-    p.add_argument("--data-dir", type=Path, default=Path(os.environ.get("LOCALEVAL_DATA_DIR") or REPO_ROOT.parent / "shared" / "data"))
+    add_judge(p)
+    add_data_dir(p, sub=None)
     p.add_argument("--pairs", type=int, default=512)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--batch-size", type=int, default=32)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.agreement.__main__ import REPO_ROOT
+from benchmarks.lib.cli import meta_eval_dir
 
 # Every metric by its own name; the retrieval metric needs ids the examples do not all carry,
 # so it is scored only where a row has them (the runner marks the others unscored, with a reason).
@@ -70,7 +71,7 @@ def score_development(limit: int) -> dict[str, Any]:
     """The agreement harness's per-item results on its first ``limit`` items of every set."""
     from benchmarks.agreement.run import run_agreement
 
-    data = Path(REPO_ROOT.parent / "shared" / "data" / "meta-eval")
+    data = meta_eval_dir()
     state = run_agreement(data, limit=limit, log=lambda _msg: None)
     keep = ("rb_results", "binary_sets", "frank_set", "answers", "ablation")
     return {k: plain(state[k]) for k in keep}

@@ -47,6 +47,7 @@ if str(REPO_ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
+from benchmarks.lib.cli import add_data_dir, add_judge  # noqa: E402
 from benchmarks.lib.files import command_line, portable_path, read_data, write_data, write_results  # noqa: E402
 from benchmarks.lib.machine import describe_machine, weights_sha256  # noqa: E402
 from benchmarks.lib.metrics import (  # noqa: E402
@@ -519,8 +520,8 @@ def main(argv: list[str] | None = None) -> dict:
     from localeval.evidence.verdict import SIGNALS
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--model", default=None, help="judge name or folder (default: the shipped judge)")
-    p.add_argument("--data-dir", type=Path, default=REPO_ROOT.parent / "shared" / "data" / "meta-eval")
+    add_judge(p)
+    add_data_dir(p, sub="meta-eval")
     p.add_argument("--features", type=Path, nargs="+", default=None,
                    help="signals file(s): read and merged if they all exist (no judge call; e.g. verdict_signals.json.xz "
                         "and ppi_signals_attributionbench.json), else computed and written to the first")

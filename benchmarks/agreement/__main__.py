@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
 
+from benchmarks.lib.cli import add_data_dir, add_judge
 from benchmarks.lib.files import portable_path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -15,13 +15,12 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m benchmarks.agreement", description=__doc__)
-    default_data = Path(os.environ.get("LOCALEVAL_DATA_DIR") or REPO_ROOT.parent / "shared" / "data") / "meta-eval"
-    p.add_argument("--data-dir", type=Path, default=default_data, help="the meta-eval folder (default: %(default)s)")
+    add_data_dir(p, sub="meta-eval")
     p.add_argument("--limit-per-set", type=int, default=None, help="cap every set at N items (quick runs)")
     p.add_argument("--output", type=Path, default=None,
                    help="JSON results; the markdown table is written beside it (.md) (default: "
                         "benchmarks/results/agreement.json, agreement-llm.json with an LLM decomposer)")
-    p.add_argument("--model", default=None, help="judge name or local model folder (default: the shipped judge)")
+    add_judge(p)
     p.add_argument("--decomposer", default="rule",
                    help="claims and sub-questions: rule (default) or a local instruction model (folder or .gguf); "
                         "an LLM run writes agreement-llm.json unless --output is given, beside the rules' table")

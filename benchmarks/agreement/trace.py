@@ -18,13 +18,13 @@ share of the question's content words >= the relevance floor's CV threshold).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.lib.cli import add_data_dir, add_judge
 from benchmarks.lib.files import portable_path
 from benchmarks.lib.metrics import paired_bootstrap_se
 
@@ -155,11 +155,10 @@ def trace_figures(rows, subsets, results: dict[str, list], thresholds: dict[str,
 
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(prog="python -m benchmarks.agreement.trace", description=__doc__.split("\n")[0])
-    default_data = Path(os.environ.get("LOCALEVAL_DATA_DIR") or REPO_ROOT.parent / "shared" / "data") / "meta-eval"
-    p.add_argument("--data-dir", type=Path, default=default_data)
+    add_data_dir(p, sub="meta-eval")
     p.add_argument("--limit-per-set", type=int, default=None, help="cap every subset at N rows (quick runs)")
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/trace.json")
-    p.add_argument("--model", default=None, help="judge name or local model folder (default: the shipped judge)")
+    add_judge(p)
     p.add_argument("--cache", type=Path, default=None,
                    help="SQLite verdict cache: a re-run judges only pairs it has not seen (changing the judge's "
                         "config.json starts a new one)")

@@ -30,7 +30,6 @@ overlap, as in trace.md) with paired bootstrap standard errors. Writes
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import time
 from collections.abc import Callable
@@ -43,6 +42,7 @@ from benchmarks.agreement.run import _cap
 from benchmarks.agreement.scoring import Harness, pearson, rmse
 from benchmarks.agreement.thresholds import FOLDS, _best_rmse_threshold, folds_of
 from benchmarks.agreement.trace import _oof, margin, overlap_completeness
+from benchmarks.lib.cli import add_data_dir
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 __all__ = ["VARIANTS", "main", "variant_figures"]
@@ -229,8 +229,7 @@ def markdown(report: dict) -> str:
 
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(prog="python -m benchmarks.agreement.trace_variants", description=__doc__.split("\n")[0])
-    default_data = Path(os.environ.get("LOCALEVAL_DATA_DIR") or REPO_ROOT.parent / "shared" / "data") / "meta-eval"
-    p.add_argument("--data-dir", type=Path, default=default_data)
+    add_data_dir(p, sub="meta-eval")
     p.add_argument("--limit-per-set", type=int, default=None, help="cap every subset at N rows (quick runs)")
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/trace_variants.json")
     p.add_argument("--cache", type=Path, default=None, help="SQLite verdict cache")

@@ -37,6 +37,7 @@ import numpy as np
 from benchmarks.agreement import attribution, frank, ragbench
 from benchmarks.agreement.scoring import Harness
 from benchmarks.agreement.thresholds import cv_binary
+from benchmarks.lib.cli import add_data_dir
 from benchmarks.lib.files import REPO_ROOT, command_line, publish
 from benchmarks.lib.machine import describe_machine
 from benchmarks.lib.metrics import auroc
@@ -252,19 +253,21 @@ def markdown(result: dict, command: str, machine: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    import os
-
-    argv = sys.argv[1:] if argv is None else argv
+def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data", type=Path, default=Path(os.environ.get("LOCALEVAL_DATA_DIR", REPO_ROOT / "data")) / "meta-eval")
+    add_data_dir(p, flag="--data", sub="meta-eval")
     p.add_argument("--n", type=int, default=200, help="items per family (seeded, class-balanced samples)")
     p.add_argument("--synthetic-rows", type=int, default=200)
     p.add_argument("--cache", type=Path, default=Path("/tmp/localeval-candidates.sqlite"))
     p.add_argument("--configs", default=",".join(CONFIGS),
                    help="selector@max_units[/locate], comma-separated; the first is the reference")
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/candidates.json")
-    args = p.parse_args(argv)
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = parse_args(argv)
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     result = run(args.data, args.n, args.cache, configs, args.synthetic_rows,
                  log=lambda m: print(m, file=sys.stderr, flush=True))

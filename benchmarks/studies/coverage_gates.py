@@ -36,7 +36,6 @@ Results: ``benchmarks/results/coverage_gates.json`` and ``.md``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from itertools import product
 from pathlib import Path
@@ -48,6 +47,7 @@ if str(REPO_ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
+from benchmarks.lib.cli import add_data_dir, add_judge  # noqa: E402
 from benchmarks.lib.files import command_line, portable_path, publish, read_data  # noqa: E402
 from benchmarks.lib.machine import describe_machine  # noqa: E402
 from benchmarks.lib.metrics import auroc, auroc_statistic, paired_bootstrap_se  # noqa: E402
@@ -267,7 +267,7 @@ def markdown(result: dict) -> str:
         return " | ".join([f"{100 * r['auroc'][f]:.1f}" for f in fams] + margins +
                           [f"{100 * r['sets'][n]:.1f}" for n in r["sets"]])
 
-    lines.append(f"| word overlap | " + " | ".join(f"{100 * s['overlap'][f]:.1f}" for f in fams) + " |" +
+    lines.append("| word overlap | " + " | ".join(f"{100 * s['overlap'][f]:.1f}" for f in fams) + " |" +
                  " — |" * (len(margined) + len(s["judge"]["sets"])))
     lines.append(f"| **{s['judge']['name']}** | {cells(s['judge'])} |")
     for g in s["gates"]:
@@ -294,8 +294,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--features", type=Path, default=REPO_ROOT / "benchmarks/results/verdict_signals_six.json.xz")
-    p.add_argument("--data-dir", type=Path, default=REPO_ROOT.parent / "shared" / "data" / "meta-eval")
-    p.add_argument("--model", default=None, help="judge name or folder (default: the shipped judge)")
+    add_data_dir(p, sub="meta-eval")
+    add_judge(p)
     p.add_argument("--rules", default="frank", help="family judged with the contrast rules on and off ('' skips)")
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/coverage_gates.json")
     args = p.parse_args(argv)

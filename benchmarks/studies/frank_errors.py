@@ -22,7 +22,6 @@ Results: ``benchmarks/results/frank_errors.json`` and ``.md``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -32,6 +31,7 @@ if str(REPO_ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
+from benchmarks.lib.cli import add_data_dir  # noqa: E402
 from benchmarks.lib.files import command_line, portable_path, publish, read_data  # noqa: E402
 from benchmarks.lib.metrics import auroc, paired_bootstrap_se  # noqa: E402
 
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--features", type=Path, default=REPO_ROOT / "benchmarks/results/verdict_signals.json.xz")
-    p.add_argument("--data-dir", type=Path, default=REPO_ROOT.parent / "shared" / "data" / "meta-eval")
+    add_data_dir(p, sub="meta-eval")
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/frank_errors.json")
     args = p.parse_args(argv)
 

@@ -33,6 +33,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks.lib.cli import add_judge  # noqa: E402
 from benchmarks.lib.files import command_line, publish, write_results  # noqa: E402
 from benchmarks.lib.machine import describe_machine  # noqa: E402
 from benchmarks.studies.judge_time import capture_pairs  # noqa: E402
@@ -180,7 +181,7 @@ def measure(judge, requests, batch_sizes: list[int], busy: int, repeats: int,
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", default=None, help="judge folder (default: the shipped judge)")
+    add_judge(parser, help="judge folder (default: the shipped judge)")
     parser.add_argument("--device", default=None, help="cuda or cpu (default: cuda when there is one)")
     parser.add_argument("--precision", default="auto")
     parser.add_argument("--rows", type=int, default=200)

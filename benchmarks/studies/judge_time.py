@@ -28,6 +28,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks.lib.cli import add_judge  # noqa: E402
 from benchmarks.lib.files import command_line, publish  # noqa: E402
 from benchmarks.lib.machine import describe_machine  # noqa: E402
 
@@ -145,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=20)
     parser.add_argument("--metrics", default="context_recall")
-    parser.add_argument("--model", default=None)
+    add_judge(parser)
     parser.add_argument("--precision", default="bf16", choices=["bf16", "fp32"])
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--peak-seconds", type=float, default=1.0)

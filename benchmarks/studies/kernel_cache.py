@@ -27,6 +27,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks.lib.cli import add_judge  # noqa: E402
 from benchmarks.lib.files import command_line, write_results  # noqa: E402
 from benchmarks.lib.machine import describe_machine  # noqa: E402
 
@@ -80,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--capacities", default="1024,16", help="oneDNN kernel cache capacities, comma-separated")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--precision", default="bf16")
-    parser.add_argument("--model", default=None, help="judge name or folder (default: the shipped judge)")
+    add_judge(parser)
     parser.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/kernel_cache.json")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

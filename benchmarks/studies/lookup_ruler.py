@@ -25,6 +25,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks.lib.cli import add_judge  # noqa: E402
 from benchmarks.lib.files import command_line, publish  # noqa: E402
 from benchmarks.lib.machine import describe_machine  # noqa: E402
 
@@ -48,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--model", default=None)
+    add_judge(parser)
     parser.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/lookup_ruler.json")
     args = parser.parse_args(argv)
 

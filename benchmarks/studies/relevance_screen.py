@@ -24,7 +24,6 @@ not more than one standard error (of its change) below, and its sentence F1 not 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -34,6 +33,7 @@ from benchmarks.agreement import ragbench
 from benchmarks.agreement.run import CAPS
 from benchmarks.agreement.scoring import Harness, pearson, rmse
 from benchmarks.agreement.thresholds import cv_graded, share_at
+from benchmarks.lib.cli import add_data_dir
 from benchmarks.lib.files import REPO_ROOT, command_line, publish
 from benchmarks.lib.machine import describe_machine
 from benchmarks.lib.metrics import paired_bootstrap_se
@@ -155,13 +155,17 @@ def markdown(result: dict, command: str, machine: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data", type=Path, default=Path(os.environ.get("LOCALEVAL_DATA_DIR", REPO_ROOT / "data")) / "meta-eval")
+    add_data_dir(p, flag="--data", sub="meta-eval")
     p.add_argument("--cache", type=Path, default=Path("/tmp/localeval-screen.sqlite"))
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/relevance_screen.json")
-    args = p.parse_args(argv)
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = parse_args(argv)
     result = study(args.data, args.cache, log=lambda m: print(m, file=sys.stderr, flush=True))
     machine = describe_machine()
     result["machine"] = machine

@@ -38,6 +38,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks.lib.cli import add_data_dir  # noqa: E402
 from benchmarks.lib.files import command_line, portable_path, publish  # noqa: E402
 from benchmarks.lib.machine import describe_machine  # noqa: E402
 
@@ -170,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--families", default="ragbench,frank", help="comma-separated families of benchmarks/verdict.py")
     p.add_argument("--rules", default="polarity,negated,order",
                    help=f"comma-separated contrast rules, or {CONFIRMATION!r} (what raises a claim)")
-    p.add_argument("--data-dir", type=Path, default=REPO_ROOT.parent / "shared" / "data" / "meta-eval")
+    add_data_dir(p, sub="meta-eval")
     p.add_argument("--before", type=Path, default=None, help="an older run's JSON to compare against")
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/rule_findings.json")
     p.add_argument("--both-match", default=None, metavar="REGEX",
