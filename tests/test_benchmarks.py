@@ -473,6 +473,9 @@ def test_rule_findings_counts_flagged_claims_by_label_and_what_a_change_moves():
     narrow, read = rf.findings(items, claims, ("polarity",), re.compile("freezer", re.I))
     assert read == 1 and narrow == found
     assert rf.findings(items, claims, ("polarity",), re.compile("pump", re.I)) == ({"polarity": []}, 2)
+    # Only the claims that hold a word, each against every unit of its item: one claim, one unit.
+    assert rf.findings(items, claims, ("polarity",), claimed=re.compile("freezer", re.I)) == (found, 1)
+    assert rf.findings(items, claims, ("polarity",), claimed=re.compile("pump", re.I)) == ({"polarity": []}, 2)
     table = rf.tally(found, Counter({0: 2, 1: 1}))
     assert {(r["label"], r["flagged"], r["per_hundred"]) for r in table} == {("unfaithful", 1, 50.0), ("faithful", 0, 0.0)}
     before = {"polarity": [{"item": 1, "claim": "Prime the pump before use.", "label": 1, "reason": "polarity: ..."}]}
@@ -496,6 +499,10 @@ def test_rule_findings_refuses_to_compare_runs_that_read_other_pairs(tmp_path):
         rf.main(["--before", str(wide), "--both-match", "km", "--output", str(tmp_path / "out.json")])
     with pytest.raises(SystemExit, match="no regular expression"):
         rf.main(["--both-match", "(km", "--output", str(tmp_path / "out.json")])
+    with pytest.raises(SystemExit, match="--claim-match None, this run 'century'"):
+        rf.main(["--before", str(wide), "--claim-match", "century", "--output", str(tmp_path / "out.json")])
+    with pytest.raises(SystemExit, match="--claim-match is no regular expression"):
+        rf.main(["--claim-match", "(km", "--output", str(tmp_path / "out.json")])
 
 
 def test_judge_compare_reads_auroc_differences_with_their_standard_error(tmp_path):

@@ -28,6 +28,12 @@ CASES = [
     ("The garage quoted 3,000 dollars for the repair.", "The garage quoted $3000 for the repair.", None),
     ("A ticket for the concert costs 45 euros.", "A ticket for the concert costs $45.", "unit"),
     ("The oven should be preheated to 180 degrees Fahrenheit.", "Preheat the oven to 180 °C.", "unit"),
+    # A speed in other units, symbol or words; the same speed spelled out is no other unit.
+    ("The speed limit near the school is 20 kilometres per hour.", "Near the school the limit is 20 mph.", "unit"),
+    ("The train reaches 300 miles per hour.", "The train runs at up to 300 kph on the new line.", "unit"),
+    ("The ferry sails at 30 km/h.", "The ferry sails at 30 miles an hour.", "unit"),
+    ("Lorries may drive at 80 kilometres per hour.", "Lorries are limited to 80 km/h; cars to 130 km/h.", None),
+    ("The trail is 20 km long.", "Cyclists on the 20 km trail may ride at 20 km/h.", None),
     ("The suspension bridge is 1,200 metres long.", "The suspension bridge is 1.2 km long.", None),
     # The same length in other units is no length moved to something else (the swap check).
     ("The tunnel is 3,500 metres long.", "The new rail tunnel is 3.5 km long. It took four years to build.", None),

@@ -24,6 +24,13 @@ from localeval.text.notation import restated
     ("The walk takes 150 minutes.", "The walk takes two and a half hours.", "The walk takes two and a half hours."),
     ("The pass is valid for 7 days.", "The pass is valid for a week.", "The pass is valid for a week."),
     ("Refunds take 14 days.", "Refunds take 2 weeks.", "Refunds take 2 weeks."),
+    # a rate read whole, its second unit spelled out or not ("80 km/h per hour" was written)
+    ("Lorries may drive at up to 80 kilometres per hour.", "Lorries are limited to 80 km/h.",
+     "Lorries may drive at up to 80 km/h."),
+    ("The ferry cruises at 30 mph.", "It crosses the bay at 30 miles an hour.", "The ferry cruises at 30 miles an hour."),
+    # the claim's rate kept where the unit states the number and its unit alone
+    ("Take twenty mg a day.", "Take 20 mg every morning.", "Take 20 mg a day."),
+    ("Walk for 30 minutes per day.", "Walk for half an hour a day.", "Walk for half an hour per day."),
 ])
 def test_a_shared_number_is_written_as_the_unit_writes_it(claim, unit, expected):
     assert restated(claim, unit) == expected
@@ -40,6 +47,11 @@ def test_a_shared_number_is_written_as_the_unit_writes_it(claim, unit, expected)
     ("The tablets are taken every 24 hours.", "Take one tablet twice a day, at 8:00 and 20:00."),
     ("The shop is open 7 days a week.", "The shop is open 6 days a week, from 9:00 to 17:00."),
     ("No number here.", "Nor here."),
+    ("The ferry cruises at 30 km/h.", "It crosses the bay at 30 miles an hour."),  # another speed
+    # a rate the claim does not state is not added to it
+    ("The route is 80 km long.", "Lorries are limited to 80 km/h on the route."),
+    ("The patient took 20 mg.", "The patient took 20 mg a day with food."),
+    ("The pump ran for 20 hours.", "The pump moves water 20 km per hour."),
 ])
 def test_a_claim_is_left_alone_when_the_unit_states_no_such_number(claim, unit):
     assert restated(claim, unit) == claim
@@ -72,3 +84,65 @@ def test_the_judge_accepts_a_quantity_in_other_units_once_restated(default_judge
         (pairs[0][0], "The suspension bridge is 1,500 metres long."),
         (pairs[1][0], "The airport shuttle runs every 20 minutes."))]
     assert (default_judge.entailment_probability(wrong) < 0.5).all()
+
+
+def test_the_judge_accepts_a_speed_spelled_out_once_restated(default_judge):
+    """"25 kilometres per hour" against "25 km/h": rejected as written, accepted as the unit
+    writes it; another speed is not restated and stays wrong."""
+    unit = "Electric scooters on the cycle path are limited to 25 km/h. Riders must be at least 14."
+    claim = "Electric scooters may ride at up to 25 kilometres per hour on the cycle path."
+    before, after = default_judge.entailment_probability([(unit, claim), (unit, restated(claim, unit))])
+    assert before < 0.5 < 0.9 < after
+    wrong = "Electric scooters may ride at up to 45 kilometres per hour on the cycle path."
+    assert restated(wrong, unit) == wrong
+
+
+_MILL = "The mill closed in 1971 and was converted into flats in 1994."
+
+
+@pytest.mark.parametrize("claim, unit, expected", [
+    ("The mill was converted into flats in the 1990s.", _MILL, "The mill was converted into flats in 1994."),
+    ("The observatory opened in the nineteenth century.", "The observatory opened in 1839 on a hill above the town.",
+     "The observatory opened in 1839."),
+    ("The ship sank during the 20th century.", "The ship sank in the 1940s off the northern cape.",
+     "The ship sank during the 1940s."),
+])
+def test_a_period_is_written_as_the_date_the_unit_gives_the_same_act(claim, unit, expected):
+    assert restated(claim, unit) == expected
+
+
+@pytest.mark.parametrize("claim, unit", [
+    ("The mill closed in the 1990s.", _MILL),                             # 1994 is the conversion's
+    ("The mill was converted into flats in the 1980s.", _MILL),           # no date of it in the period
+    ("The mill was not converted into flats in the 1990s.", _MILL),       # negated: the rewrite is weaker
+    ("The mill was converted into flats before the 1990s.", _MILL),       # "before": likewise
+    ("The hall was renovated in the 1990s.", "The hall was renovated in 1991 and again in 1998."),  # which one?
+])
+def test_a_period_is_left_alone_without_one_date_of_the_same_act(claim, unit):
+    assert restated(claim, unit) == claim
+
+
+def test_the_judge_accepts_a_date_generalised_to_its_period_once_restated(default_judge):
+    """A decade for the premise's year: rejected as written, accepted restated. A century the
+    judge already accepts loses nothing by it."""
+    pairs = [
+        ("The mill closed in 1971 and was converted into flats in 1994. The chimney still stands.",
+         "The mill was converted into flats in the 1990s."),
+        ("The first edition of the dictionary appeared in 1884; a second followed in 1933.",
+         "The first edition of the dictionary appeared in the nineteenth century."),
+    ]
+    before = default_judge.entailment_probability(pairs)
+    after = default_judge.entailment_probability([(unit, restated(claim, unit)) for unit, claim in pairs])
+    assert before[0] < 0.5 < 0.9 < after[0] and after[1] >= before[1]
+
+
+def test_faithfulness_accepts_a_decade_for_the_contexts_year_and_not_for_another_acts(default_judge):
+    from localeval.metrics import Faithfulness
+    from localeval.schema import Sample
+
+    context = "The mill closed in 1971 and was converted into flats in 1994. The chimney still stands."
+    rows = [Sample(response=response, retrieved_contexts=[context])
+            for response in ("The mill was converted into flats in the 1990s.", "The mill closed in the 1990s.")]
+    right, wrong = Faithfulness(model=default_judge).score_many(rows)
+    assert right.score == 1.0 and right.claims[0].evidence is not None
+    assert wrong.score == 0.0

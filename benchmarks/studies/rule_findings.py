@@ -2,7 +2,7 @@
 unfaithful responses? And which claims does a code change quiet or newly flag?
 
     python benchmarks/studies/rule_findings.py [--families ragbench,frank] [--rules polarity,negated,order,confirmation]
-        [--data-dir DIR] [--before FILE] [--output FILE] [--both-match REGEX]
+        [--data-dir DIR] [--before FILE] [--output FILE] [--both-match REGEX] [--claim-match REGEX]
 
 A contrast rule (`localeval.text.contrast_rules`) overrules the judge when it finds a
 contradiction the judge missed. On RAGBench (real RAG responses over manuals, medical and
@@ -19,7 +19,9 @@ report lists, per rule and label, the claims that went quiet and those newly fla
 ``--both-match`` reads only the (claim, unit) pairs where both match a regular expression
 (case-insensitive): a change that can only act where both sides hold, say, a unit word is
 measured on every pair it can reach in a fraction of the time (the parsing rules read
-several hundred thousand pairs otherwise, close to an hour on 2 cores).
+several hundred thousand pairs otherwise, close to an hour on 2 cores). ``--claim-match`` reads
+only the claims that match one (a change that acts only on claims that date something to a
+decade, say), each against every unit of its contexts.
 
 Results: ``benchmarks/results/rule_findings.json`` and ``.md``.
 """
@@ -52,10 +54,11 @@ RAGBench a confirmed claim of an unfaithful response is the likely error."""
 
 
 def findings(items: list[dict], claims: list[list[str]], rules: tuple[str, ...],
-             both: re.Pattern | None = None) -> tuple[dict[str, list[dict]], int]:
+             both: re.Pattern | None = None, claimed: re.Pattern | None = None) -> tuple[dict[str, list[dict]], int]:
     """Per rule, each flagged claim: ``{"item", "claim", "label", "reason"}`` (the first
     sentence's); and how many (claim, unit) pairs were read (with ``both``, only those where
-    claim and unit both match it)."""
+    claim and unit both match it; with ``claimed``, only the claims that match it, against
+    every unit)."""
     from localeval.text.contrast_rules import confirmation, contrast
 
     def read(rule: str, text: str, unit: str, context: str) -> str | None:
@@ -67,7 +70,7 @@ def findings(items: list[dict], claims: list[list[str]], rules: tuple[str, ...],
         units = [(unit, context) for context in item["contexts"] for unit in short_units(context)
                  if both is None or both.search(unit)]
         for text in texts:
-            if both is not None and not both.search(text):
+            if any(p is not None and not p.search(text) for p in (both, claimed)):
                 continue
             pairs += len(units)
             for rule in rules:
@@ -111,7 +114,8 @@ def changes(before: dict[str, list[dict]], after: dict[str, list[dict]]) -> dict
     return out
 
 
-def run(items_by_family: dict[str, list[dict]], rules: tuple[str, ...], both: re.Pattern | None = None) -> dict:
+def run(items_by_family: dict[str, list[dict]], rules: tuple[str, ...], both: re.Pattern | None = None,
+        claimed: re.Pattern | None = None) -> dict:
     from benchmarks.verdict import claims_of
 
     result = {}
@@ -119,7 +123,7 @@ def run(items_by_family: dict[str, list[dict]], rules: tuple[str, ...], both: re
         start = time.perf_counter()
         claims = claims_of([it["text"] for it in items])
         by_label = Counter(it["label"] for it, texts in zip(items, claims) for _ in texts)
-        found, pairs = findings(items, claims, rules, both)
+        found, pairs = findings(items, claims, rules, both, claimed)
         result[family] = {"items": len(items), "claims": {LABELS[k]: v for k, v in sorted(by_label.items())},
                           "pairs_read": pairs, "table": tally(found, by_label), "findings": found,
                           "seconds": round(time.perf_counter() - start, 1)}
@@ -140,6 +144,9 @@ def markdown(result: dict) -> str:
     if result.get("both_match"):
         lines += [f"Only the (claim, unit) pairs where both match `{result['both_match']}` (case-insensitive) "
                   "were read: the counts are of claims flagged among those.", ""]
+    if result.get("claim_match"):
+        lines += [f"Only the claims that match `{result['claim_match']}` (case-insensitive) were read, each "
+                  "against every unit: the counts are of claims flagged among those.", ""]
     for family, res in result["families"].items():
         lines += [f"## {family} ({res['items']} items; claims: " +
                   ", ".join(f"{k} {v}" for k, v in res["claims"].items()) +
@@ -176,16 +183,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/rule_findings.json")
     p.add_argument("--both-match", default=None, metavar="REGEX",
                    help="read only the (claim, unit) pairs where both match this regular expression (case-insensitive)")
+    p.add_argument("--claim-match", default=None, metavar="REGEX",
+                   help="read only the claims that match this regular expression (case-insensitive), against every unit")
     args = p.parse_args(argv)
-    try:
-        both = re.compile(args.both_match, re.IGNORECASE) if args.both_match else None
-    except re.error as e:
-        raise SystemExit(f"--both-match is no regular expression: {e}")
+    both, claimed = (_pattern(flag, value) for flag, value in (("--both-match", args.both_match),
+                                                                  ("--claim-match", args.claim_match)))
     before = json.loads(args.before.read_text(encoding="utf-8")) if args.before else None
-    if before is not None and before.get("both_match") != args.both_match:
-        # (a narrower run against a wider one would list every claim outside it as gone quiet)
-        raise SystemExit(f"{args.before} read the pairs of --both-match {before.get('both_match')!r}, "
-                         f"this run {args.both_match!r}: compare runs that read the same pairs")
+    for key, flag in (("both_match", "--both-match"), ("claim_match", "--claim-match")):
+        if before is not None and before.get(key) != getattr(args, key):
+            # (a narrower run against a wider one would list every claim outside it as gone quiet)
+            raise SystemExit(f"{args.before} read the pairs of {flag} {before.get(key)!r}, "
+                             f"this run {getattr(args, key)!r}: compare runs that read the same pairs")
 
     from benchmarks.verdict import FAMILIES, load_items
     from localeval.text.contrast_rules import CONTRAST_RULES
@@ -202,13 +210,20 @@ def main(argv: list[str] | None = None) -> int:
     items = load_items(args.data_dir, None, families)
     result = {"command": command_line("python benchmarks/studies/rule_findings.py", argv),
               "machine": describe_machine(), "rules": list(rules), "both_match": args.both_match,
-              "families": run({f: items[f] for f in families}, rules, both)}
+              "claim_match": args.claim_match, "families": run({f: items[f] for f in families}, rules, both, claimed)}
     if before is not None:
         result["before"] = portable_path(args.before)
         result["changes"] = {f: changes(before["families"][f]["findings"], res["findings"])
                              for f, res in result["families"].items() if f in before["families"]}
     publish(args.output, result, markdown(result))
     return 0
+
+
+def _pattern(flag: str, value: str | None) -> re.Pattern | None:
+    try:
+        return re.compile(value, re.IGNORECASE) if value else None
+    except re.error as e:
+        raise SystemExit(f"{flag} is no regular expression: {e}")
 
 
 if __name__ == "__main__":

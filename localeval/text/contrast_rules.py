@@ -50,6 +50,7 @@ from typing import NamedTuple
 from localeval.text.lexical import normalise, states_in_order, stop_words
 from localeval.text.memo import memo_scope, remembered
 from localeval.text.numbers import NUMBER_WORDS, numbers_in
+from localeval.text.periods import century_numbers
 
 __all__ = ["CONTRAST_RULES", "RULES_WITHOUT_PARSE", "Spoken", "confirmation", "contrast", "contrast_identity",
            "contrast_many", "parse_confirmations", "quantity", "same_value", "spoken_quantities"]
@@ -152,6 +153,13 @@ _unit("time", "week", "week,weeks")
 _unit("time", "month", "month,months")
 _unit("time", "year", "year,years")
 _unit("share", "percent", "%,percent,per cent")
+# Speeds: their own dimension, so "20 mph" against "20 km/h" is another unit and "80 km/h"
+# no length of 80 km. "km/h" is read as the tokens "km h"; a length spelled out before "per
+# hour" / "an hour" is read as a speed by `_unit_after`.
+_unit("speed", "km/h", "kph,kmh,km h")
+_unit("speed", "mph", "mph")
+_SPEEDS = {"km": "km/h", "mile": "mph"}  # a length's speed, as the table names it
+_PER, _HOUR = frozenset({"per", "an", "a"}), frozenset({"hour", "h"})  # "per hour", "an hour"
 # Base-unit factors of the units that convert by a factor.
 _FACTORS = {"km": 1000.0, "m": 1.0, "cm": 0.01, "mile": 1609.344, "ft": 0.3048, "inch": 0.0254,
             "kg": 1000.0, "g": 1.0, "lb": 453.59237, "s": 1.0, "min": 60.0, "h": 3600.0, "day": 86400.0,
@@ -254,7 +262,7 @@ def _missing_numbers(claim: str, premise: str, source: str) -> list[str]:
         return []
     # Absent from the whole source too: a window of a long document may hold only part of
     # what the claim draws on.
-    known = stated | numbers_in(source)
+    known = stated | numbers_in(source) | century_numbers(claim, source or premise)
     return sorted(v for v in claimed - known if not _follows(v, premise, stated) and not _spoken(v, claim, premise)
                   and not (_is_year(v) and _says_relative_year(source or premise)))
 
@@ -451,7 +459,11 @@ def _unit_after(tokens: tuple[_Token, ...], i: int) -> tuple[str, str] | None:
         if word in _UNIT_SKIP or word in _SCALE_WORDS:
             continue
         two = f"{word} {tokens[j + 1].text}" if j + 1 < len(tokens) else ""
-        return _UNITS.get(two) or _UNITS.get(word)
+        found = _UNITS.get(two) or _UNITS.get(word)
+        if found is not None and found[0] == "length" and j + 2 < len(tokens) and (
+                tokens[j + 1].text in _PER and tokens[j + 2].text in _HOUR):
+            return "speed", _SPEEDS.get(found[1], f"{found[1]}/h")  # "30 miles an hour", "110 kilometres per hour"
+        return found
     return None
 
 
@@ -870,9 +882,21 @@ def _check_rule(name: str):
     return rule
 
 
+_order_check = _check_rule("order")
+
+
+def _order_rule(claim: str, premise: str, source: str) -> str | None:
+    """The order check, and a decade or century the premise's dates of the same act lie
+    outside ("published in the nineteenth century" / "first published in 1798";
+    `localeval.text.periods`)."""
+    from localeval.text import periods
+
+    return _order_check(claim, premise, source) or periods.contrast(claim, premise)
+
+
 _RULES = {"number": _number_rule, "unit": _unit_rule, "bound": _bound_rule, "opposite": _opposite_rule,
-          "negated": _negated_rule, "role": _role_rule, "merge": _merge_rule,
-          **{name: _check_rule(name) for name in ("polarity", "swap", "order")}}
+          "negated": _negated_rule, "role": _role_rule, "merge": _merge_rule, "order": _order_rule,
+          **{name: _check_rule(name) for name in ("polarity", "swap")}}
 
 
 def contrast(claim: str, premise: str, source: str = "", rules: tuple[str, ...] = CONTRAST_RULES) -> str | None:
@@ -915,12 +939,11 @@ def contrast_many(triples: Sequence[tuple[str, str, str]],
         open_ = [k for k, reason in enumerate(reasons) if reason is None]
         if not later or not open_:
             return reasons
-        from localeval.text import merges, roles
-
-        from localeval.text import checks
+        from localeval.text import checks, merges, periods, roles
 
         gates = {"role": roles.reads_premise, "merge": merges.reads_premise,
-                 **{n: lambda c, p, n=n: checks.reads_premise(c, p, n) for n in checks.CHECKS}}
+                 **{n: lambda c, p, n=n: checks.reads_premise(c, p, n) for n in checks.CHECKS},
+                 "order": lambda c, p: checks.reads_premise(c, p, "order") or periods.reads_premise(c, p)}
         readers = [(gates[name], name in NOT_ON_COPIES) for name in later if name in gates]
         # Only the claims some rule will parse: the word gates first, then the role rule's
         # (its own `reads_premise` parses the claim); a pair whose premise writes the claim
@@ -1022,6 +1045,6 @@ def contrast_identity() -> str:
 
     pipeline = os.environ.get(SPACY_MODEL_ENV) or DEFAULT_SPACY_MODEL
     modules = ("localeval.text.contrast_rules", "localeval.text.roles", "localeval.text.merges", "localeval.text.numbers",
-               "localeval.text.lexical", "localeval.text.checks",
+               "localeval.text.lexical", "localeval.text.checks", "localeval.text.periods",
                "localeval.text.sentences")  # (sentence starts marked before the parser)
     return code_identity(modules, ("spacy", pipeline))

@@ -9,8 +9,11 @@ in another unit of the same dimension, or in words, is written as the unit write
 "1,200 metres" against "1.2 km", "30 minutes" against "half an hour" (the same value in the
 dimension's base unit, `localeval.text.contrast_rules.quantity` and `spoken_quantities`; the
 judge gave "The suspension bridge is 1,200 metres long" 0.12 against "... is 1.2 km long"). A
-number the unit does not state is left as it is, so a wrong number still reads as wrong; words
-are never changed.
+number the unit does not state is left as it is, so a wrong number still reads as wrong. A rate
+is read whole ("80 kilometres per hour" is "80 km/h"), and a rate the unit adds is not given to
+the claim ("took 20 mg" stays as it is against "20 mg a day"). A decade or century the claim
+dates an act to is written as the one date the unit gives that act inside it
+(`localeval.text.periods.narrowed`). Other words are never changed.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from localeval.text.contrast_rules import quantity, same_value, spoken_quantitie
 from localeval.text.coverage import UNIT_SPELLINGS, coverage_words
 from localeval.text.memo import remembered
 from localeval.text.numbers import NUMBER_WORDS, numbers_in
+from localeval.text.periods import narrowed
 
 __all__ = ["restated"]
 
@@ -31,7 +35,9 @@ _MENTION = re.compile(
     r"(?<![\w.,:])"
     r"(?P<number>[$€£]\s?\d+(?:,\d{3})*(?:\.\d+)?|\d+(?:,\d{3})*(?:[.:]\d+)?(?:\s?[ap]\.?m\b\.?)?"
     rf"|(?:{_SPELLED})(?:[\s-]+(?:{_SPELLED}))*)"
-    rf"(?P<unit>\s?(?:{_UNIT}))?(?![\w])",
+    # A unit, and after it a rate's other unit ("80 kilometres per hour", "25 mg a day"): read
+    # as one quantity, or "80 kilometres" alone would be written "80 km/h" before "per hour".
+    rf"(?:(?P<unit>\s?(?:{_UNIT}))(?P<rate>\s+(?:per|an?|each)\s+(?:{_UNIT}))?)?(?![\w])",
     re.IGNORECASE,
 )
 
@@ -41,10 +47,12 @@ _CURRENCY = re.compile(r"^[$€£]\s?")
 
 class _Mention(NamedTuple):
     start: int
-    end: int
+    end: int  # after the rate, where there is one
     number_end: int  # where the number ends and its unit begins
+    unit_end: int  # where its unit ends and a rate ("per hour") begins
     values: frozenset[str]
     units: frozenset[str]
+    per: frozenset[str]  # the rate's unit ("hour" in "80 kilometres per hour"); empty without one
 
 
 @remembered
@@ -59,7 +67,9 @@ def _mentions(text: str) -> tuple[_Mention, ...]:
         # The unit read after a digit, as coverage reads it ("25 mg" and "twenty-five mg" alike).
         sign = _CURRENCY.match(m.group("number"))
         units = coverage_words(f"{sign.group(0) if sign else ''}1{m.group('unit') or ''}") - {"1"}
-        out.append(_Mention(m.start(), m.end(), m.end("number"), values, frozenset(units)))
+        per = coverage_words(f"1{m.group('rate')}") - {"1"} if m.group("rate") else set()
+        unit_end = m.end("unit") if m.group("unit") else m.end("number")
+        out.append(_Mention(m.start(), m.end(), m.end("number"), unit_end, values, frozenset(units), frozenset(per)))
     return tuple(out)
 
 
@@ -71,20 +81,43 @@ def _restate(pair: tuple[str, str]) -> str:
         return claim
     pieces, last = [], 0
     for mine in _mentions(claim):
-        same = [t for t in theirs if t.values == mine.values and mine.units <= t.units]
-        if same:
-            t = same[0]
-            if mine.units:  # "twelve degrees Celsius" -> "12 °C": the number with its unit
-                surface, end = unit[t.start:t.end], mine.end
-            else:  # a bare number takes the unit's number only ("twelve rooms" -> "12 rooms")
-                surface, end = _CURRENCY.sub("", unit[t.start:t.number_end]), mine.number_end
-        elif (found := _same_quantity(mine, claim, theirs, unit)) is not None:
-            surface, end = found  # "1,200 metres" -> "1.2 km", "30 minutes" -> "half an hour"
-        else:
+        found = next(filter(None, (_same_number(mine, t, unit) for t in theirs)), None)
+        if found is None:
+            found = _same_quantity(mine, claim, theirs, unit)  # "1,200 metres" -> "1.2 km", "30 minutes" -> "half an hour"
+        if found is None:
             continue
+        surface, end = found
         pieces += [claim[last:mine.start], surface.strip()]
         last = end
     return claim if not pieces else "".join(pieces) + claim[last:]
+
+
+def _same_number(mine: _Mention, theirs: _Mention, unit: str) -> tuple[str, int] | None:
+    """How ``unit``'s mention ``theirs`` writes the claim's number ``mine`` (the number with as
+    much of its unit and rate as the claim states), and where the claim's mention of it ends;
+    None where they differ in value or unit."""
+    if theirs.values != mine.values:
+        return None
+    stated, written = mine.units | mine.per, theirs.units | theirs.per
+    if stated and not (mine.units <= theirs.units or stated == written):
+        return None  # another unit ("12 km" / "12 miles"; "20 hours" / "20 km per hour")
+    if not stated or (written - stated) & _TIME:
+        # A bare number, or a unit that adds a rate the claim does not state ("80 km" against
+        # "80 km/h", "took 20 mg" against "20 mg a day"): the unit's number only.
+        return _CURRENCY.sub("", unit[theirs.start:theirs.number_end]), mine.number_end
+    if stated <= written:
+        # The whole quantity, rate and all: "twelve degrees Celsius" -> "12 °C", "80 kilometres
+        # per hour" -> "80 km/h" and back.
+        return unit[theirs.start:theirs.end], mine.end
+    if not (theirs.units - mine.units) & mine.per:
+        # The number with its unit, the claim's rate kept ("twenty mg a day" against "20 mg").
+        return unit[theirs.start:theirs.unit_end], mine.unit_end
+    return None
+
+
+_TIME = frozenset({"second", "minute", "hour", "day", "week", "month", "year"})
+"""Units of time, as `coverage_words` reads them: in a unit's quantity and not in the claim's,
+a rate ("per hour", "a day") the claim does not state."""
 
 
 _NEXT_WORD = re.compile(r"\s*([A-Za-z]+)")
@@ -97,9 +130,9 @@ def _quantity(mention: _Mention, text: str) -> tuple[tuple[str, float], int] | N
     if len(mention.values) != 1 or len(mention.units) > 1:
         return None
     value = next(iter(mention.values))
-    if mention.units:
+    if mention.units:  # a rate's "per hour" stays as the text writes it
         found = quantity(value, next(iter(mention.units)))
-        return (found, mention.end) if found else None
+        return (found, mention.unit_end) if found else None
     word = _NEXT_WORD.match(text, mention.number_end)
     found = quantity(value, word.group(1).lower()) if word else None
     return (found, word.end()) if found else None
@@ -121,8 +154,10 @@ def _same_quantity(mine: _Mention, claim: str, theirs: tuple[_Mention, ...], uni
 
 
 def restated(claim: str, unit: str) -> str:
-    """``claim`` with each number it shares with ``unit`` written as ``unit`` writes it (see the
-    module); ``claim`` itself when they share none or already write them alike."""
-    if not any(c.isdigit() for c in claim + unit) or not numbers_in(claim):
-        return claim
-    return _restate((claim, unit))
+    """``claim`` with each number it shares with ``unit`` written as ``unit`` writes it, and a
+    decade or century written as the date ``unit`` gives the same act (see the module);
+    ``claim`` itself when they share none or already write them alike."""
+    if any(c.isdigit() for c in claim + unit) and numbers_in(claim):
+        claim = _restate((claim, unit))
+    return narrowed(claim, unit)
+
