@@ -28,6 +28,7 @@ import re
 from typing import TYPE_CHECKING
 
 from localeval.text.memo import remembered
+from localeval.text.numbers import numbers_in
 
 if TYPE_CHECKING:
     from localeval.text.checks import Atom
@@ -75,7 +76,8 @@ def _narrowed(pair: tuple[str, str]) -> str:
         return claim  # no date of the period at all: no parse of the unit
     from localeval.text import roles
 
-    dates = {d for atom in roles.facts(unit).atoms if not atom.negated and atom.lemma in {a.lemma for a in acts}
+    lemmas = {a.lemma for a in acts}
+    dates = {d for atom in roles.facts(unit).atoms if not atom.negated and atom.lemma in lemmas
              for d in _dates(atom) if _within(d, years)}
     if len(dates) != 1:  # none, or two dates of the act in the period: no one date to give
         return claim
@@ -127,8 +129,6 @@ def century_numbers(claim: str, premise: str) -> frozenset[str]:
     "the twenty-first century", `localeval.text.numbers.numbers_in`) where the premise names
     the same century ("the 18th century", "the 1700s") or states a year of it: no number the
     premise lacks (the number rule asks)."""
-    from localeval.text.numbers import numbers_in
-
     theirs = {_nth(m) for m in _CENTURY.finditer(premise)} | {int(m[1]) + 1 for m in _HUNDREDS.finditer(premise)}
     stated = [int(m.group(0)) for m in _DATE.finditer(premise) if not m.group(0).endswith("s")]
     out: set[str] = set()
