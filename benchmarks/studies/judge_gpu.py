@@ -14,7 +14,17 @@ tokenized up front as a worker sends it) through `NLIJudge.score_distinct` and s
   the read-back, with the copy from ordinary memory (`pinned` off: the copy waits for the
   batches queued before it) and from page-locked memory without waiting (`pinned` on);
 * **the same beside busy cores**: ``--busy N`` processes spinning on the CPU, as N workers
-  keep a machine's cores busy, which slows the one thread that launches the judge's kernels.
+  keep a machine's cores busy, which slows the one thread that launches the judge's kernels;
+* **the requests merged**: every request of a task joined into one stream before batching, the
+  model alone and the judge's path. The judge serves each worker's request alone, so that a
+  verdict's last bits never depend on another worker's pairs; a request is often smaller than
+  a batch (run 4: 24 pairs on average), and a forward pass costs about the same for 24 pairs as
+  for 128, so this is what batching across workers would gain, and the merged path's difference
+  from the request-by-request probabilities what it would cost in exactness;
+* **requests with gaps** (``--gap-ms G``, at the first batch size): each request synchronized
+  and timed alone, back to back and then G ms apart, as one worker's text work leaves the device idle between its
+  requests. Run 4's one-worker profile spent 4x the judge time per row of its 15-worker profile
+  on the same requests; a device that slows down when idle would show it here.
 
 Every configuration's probabilities are compared with the first of the same batch size
 (copy modes must agree bit for bit). Results: ``benchmarks/results/judge_gpu.json`` / ``.md``.
@@ -89,20 +99,35 @@ def _pin(judge, requests, pinned: bool) -> None:
         _one(judge, task).pinned = pinned
 
 
-def replay(judge, requests, batch: int, pinned: bool, repeats: int):
+def merged(judge, requests):
+    """The requests of each task joined into one, in order (a task's pairs go to one judge)."""
+    tasks: dict[str, list] = {}
+    for pairs, task, _ in requests:
+        tasks.setdefault(task, []).extend(pairs)
+    return [(pairs, task, judge.encode(pairs, task)) for task, pairs in tasks.items()]
+
+
+def replay(judge, requests, batch: int, pinned: bool, repeats: int, gap_s: float | None = None):
     """Seconds (best of ``repeats``) to judge every request through the judge's own path, and
-    the probabilities of the last repeat, request by request."""
+    the probabilities of the last repeat, request by request. With ``gap_s``, each request is
+    synchronized and timed alone after a pause of ``gap_s`` (the pauses not counted)."""
     from localeval.judge.nli import ScoringState
 
     _pin(judge, requests, pinned)
     best, probs = float("inf"), []
     for _ in range(repeats):
         _sync(judge.device)
-        start = time.perf_counter()
-        probs = [judge.score_distinct(pairs, task, batch_size=batch, state=ScoringState(), encoded=encoded)
-                 for pairs, task, encoded in requests]
+        start, paused = time.perf_counter(), 0.0
+        probs = []
+        for pairs, task, encoded in requests:
+            if gap_s is not None:
+                _sync(judge.device)
+                rest = time.perf_counter()
+                time.sleep(gap_s)
+                paused += time.perf_counter() - rest
+            probs.append(judge.score_distinct(pairs, task, batch_size=batch, state=ScoringState(), encoded=encoded))
         _sync(judge.device)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.perf_counter() - start - paused)
     return best, probs
 
 
@@ -140,6 +165,23 @@ def _same(a: list, b: list) -> float:
     return max((float(np.abs(x - y).max()) for x, y in zip(a, b) if x.size), default=0.0)
 
 
+def _by_task(requests, probs: list) -> list:
+    """Request-by-request probabilities joined per task, in the order `merged` joins them."""
+    import numpy as np
+
+    tasks: dict[str, list] = {}
+    for (_, task, _), p in zip(requests, probs):
+        tasks.setdefault(task, []).append(p)
+    return [np.concatenate(parts) for parts in tasks.values()]
+
+
+def _run(batch: int, path: str, pinned: bool | None, busy: int, batches: int, seconds: float, pairs: int,
+         diff: float | None) -> dict:
+    return {"batch_size": batch, "path": path, "pinned": pinned, "busy_cores": busy, "batches": batches,
+            "seconds": round(seconds, 4), "pairs_per_s": round(pairs / seconds, 1),
+            "us_per_batch": round(seconds / batches * 1e6, 1), "max_diff_vs_unpinned": diff}
+
+
 def _done(runs: list[dict], save: Callable[[list[dict]], None] | None) -> None:
     r = runs[-1]
     copy = "" if r["pinned"] is None else f", pinned {r['pinned']}"
@@ -150,18 +192,18 @@ def _done(runs: list[dict], save: Callable[[list[dict]], None] | None) -> None:
 
 
 def measure(judge, requests, batch_sizes: list[int], busy: int, repeats: int,
-            save: Callable[[list[dict]], None] | None = None) -> list[dict]:
+            save: Callable[[list[dict]], None] | None = None, gap_ms: float = 0.0) -> list[dict]:
     """Every configuration, one after another; ``save`` gets the runs so far after each, so a
     study stopped by its time limit (a device call's step) still leaves what it measured."""
     pairs = sum(len(p) for p, _, _ in requests)
-    modes = [False, True] if judge.device.type == "cuda" else [False]
+    cuda = judge.device.type == "cuda"
+    modes = [False, True] if cuda else [False]
+    joined = merged(judge, requests)
     runs = []
     for batch in batch_sizes:
         replay(judge, requests, batch, False, 1)  # warm: the device's first batches of this size
         seconds, batches = model_alone(judge, requests, batch, repeats)
-        runs.append({"batch_size": batch, "path": "model alone", "pinned": None, "busy_cores": 0,
-                     "batches": batches, "seconds": round(seconds, 4), "pairs_per_s": round(pairs / seconds, 1),
-                     "us_per_batch": round(seconds / batches * 1e6, 1), "max_diff_vs_unpinned": None})
+        runs.append(_run(batch, "model alone", None, 0, batches, seconds, pairs, None))
         _done(runs, save)
         reference = None
         for spinning in sorted({0, busy}):
@@ -169,13 +211,25 @@ def measure(judge, requests, batch_sizes: list[int], busy: int, repeats: int,
                 with Busy(spinning):
                     seconds, probs = replay(judge, requests, batch, pinned, repeats)
                 reference = reference if reference is not None else probs
-                runs.append({"batch_size": batch, "path": "judge process", "pinned": pinned, "busy_cores": spinning,
-                             "batches": batches, "seconds": round(seconds, 4),
-                             "pairs_per_s": round(pairs / seconds, 1),
-                             "us_per_batch": round(seconds / batches * 1e6, 1),
-                             "max_diff_vs_unpinned": _same(probs, reference)})
+                runs.append(_run(batch, "judge process", pinned, spinning, batches, seconds, pairs,
+                                 _same(probs, reference)))
                 _done(runs, save)
-    _pin(judge, requests, judge.device.type == "cuda")
+        # Batching across requests: its speed, and how far its verdicts move from the ones each
+        # request gets alone (the difference is against those, not against another copy mode).
+        seconds, fewer = model_alone(judge, joined, batch, repeats)
+        runs.append(_run(batch, "model alone, requests merged", None, 0, fewer, seconds, pairs, None))
+        _done(runs, save)
+        seconds, probs = replay(judge, joined, batch, cuda, repeats)
+        runs.append(_run(batch, "judge process, requests merged", cuda, 0, fewer, seconds, pairs,
+                         _same(probs, _by_task(requests, reference))))
+        _done(runs, save)
+        # Gaps at the first batch size only: the pauses are real time on a device's clock.
+        for gap in ((0.0, gap_ms / 1000) if gap_ms > 0 and batch == batch_sizes[0] else ()):
+            seconds, probs = replay(judge, requests, batch, cuda, repeats, gap_s=gap)
+            runs.append(_run(batch, f"judge process, requests {gap * 1000:g} ms apart", cuda, 0, batches, seconds,
+                             pairs, _same(probs, reference)))
+            _done(runs, save)
+    _pin(judge, requests, cuda)
     return runs
 
 
@@ -189,6 +243,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-sizes", default="128,256,512")
     parser.add_argument("--busy", type=int, default=0, help="CPU-spinning processes beside the judge (0: none)")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--gap-ms", type=float, default=0.0,
+                        help="also time each request alone, back to back and this many ms apart, at the "
+                             "first batch size (0: not)")
     parser.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/judge_gpu.json")
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
@@ -214,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     def save(runs: list[dict]) -> None:
         write_results(args.output, {**result, "runs": runs}, render({**result, "runs": runs}))
 
-    result["runs"] = measure(judge, requests, sizes, args.busy, args.repeats, save)
+    result["runs"] = measure(judge, requests, sizes, args.busy, args.repeats, save, gap_ms=args.gap_ms)
     result["complete"] = True
     publish(args.output, result, render(result))
     return 0
@@ -244,7 +301,10 @@ def render(r: dict) -> str:
     if not r.get("complete", True):
         lines += ["", f"**Stopped before the end** (its time limit): {len(r['runs'])} configurations measured."]
     lines += ["", "\"model alone\": forward passes on batches padded and moved beforehand; \"judge process\": "
-              "`score_distinct` with the workers' token ids (padding, copy, model, read-back).", ""]
+              "`score_distinct` with the workers' token ids (padding, copy, model, read-back); \"requests "
+              "merged\": each task's requests joined into one before batching (the difference is against the "
+              "requests judged one by one); \"ms apart\": each request synchronized and timed alone, the "
+              "pauses not counted.", ""]
     return "\n".join(lines)
 
 
