@@ -140,6 +140,20 @@ def test_a_number_stated_elsewhere_in_the_source_is_not_missing():
     assert contrast(claim, window, window + " In 1959 he won a Grammy award.") is None
 
 
+_LYON = "Lyon is France's third-largest city, with about 1.4 million people in its urban area."
+_REPEAL = "The Twenty-first Amendment, ratified in December 1933, repealed national Prohibition."
+
+
+@pytest.mark.parametrize(("claim", "premise", "fires"), [
+    ("Lyon is the 3rd largest city in France.", _LYON, False),   # an ordinal in digits, one in words
+    ("Lyon is the 4th largest city in France.", _LYON, True),
+    ("The 21st Amendment repealed national Prohibition.", _REPEAL, False),  # the parse read "Twenty" as 20
+    ("The 18th Amendment repealed national Prohibition.", _REPEAL, True),
+])
+def test_an_ordinal_agrees_with_itself_in_digits_or_words(claim, premise, fires):
+    assert (contrast(claim, premise) is not None) == fires
+
+
 def test_numbers_are_read_in_one_form():
     assert numbers_in("revenue grew 12% in 2022, while") == {"12", "2022"}
     assert numbers_in("$2.6m in gifts") == numbers_in("2.6 million dollars") == {"2600000"}

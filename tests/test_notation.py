@@ -31,6 +31,16 @@ from localeval.text.notation import restated
     # the claim's rate kept where the unit states the number and its unit alone
     ("Take twenty mg a day.", "Take 20 mg every morning.", "Take 20 mg a day."),
     ("Walk for 30 minutes per day.", "Walk for half an hour a day.", "Walk for half an hour per day."),
+    # an ordinal in the unit's form, words or digits, compound, before a hyphen
+    ("Obama was the forty-fourth president.", "Barack Obama served as the 44th president from 2009.",
+     "Obama was the 44th president."),
+    ("Sales rose in the 3rd quarter.", "Sales rose in the third quarter of 2023.", "Sales rose in the third quarter."),
+    ("It is a twenty-first-century treaty.", "The 21st-century treaty was signed in 2007.", "It is a 21st-century treaty."),
+    ("Lyon is the third-largest city.", "Lyon is the 3rd largest city, with 1.4 million people.",
+     "Lyon is the 3rd-largest city."),
+    ("He finished second in 1999.", "He finished 2nd in 1999.", "He finished 2nd in 1999."),
+    ("The festival is in its thirty-second year.", "The festival, now in its 32nd year, opens in May.",
+     "The festival is in its 32nd year."),
 ])
 def test_a_shared_number_is_written_as_the_unit_writes_it(claim, unit, expected):
     assert restated(claim, unit) == expected
@@ -52,6 +62,9 @@ def test_a_shared_number_is_written_as_the_unit_writes_it(claim, unit, expected)
     ("The route is 80 km long.", "Lorries are limited to 80 km/h on the route."),
     ("The patient took 20 mg.", "The patient took 20 mg a day with food."),
     ("The pump ran for 20 hours.", "The pump moves water 20 km per hour."),
+    ("Obama was the forty-third president.", "Barack Obama served as the 44th president from 2009."),
+    ("The pump stops for one second.", "The pump came 2nd in a 2019 test."),  # a second of time
+    ("The advert is a thirty-second spot.", "The 32nd advert of the campaign aired in 2019."),  # 30 seconds
 ])
 def test_a_claim_is_left_alone_when_the_unit_states_no_such_number(claim, unit):
     assert restated(claim, unit) == claim
@@ -95,6 +108,18 @@ def test_the_judge_accepts_a_speed_spelled_out_once_restated(default_judge):
     assert before < 0.5 < 0.9 < after
     wrong = "Electric scooters may ride at up to 45 kilometres per hour on the cycle path."
     assert restated(wrong, unit) == wrong
+
+
+def test_the_judge_accepts_a_compound_ordinal_in_words_once_restated(default_judge):
+    """"the forty-fourth president" against "the 44th president": rejected as written (the
+    judge does not read a compound ordinal as its digits), accepted as the unit writes it;
+    another ordinal is not restated and stays wrong."""
+    unit = "Barack Obama served as the 44th president of the United States from 2009 to 2017."
+    claim = "Obama was the forty-fourth president of the United States."
+    before, after = default_judge.entailment_probability([(unit, claim), (unit, restated(claim, unit))])
+    assert before < 0.5 < 0.9 < after
+    wrong = "Obama was the forty-third president of the United States."
+    assert restated(wrong, unit) == wrong and default_judge.entailment_probability([(unit, wrong)])[0] < 0.5
 
 
 _MILL = "The mill closed in 1971 and was converted into flats in 1994."

@@ -58,7 +58,7 @@ def test_a_pronoun_of_the_premise_is_the_thing_its_sentence_dates():
 @pytest.mark.parametrize("claim, premise, excused, quiet", [
     ("The abbey was founded in the 12th century.", "The abbey was founded in 1132 by monks.", {"12"}, True),
     ("The abbey was founded in the 12th century.", "The abbey was founded in the twelfth century.", {"12"}, True),
-    ("The treaty was signed in the twenty-first century.", "The treaty was signed in 2007.", {"20"}, True),
+    ("The treaty was signed in the twenty-first century.", "The treaty was signed in 2007.", {"21"}, True),
     ("Mechanised spinning began in the late 18th century.", "Mills spread across Britain in the 1700s.", {"18"}, True),
     # the 20th borne out; "19th" (no "century" after it) is still a number the premise lacks
     ("Its collection spans the 19th and 20th centuries.", "The museum opened in 1903.", {"20"}, False),

@@ -23,6 +23,8 @@ from localeval.text.numbers import numbers_in
 @pytest.mark.parametrize("a, b", [
     ("$3,000", "3000 dollars"), ("three thousand dollars", "3,000 USD"), ("25%", "25 percent"),
     ("twenty-five people", "25 people"), ("2.5 million", "2,500,000"), ("$3k", "3000"),
+    ("the forty-fifth president", "the 45th president"), ("the Twenty-first Amendment", "the 21st Amendment"),
+    ("its thirty third season", "its 33rd season"),
 ])
 def test_formats_of_one_number_normalise_alike(a, b):
     assert numbers_in(a) == numbers_in(b) != frozenset()
@@ -31,6 +33,24 @@ def test_formats_of_one_number_normalise_alike(a, b):
 @pytest.mark.parametrize("a, b", [("eight", "eighteen"), ("1,200 m", "12 m"), ("2.5 million", "25 million")])
 def test_different_numbers_stay_different(a, b):
     assert numbers_in(a) != numbers_in(b)
+
+
+def test_a_compound_ordinal_is_its_own_number_and_digits_take_no_tens_word_reading():
+    assert numbers_in("the forty-fifth and forty-sixth presidents") == {"45", "46"}
+    assert numbers_in("the nineteenth century") == frozenset()  # an ordinal alone states none
+    # "-second" is an ordinal after a word that takes one; else a count of seconds
+    assert numbers_in("the thirty-second president") == numbers_in("Ohio's thirty-second district") == {"32"}
+    assert numbers_in("a twenty-second delay") == numbers_in("twenty-second clips") == {"20"}
+    assert numbers_in("40 first-time buyers") == {"40"}
+    assert numbers_in("40 five-star hotels") == {"40", "5"}
+
+
+def test_ordinals_are_read_in_digits_and_words_with_their_numbers():
+    from localeval.text.numbers import ordinals
+
+    text = "the 44th and forty-fifth, the third-largest, its thirty-second year, a thirty-second spot, one second"
+    assert [(text[o.start:o.end], o.value) for o in ordinals(text)] == [
+        ("44th", 44), ("forty-fifth", 45), ("third", 3), ("thirty-second", 32)]
 
 
 def test_one_as_a_pronoun_and_ungrouped_commas_are_not_numbers():

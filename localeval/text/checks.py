@@ -60,7 +60,7 @@ from dataclasses import dataclass, field, replace
 
 from localeval.text.contrast_rules import quantity, same_value
 from localeval.text.lexical import content_terms, stem
-from localeval.text.numbers import numbers_in
+from localeval.text.numbers import ORDINAL_WORDS, TENS_WORDS, numbers_in
 
 __all__ = ["CHECKS", "EXTREME_WORDS", "RELATION_WORDS", "Atom", "Facts", "facts_of", "order_confirmation", "order_contrast", "polarity_contrast", "reads_premise", "restricted_denial", "supported_atom",
            "swap_contrast"]
@@ -257,8 +257,22 @@ def _lemma(token) -> str:
 def _number(token) -> str | None:
     if token.dep_ == "nummod" and _lemma(token) == "one":
         return "1"  # (the number reader leaves "one" out: it is more often a pronoun)
-    values = numbers_in(token.text) if token.like_num or token.text[:1].isdigit() else frozenset()
+    if not (token.like_num or token.text[:1].isdigit()):
+        return None
+    values = numbers_in(_compound_ordinal(token) or token.text)
     return next(iter(values)) if len(values) == 1 else None
+
+
+def _compound_ordinal(token) -> str | None:
+    """The words of a compound ordinal the parser cut at its hyphen ("Twenty", "-", "first"),
+    with the word before it (which tells "the thirty-second" from "a thirty-second"), so that
+    it reads as its number (21), not its tens word's (20)."""
+    doc, i = token.doc, token.i
+    j = i + 2 if i + 1 < len(doc) and doc[i + 1].text == "-" else i + 1
+    if j >= len(doc) or doc[j].lower_ not in ORDINAL_WORDS or doc[i].lower_ not in TENS_WORDS:
+        return None
+    lead = doc[i - 1].text if i > 0 and not doc[i - 1].like_num else ""
+    return f"{lead} {doc[i].text}-{doc[j].text}"
 
 
 def _arg(token, clause=None) -> Arg:

@@ -49,7 +49,7 @@ from typing import NamedTuple
 
 from localeval.text.lexical import normalise, states_in_order, stop_words
 from localeval.text.memo import memo_scope, remembered
-from localeval.text.numbers import NUMBER_WORDS, numbers_in
+from localeval.text.numbers import NUMBER_WORDS, numbers_in, ordinals
 from localeval.text.periods import century_numbers
 
 __all__ = ["CONTRAST_RULES", "RULES_WITHOUT_PARSE", "Spoken", "confirmation", "contrast", "contrast_identity",
@@ -262,9 +262,16 @@ def _missing_numbers(claim: str, premise: str, source: str) -> list[str]:
         return []
     # Absent from the whole source too: a window of a long document may hold only part of
     # what the claim draws on.
-    known = stated | numbers_in(source) | century_numbers(claim, source or premise)
+    known = stated | numbers_in(source) | century_numbers(claim, source or premise) | _shared_ordinals(claim, premise)
     return sorted(v for v in claimed - known if not _follows(v, premise, stated) and not _spoken(v, claim, premise)
                   and not (_is_year(v) and _says_relative_year(source or premise)))
+
+
+def _shared_ordinals(claim: str, premise: str) -> set[str]:
+    """The claim's ordinals the premise states as ordinals in any form: "the 3rd largest" is
+    read as the number 3, "third-largest" as none (an ordinal word alone), yet they agree."""
+    theirs = {o.value for o in ordinals(premise)}
+    return {str(o.value) for o in ordinals(claim) if o.value in theirs}
 
 
 # A quantity said in words: "half an hour", "a quarter of an hour", "an hour and a half",

@@ -11,9 +11,11 @@ dimension's base unit, `localeval.text.contrast_rules.quantity` and `spoken_quan
 judge gave "The suspension bridge is 1,200 metres long" 0.12 against "... is 1.2 km long"). A
 number the unit does not state is left as it is, so a wrong number still reads as wrong. A rate
 is read whole ("80 kilometres per hour" is "80 km/h"), and a rate the unit adds is not given to
-the claim ("took 20 mg" stays as it is against "20 mg a day"). A decade or century the claim
-dates an act to is written as the one date the unit gives that act inside it
-(`localeval.text.periods.narrowed`). Other words are never changed.
+the claim ("took 20 mg" stays as it is against "20 mg a day"). An ordinal the unit writes
+otherwise is written as the unit writes it ("the forty-fourth president" against "the 44th
+president": 0.004 as written). A decade or century the claim dates an act to is written as
+the one date the unit gives that act inside it (`localeval.text.periods.narrowed`). Other
+words are never changed.
 """
 
 from __future__ import annotations
@@ -24,17 +26,16 @@ from typing import NamedTuple
 from localeval.text.contrast_rules import quantity, same_value, spoken_quantities
 from localeval.text.coverage import UNIT_SPELLINGS, coverage_words
 from localeval.text.memo import remembered
-from localeval.text.numbers import NUMBER_WORDS, numbers_in
+from localeval.text.numbers import SPELLED_NUMBERS, numbers_in, ordinals
 from localeval.text.periods import narrowed
 
 __all__ = ["restated"]
 
-_SPELLED = "|".join(sorted((w for w in NUMBER_WORDS if len(w) > 2), key=len, reverse=True))
 _UNIT = "|".join(sorted(map(re.escape, UNIT_SPELLINGS), key=len, reverse=True))
 _MENTION = re.compile(
     r"(?<![\w.,:])"
     r"(?P<number>[$€£]\s?\d+(?:,\d{3})*(?:\.\d+)?|\d+(?:,\d{3})*(?:[.:]\d+)?(?:\s?[ap]\.?m\b\.?)?"
-    rf"|(?:{_SPELLED})(?:[\s-]+(?:{_SPELLED}))*)"
+    rf"|(?:{SPELLED_NUMBERS})(?:[\s-]+(?:{SPELLED_NUMBERS}))*)"
     # A unit, and after it a rate's other unit ("80 kilometres per hour", "25 mg a day"): read
     # as one quantity, or "80 kilometres" alone would be written "80 km/h" before "per hour".
     rf"(?:(?P<unit>\s?(?:{_UNIT}))(?P<rate>\s+(?:per|an?|each)\s+(?:{_UNIT}))?)?(?![\w])",
@@ -43,7 +44,6 @@ _MENTION = re.compile(
 
 
 _CURRENCY = re.compile(r"^[$€£]\s?")
-
 
 class _Mention(NamedTuple):
     start: int
@@ -89,6 +89,22 @@ def _restate(pair: tuple[str, str]) -> str:
         surface, end = found
         pieces += [claim[last:mine.start], surface.strip()]
         last = end
+    return claim if not pieces else "".join(pieces) + claim[last:]
+
+
+@remembered
+def _reordinal(pair: tuple[str, str]) -> str:
+    """The claim's ordinals that the unit states in another form, in the unit's form."""
+    claim, unit = pair
+    theirs: dict[int, str] = {}
+    for o in ordinals(unit):
+        theirs.setdefault(o.value, unit[o.start:o.end])
+    pieces, last = [], 0
+    for mine in ordinals(claim):
+        surface = theirs.get(mine.value)
+        if surface is not None and surface.lower() != claim[mine.start:mine.end].lower():
+            pieces += [claim[last:mine.start], surface]
+            last = mine.end
     return claim if not pieces else "".join(pieces) + claim[last:]
 
 
@@ -154,10 +170,14 @@ def _same_quantity(mine: _Mention, claim: str, theirs: tuple[_Mention, ...], uni
 
 
 def restated(claim: str, unit: str) -> str:
-    """``claim`` with each number it shares with ``unit`` written as ``unit`` writes it, and a
-    decade or century written as the date ``unit`` gives the same act (see the module);
+    """``claim`` with each number and ordinal it shares with ``unit`` written as ``unit``
+    writes it, and a decade or century written as the date ``unit`` gives the same act (see the
+    module);
     ``claim`` itself when they share none or already write them alike."""
-    if any(c.isdigit() for c in claim + unit) and numbers_in(claim):
-        claim = _restate((claim, unit))
+    if any(c.isdigit() for c in claim + unit):
+        if numbers_in(claim):
+            claim = _restate((claim, unit))
+        if ordinals(claim) and ordinals(unit):
+            claim = _reordinal((claim, unit))
     return narrowed(claim, unit)
 

@@ -28,15 +28,15 @@ import re
 from typing import TYPE_CHECKING
 
 from localeval.text.memo import remembered
-from localeval.text.numbers import numbers_in
+from localeval.text.numbers import ORDINAL_WORDS, numbers_in
 
 if TYPE_CHECKING:
     from localeval.text.checks import Atom
 
 __all__ = ["century_numbers", "contrast", "narrowed", "reads_premise"]
 
-_ORDINALS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
-             "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth twenty-first").split()
+# The centuries' ordinals in words, in order: "first" to "twentieth", and "twenty-first".
+_ORDINALS = [*(w for w, v in ORDINAL_WORDS.items() if v <= 20), "twenty-first"]
 _NTH = r"(?:(?P<nth>\d{1,2})(?:st|nd|rd|th)|(?P<word>" + "|".join(reversed(_ORDINALS)) + r"))[\s-]+centur"
 _PERIOD = re.compile(
     r"\b(?:in|during)\s+(?P<span>the\s+(?:(?P<decade>1\d(?!00)\d0|20(?!00)\d0)s|" + _NTH + r"y))\b",
@@ -125,7 +125,7 @@ def _dated(claim: str) -> tuple[re.Match, tuple[int, int], tuple[Atom, ...]] | N
 
 
 def century_numbers(claim: str, premise: str) -> frozenset[str]:
-    """The numbers the claim's centuries are read as ("17" in "the 17th century", "20" in
+    """The numbers the claim's centuries are read as ("17" in "the 17th century", "21" in
     "the twenty-first century", `localeval.text.numbers.numbers_in`) where the premise names
     the same century ("the 18th century", "the 1700s") or states a year of it: no number the
     premise lacks (the number rule asks)."""
