@@ -226,6 +226,17 @@ run() {
     #    process's whole path (padding, copy, read-back), pinned copies or not, idle or beside
     #    N busy cores, by batch size, the requests merged and with gaps: which of them holds a
     #    full run back.
+    # On the device the measuring steps run one after another (their timings are the point);
+    # the dry run's timings mean nothing, so there they run side by side (a minute less of the
+    # test suite, tests/test_gpu_session.py).
+    local jobs=()
+    measuring() { if [ "$DRY_RUN" = 1 ]; then "$@" & jobs+=($!); else "$@"; fi; }
+    judge_step() { timeout "$judge_s" python3 "${study[@]}" || log "judge_gpu stopped (exit $?): its partial output is in the log"; }
+    bulk_step() {
+        local -n cmd="$1"
+        log "bulk ($1): python3 ${cmd[*]}"
+        timeout "$bulk_s" python3 "${cmd[@]}" || log "bulk_speed stopped (exit $?): its partial output is in the log"
+    }
     if [[ ",$steps," == *,judge,* ]]; then
         local study=(benchmarks/studies/judge_gpu.py --device "$device" --busy "$n" "${model[@]}"
                      --output "$work/bulk/judge_gpu.json")
@@ -237,7 +248,7 @@ run() {
         if [ "$DRY_RUN" = 1 ]; then study+=(--rows 2 --batch-sizes 4,8 --repeats 1 --gap-ms 5)
         else study+=(--rows 60 --repeats 2 --batch-sizes 128,256 --gap-ms 50); fi
         log "judge: python3 ${study[*]}"
-        timeout "$judge_s" python3 "${study[@]}" || log "judge_gpu stopped (exit $?): its partial output is in the log"
+        measuring judge_step
     fi
 
     # 2. Speed, in two runs of bulk_speed.py --only-workers (three metrics, then context recall
@@ -255,12 +266,10 @@ run() {
         # N-worker run scoring exactly as one) when a call has time for one speed run only.
         local parts="${BULK_PARTS:-compare,target}"
         for bulk in compare target; do
-            [[ ",$parts," == *,$bulk,* ]] || continue
-            local -n cmd="$bulk"
-            log "bulk ($bulk): python3 ${cmd[*]}"
-            timeout "$bulk_s" python3 "${cmd[@]}" || log "bulk_speed stopped (exit $?): its partial output is in the log"
+            [[ ",$parts," == *,$bulk,* ]] && measuring bulk_step "$bulk"
         done
     fi
+    for job in "${jobs[@]}"; do wait "$job"; done
     # One archive: the result files, the log and the judge's pieces would pass the 8 files a
     # call may bring back.
     if [[ ",$steps," == *,judge,* || ",$steps," == *,bulk,* ]]; then
