@@ -476,6 +476,9 @@ def test_rule_findings_counts_flagged_claims_by_label_and_what_a_change_moves():
     # Only the claims that hold a word, each against every unit of its item: one claim, one unit.
     assert rf.findings(items, claims, ("polarity",), claimed=re.compile("freezer", re.I)) == (found, 1)
     assert rf.findings(items, claims, ("polarity",), claimed=re.compile("pump", re.I)) == ({"polarity": []}, 2)
+    # Only the claims an earlier run flagged (`--flagged`): that claim against its item's one unit.
+    assert rf.findings(items, claims, ("polarity",), only={(0, "Store the vaccine in the freezer.")}) == (found, 1)
+    assert rf.findings(items, claims, ("polarity",), only=set()) == ({"polarity": []}, 0)
     table = rf.tally(found, Counter({0: 2, 1: 1}))
     assert {(r["label"], r["flagged"], r["per_hundred"]) for r in table} == {("unfaithful", 1, 50.0), ("faithful", 0, 0.0)}
     before = {"polarity": [{"item": 1, "claim": "Prime the pump before use.", "label": 1, "reason": "polarity: ..."}]}
@@ -501,6 +504,8 @@ def test_rule_findings_refuses_to_compare_runs_that_read_other_pairs(tmp_path):
         rf.main(["--both-match", "(km", "--output", str(tmp_path / "out.json")])
     with pytest.raises(SystemExit, match="--claim-match None, this run 'century'"):
         rf.main(["--before", str(wide), "--claim-match", "century", "--output", str(tmp_path / "out.json")])
+    with pytest.raises(SystemExit, match="--flagged re-reads the claims a --before run flagged"):
+        rf.main(["--flagged", "--output", str(tmp_path / "out.json")])
     with pytest.raises(SystemExit, match="--claim-match is no regular expression"):
         rf.main(["--claim-match", "(km", "--output", str(tmp_path / "out.json")])
 

@@ -887,3 +887,15 @@ def test_a_verb_conjoined_to_a_passive_takes_its_subject_in_its_own_voice(text, 
 
     (atom,) = [a for a in facts(text).atoms if a.lemma == verb]
     assert atom.slot(slot) is not None and atom.slot(slot).head == head, atom
+
+
+def test_a_claim_that_names_the_thing_by_what_the_premise_says_of_its_aim_is_no_swap():
+    # The parse hangs "of the survey" on the act of "the purpose", so the survey looked like
+    # a role given to another (`checks._whole_of`); it still is where another statement takes it.
+    premise = ("The main purpose of the survey was to measure household spending on energy across the region. "
+               "It ran from March to June.")
+    assert contrast("The survey measured household spending on energy across the region.", premise,
+                    rules=("swap",)) is None
+    premise = "The purpose of the survey was to measure household spending, while the census measured household income."
+    reason = contrast("The survey measured household income.", premise, rules=("swap",))
+    assert reason is not None and reason.startswith("swap"), reason

@@ -154,6 +154,16 @@ def test_an_ordinal_agrees_with_itself_in_digits_or_words(claim, premise, fires)
     assert (contrast(claim, premise) is not None) == fires
 
 
+def test_an_ordinal_the_source_states_in_words_is_not_missing():
+    # The number rule reads the claim's numbers against the unit and the whole source; an
+    # ordinal word ("third-largest", no number for `numbers_in`) must count from both.
+    claim = "Lyon, France's 3rd largest city, had 522,000 residents in 2020."
+    unit = "Lyon had 522,000 residents in 2020."
+    assert contrast(claim, unit, unit, ("number",)).startswith("number:")
+    assert contrast(claim, unit, _LYON + " " + unit, ("number",)) is None
+    assert contrast(claim.replace("3rd", "5th"), unit, _LYON + " " + unit, ("number",)).startswith("number:")
+
+
 def test_numbers_are_read_in_one_form():
     assert numbers_in("revenue grew 12% in 2022, while") == {"12", "2022"}
     assert numbers_in("$2.6m in gifts") == numbers_in("2.6 million dollars") == {"2600000"}

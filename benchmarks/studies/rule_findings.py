@@ -2,7 +2,7 @@
 unfaithful responses? And which claims does a code change quiet or newly flag?
 
     python benchmarks/studies/rule_findings.py [--families ragbench,frank] [--rules polarity,negated,order,confirmation]
-        [--data-dir DIR] [--before FILE] [--output FILE] [--both-match REGEX] [--claim-match REGEX]
+        [--data-dir DIR] [--before FILE [--flagged]] [--output FILE] [--both-match REGEX] [--claim-match REGEX]
 
 A contrast rule (`localeval.text.contrast_rules`) overrules the judge when it finds a
 contradiction the judge missed. On RAGBench (real RAG responses over manuals, medical and
@@ -21,7 +21,10 @@ report lists, per rule and label, the claims that went quiet and those newly fla
 measured on every pair it can reach in a fraction of the time (the parsing rules read
 several hundred thousand pairs otherwise, close to an hour on 2 cores). ``--claim-match`` reads
 only the claims that match one (a change that acts only on claims that date something to a
-decade, say), each against every unit of its contexts.
+decade, say), each against every unit of its contexts. ``--flagged`` re-reads only the claims
+the ``--before`` run flagged (by any of the rules read): exact, in a minute or two, for a change
+that can only quiet a rule (one that excuses something), since no other claim can be newly
+flagged by it; the counts then assume so.
 
 Results: ``benchmarks/results/rule_findings.json`` and ``.md``.
 """
@@ -54,7 +57,8 @@ RAGBench a confirmed claim of an unfaithful response is the likely error."""
 
 
 def findings(items: list[dict], claims: list[list[str]], rules: tuple[str, ...],
-             both: re.Pattern | None = None, claimed: re.Pattern | None = None) -> tuple[dict[str, list[dict]], int]:
+             both: re.Pattern | None = None, claimed: re.Pattern | None = None,
+             only: set[tuple[int, str]] | None = None) -> tuple[dict[str, list[dict]], int]:
     """Per rule, each flagged claim: ``{"item", "claim", "label", "reason"}`` (the first
     sentence's); and how many (claim, unit) pairs were read (with ``both``, only those where
     claim and unit both match it; with ``claimed``, only the claims that match it, against
@@ -70,7 +74,8 @@ def findings(items: list[dict], claims: list[list[str]], rules: tuple[str, ...],
         units = [(unit, context) for context in item["contexts"] for unit in short_units(context)
                  if both is None or both.search(unit)]
         for text in texts:
-            if any(p is not None and not p.search(text) for p in (both, claimed)):
+            if any(p is not None and not p.search(text) for p in (both, claimed)) or (
+                    only is not None and (index, text) not in only):
                 continue
             pairs += len(units)
             for rule in rules:
@@ -115,7 +120,7 @@ def changes(before: dict[str, list[dict]], after: dict[str, list[dict]]) -> dict
 
 
 def run(items_by_family: dict[str, list[dict]], rules: tuple[str, ...], both: re.Pattern | None = None,
-        claimed: re.Pattern | None = None) -> dict:
+        claimed: re.Pattern | None = None, only: dict[str, set[tuple[int, str]]] | None = None) -> dict:
     from benchmarks.verdict import claims_of
 
     result = {}
@@ -123,7 +128,7 @@ def run(items_by_family: dict[str, list[dict]], rules: tuple[str, ...], both: re
         start = time.perf_counter()
         claims = claims_of([it["text"] for it in items])
         by_label = Counter(it["label"] for it, texts in zip(items, claims) for _ in texts)
-        found, pairs = findings(items, claims, rules, both, claimed)
+        found, pairs = findings(items, claims, rules, both, claimed, None if only is None else only.get(family, set()))
         result[family] = {"items": len(items), "claims": {LABELS[k]: v for k, v in sorted(by_label.items())},
                           "pairs_read": pairs, "table": tally(found, by_label), "findings": found,
                           "seconds": round(time.perf_counter() - start, 1)}
@@ -144,6 +149,9 @@ def markdown(result: dict) -> str:
     if result.get("both_match"):
         lines += [f"Only the (claim, unit) pairs where both match `{result['both_match']}` (case-insensitive) "
                   "were read: the counts are of claims flagged among those.", ""]
+    if result.get("flagged_only"):
+        lines += [f"Only the claims `{result['before']}` flagged were re-read (`--flagged`): exact for a change that "
+                  "can only quiet a rule; the counts assume it newly flags nothing.", ""]
     if result.get("claim_match"):
         lines += [f"Only the claims that match `{result['claim_match']}` (case-insensitive) were read, each "
                   "against every unit: the counts are of claims flagged among those.", ""]
@@ -180,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"comma-separated contrast rules, or {CONFIRMATION!r} (what raises a claim)")
     add_data_dir(p, sub="meta-eval")
     p.add_argument("--before", type=Path, default=None, help="an older run's JSON to compare against")
+    p.add_argument("--flagged", action="store_true",
+                   help="re-read only the claims the --before run flagged (for a change that can only quiet a rule)")
     p.add_argument("--output", type=Path, default=REPO_ROOT / "benchmarks/results/rule_findings.json")
     p.add_argument("--both-match", default=None, metavar="REGEX",
                    help="read only the (claim, unit) pairs where both match this regular expression (case-insensitive)")
@@ -189,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
     both, claimed = (_pattern(flag, value) for flag, value in (("--both-match", args.both_match),
                                                                   ("--claim-match", args.claim_match)))
     before = json.loads(args.before.read_text(encoding="utf-8")) if args.before else None
+    if args.flagged and before is None:
+        raise SystemExit("--flagged re-reads the claims a --before run flagged: name that run")
     for key, flag in (("both_match", "--both-match"), ("claim_match", "--claim-match")):
         if before is not None and before.get(key) != getattr(args, key):
             # (a narrower run against a wider one would list every claim outside it as gone quiet)
@@ -208,9 +220,12 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         raise SystemExit(f"unknown family(ies) {missing}; benchmarks/verdict.py has {list(FAMILIES)}")
     items = load_items(args.data_dir, None, families)
+    only = {f: {(h["item"], h["claim"]) for rule in rules for h in before["families"].get(f, {}).get("findings", {}).get(rule, [])}
+            for f in families} if args.flagged else None
     result = {"command": command_line("python benchmarks/studies/rule_findings.py", argv),
               "machine": describe_machine(), "rules": list(rules), "both_match": args.both_match,
-              "claim_match": args.claim_match, "families": run({f: items[f] for f in families}, rules, both, claimed)}
+              "claim_match": args.claim_match, "flagged_only": args.flagged,
+              "families": run({f: items[f] for f in families}, rules, both, claimed, only)}
     if before is not None:
         result["before"] = portable_path(args.before)
         result["changes"] = {f: changes(before["families"][f]["findings"], res["findings"])

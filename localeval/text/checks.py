@@ -1602,7 +1602,8 @@ def _swapped_roles(claim: Facts, premise: Facts) -> str | None:
                     _compare(arg, a, True) == 1 for p in premise.atoms for _, a in p.slots if a not in namesakes)
             else:
                 parallel = mine.lemma != "be"
-                moved = any(arg.head == a.head and (arg.named or (parallel and p.lemma == mine.lemma)
+                moved = any(arg.head == a.head and (arg.named or (parallel and p.lemma == mine.lemma
+                                                                  and not _whole_of(p, k, theirs))
                                                     or (p.sentence == theirs.sentence and k == slot))
                             for p in premise.atoms for k, a in p.slots)
             lone = (not agree and arg.named and mine.lemma != "be" and len([k for k, _ in mine.slots if k in _CORE]) == 1
@@ -1610,6 +1611,19 @@ def _swapped_roles(claim: Facts, premise: Facts) -> str | None:
             if moved and (agree or lone):
                 return f"swap: the evidence has '{_say(theirs)}', not '{_say(mine)}'"
     return None
+
+
+def _whole_of(p: Atom, k: str, theirs: Atom) -> bool:
+    """Is the claim's common noun, found in slot ``k`` of atom ``p``, the "of" phrase of the very
+    act it conflicts with? The parse hangs a noun's "of" phrase on the act, so "the primary
+    objective of this study was to provide ..." reads as an act of the objective with "of
+    study" beside it, and "the distribution of time from onset peaked" as one of the
+    distribution: a claim that says the study provides, or the time peaks, names the thing
+    by what the premise says of one of its aspects, not a role given to something else. Only
+    that atom's own "of" phrase is excused: the noun given the act by another statement is
+    still moved ("the purpose of the survey was to measure spending, while the census
+    measured income" / "the survey measured income"), and a name is moved wherever it stands."""
+    return p is theirs and k == "prep:of"
 
 
 def _undergoes(mine: Atom, theirs: Atom) -> bool:

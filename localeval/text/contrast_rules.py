@@ -262,14 +262,18 @@ def _missing_numbers(claim: str, premise: str, source: str) -> list[str]:
         return []
     # Absent from the whole source too: a window of a long document may hold only part of
     # what the claim draws on.
-    known = stated | numbers_in(source) | century_numbers(claim, source or premise) | _shared_ordinals(claim, premise)
+    known = (stated | numbers_in(source) | century_numbers(claim, source or premise)
+             | _shared_ordinals(claim, premise) | _shared_ordinals(claim, source))
     return sorted(v for v in claimed - known if not _follows(v, premise, stated) and not _spoken(v, claim, premise)
                   and not (_is_year(v) and _says_relative_year(source or premise)))
 
 
 def _shared_ordinals(claim: str, premise: str) -> set[str]:
-    """The claim's ordinals the premise states as ordinals in any form: "the 3rd largest" is
-    read as the number 3, "third-largest" as none (an ordinal word alone), yet they agree."""
+    """The claim's ordinals the premise (or the source around it: the rule's numbers come from
+    both) states as ordinals in any form: "the 3rd largest" is read as the number 3,
+    "third-largest" as none (an ordinal word alone), yet they agree."""
+    if not premise:
+        return set()
     theirs = {o.value for o in ordinals(premise)}
     return {str(o.value) for o in ordinals(claim) if o.value in theirs}
 
