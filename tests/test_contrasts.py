@@ -164,6 +164,55 @@ def test_an_ordinal_the_source_states_in_words_is_not_missing():
     assert contrast(claim.replace("3rd", "5th"), unit, _LYON + " " + unit, ("number",)).startswith("number:")
 
 
+@pytest.mark.parametrize(("claim", "fires"), [
+    ("The lease runs for 365 days from the date of signing.", False),
+    ("The lease runs for 356 days from the date of signing.", True),
+    ("The hall seats 1,200 people.", False),
+    ("The hall seats 1,000 people.", True),
+])
+def test_a_number_in_words_is_read_whole_by_every_rule(claim, fires):
+    # The parse cuts "three hundred and sixty-five" into tokens; the parse-based checks read
+    # each as the whole number (`checks._spelled_number`), or "365 days" was a swap of "3 days".
+    premise = ("The lease runs for three hundred and sixty-five days from the date of signing. "
+               "The hall beside the office seats one thousand two hundred people.")
+    assert (contrast(claim, premise) is not None) == fires
+
+
+_SURVEY = "The survey, carried out in May, reached 4,870 households across the county."
+_EMPIRES = ("The Western Roman Empire came to an end in 476. The Eastern Roman Empire lasted until 1453, "
+            "when Constantinople fell to the Ottomans.")
+
+
+@pytest.mark.parametrize(("claim", "premise", "fires"), [
+    ("The survey reached about 5,000 households.", _SURVEY, False),   # a round number for 4,870
+    ("The survey reached nearly 4,900 households.", _SURVEY, False),
+    ("The survey reached 5,000 households.", _SURVEY, True),           # no hedge: a number of its own
+    ("The survey reached about 6,000 households.", _SURVEY, True),     # too far
+    ("The survey reached almost 4,000 households.", _SURVEY, True),    # "almost" stays below the truth
+])
+def test_a_hedged_number_is_read_as_an_approximation(claim, premise, fires):
+    # Every rule that compares numbers reads a hedged one as an approximation: the number rule
+    # (`contrast_rules.approximates`) and the parse-based checks (`Arg.hedge`).
+    assert (contrast(claim, premise) is not None) == fires
+
+
+@pytest.mark.parametrize(("claim", "fires"), [
+    ("The Western Empire fell almost a thousand years before Constantinople.", False),  # 1453 - 476 = 977
+    ("The Western Empire fell about 1,500 years before Constantinople.", True),  # a span of years, not 1453
+])
+def test_a_hedged_span_of_years_is_read_against_the_gap_between_two_dates(claim, fires):
+    assert (contrast(claim, _EMPIRES, rules=("number",)) is not None) == fires
+
+
+def test_a_number_in_words_is_a_count_not_a_year():
+    # "a thousand" read as the year 1000 was the right side's date, and the dates 476 and 1453
+    # no longer bore the order out (`checks._is_year_token`).
+    from localeval.text.contrast_rules import confirmation
+
+    claim = "The Western Roman Empire ended first, almost a thousand years before Constantinople fell."
+    assert confirmation(claim, _EMPIRES) is not None
+
+
 def test_numbers_are_read_in_one_form():
     assert numbers_in("revenue grew 12% in 2022, while") == {"12", "2022"}
     assert numbers_in("$2.6m in gifts") == numbers_in("2.6 million dollars") == {"2600000"}

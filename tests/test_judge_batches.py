@@ -105,6 +105,26 @@ def test_judge_time_plumbing(tmp_path, tiny_nli_dir, one_torch_thread):
     assert len(feed) == 3 and all(v > 0 for v in feed.values())
 
 
+def test_padding_width_study_plumbing(tmp_path, tiny_nli_dir, one_torch_thread):
+    """benchmarks/studies/padding_width.py on a tiny judge: wider masked padding and pairs alone
+    are compared with the judge's own batches; in fp32 the text, not the company, decides."""
+    import json
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from benchmarks.studies import padding_width
+
+    out = tmp_path / "padding_width.json"
+    assert padding_width.main(["--model", str(tiny_nli_dir), "--rows", "2", "--extra", "8",
+                               "--output", str(out)]) == 0
+    result = json.loads(out.read_text())
+    fp32 = [r for r in result["comparisons"] if r["precision"] == "fp32"]
+    assert result["pairs"] > 0 and len(result["comparisons"]) == (4 if cpu_has_native_bf16() else 2)
+    assert all(r["max_abs_diff"] < 1e-5 for r in fp32)
+    assert "| fp32 | each batch 8 tokens wider |" in out.with_suffix(".md").read_text()
+
+
 def test_batches_go_to_a_gpu_pinned_and_without_waiting(monkeypatch):
     """The CUDA path of `to_device`, run here with the copy recorded instead of made: page-locked
     first, then non-blocking; a CPU judge copies as before and never pins (pinning needs CUDA)."""

@@ -45,6 +45,28 @@ def test_a_compound_ordinal_is_its_own_number_and_digits_take_no_tens_word_readi
     assert numbers_in("40 five-star hotels") == {"40", "5"}
 
 
+@pytest.mark.parametrize("words, number", [
+    ("three hundred and sixty-five days", "365"), ("a hundred and twenty volunteers", "120"),
+    ("one hundred twenty", "120"), ("two thousand and fifty people", "2050"), ("a hundred thousand", "100000"),
+    ("one thousand two hundred seats", "1200"), ("twelve thousand five hundred", "12500"),
+    ("two thousand two hundred and twenty-four", "2224"), ("nineteen hundred and ninety-nine", "1999"),
+    ("the one hundred and first day", "101"), ("one million two hundred thousand", "1200000"),
+    ("about half a million visitors", "500000"),
+])
+def test_a_number_spelled_in_several_words_is_one_number(words, number):
+    # Read word by word, "three hundred and sixty-five" was 300 and 65, and "365 days" was
+    # called missing beside it.
+    assert numbers_in(words) == {number}
+
+
+def test_words_of_two_numbers_stay_two():
+    assert numbers_in("between one hundred and two hundred") == {"100", "200"}
+    assert numbers_in("five hundred, twenty of them") == {"500", "20"}  # a comma ends a number
+    assert numbers_in("ten and eleven") == {"10", "11"}
+    assert numbers_in("a hundred and second") == {"100"}  # "second" after no ordinal's lead: a unit
+    assert numbers_in("an hour") == numbers_in("a k") == frozenset()
+
+
 def test_ordinals_are_read_in_digits_and_words_with_their_numbers():
     from localeval.text.numbers import ordinals
 
@@ -57,6 +79,22 @@ def test_one_as_a_pronoun_and_ungrouped_commas_are_not_numbers():
     assert numbers_in("the one that works") == frozenset()
     assert numbers_in("versions 1,2,3") == frozenset()
     assert lexical_words("It cost $3,000.") >= {"3000"}
+
+
+def test_a_hedged_number_the_contexts_approximate_is_not_missing():
+    # Coverage reads a hedged number as the number rule does (`numbers.approximated`): "almost
+    # a thousand years" is the 977 between the two dates, "about 6,000" is not 4,870.
+    from localeval.evidence.verdict import lexical_signals
+
+    dates = ["The Western Roman Empire came to an end in 476. The Eastern Roman Empire lasted until 1453."]
+    held = lexical_signals("The Western Roman Empire ended almost a thousand years before the Eastern one.", dates)
+    bare = lexical_signals("The Western Roman Empire ended a thousand years before the Eastern one.", dates)
+    assert held["missing_numbers"] == 0.0 and bare["missing_numbers"] == 1.0
+    assert held["coverage_all"] > bare["coverage_all"]  # ("years" is missing from both)
+    survey = ["The survey reached 4,870 households."]
+    assert lexical_signals("The survey reached about 5,000 households.", survey)["missing_numbers"] == 0.0
+    assert lexical_signals("The survey reached about 6,000 households.", survey)["missing_numbers"] == 1.0
+    assert lexical_signals("The survey reached 5,000 households.", survey)["missing_numbers"] == 1.0
 
 
 def _units(*specs):

@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from localeval.text.lexical import content_words
 from localeval.text.coverage import coverage_words
 from localeval.text.memo import remembered
-from localeval.text.numbers import numbers_in
+from localeval.text.numbers import approximated, numbers_in
 
 __all__ = ["LEXICAL_SIGNALS", "SIGNALS", "ClaimVerdict", "CoverageVerdict", "JudgedUnit", "VerdictModel",
            "claim_signals", "lexical_signals", "lexical_words", "verdict_from_config"]
@@ -95,6 +95,14 @@ def _share_missing(wanted: set[str] | frozenset[str], found: set[str] | frozense
     return len(wanted - found) / len(wanted) if wanted else 0.0
 
 
+def _wanted(claim: str, found: frozenset[str]) -> frozenset[str]:
+    """The claim's coverage words that ``found`` (coverage words of the evidence) must hold: a
+    hedged number it approximates is held ("almost a thousand years" by 476 and 1453;
+    `numbers.approximates`), as the number rule reads it."""
+    wanted = coverage_words(claim)
+    return wanted - approximated(claim, wanted - found, found)
+
+
 @remembered
 def _pooled_words(contexts: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
     """A row's contexts pooled, read once for all its claims: their `coverage_words`, and every
@@ -108,11 +116,11 @@ def _pooled_words(contexts: tuple[str, ...]) -> tuple[frozenset[str], frozenset[
 def lexical_signals(claim: str, contexts: Sequence[str]) -> dict[str, float]:
     """The signals of `LEXICAL_SIGNALS`: is every content word, number and name of the claim
     somewhere in the contexts?"""
-    wanted = coverage_words(claim)
     everything, context_words = _pooled_words(tuple(contexts))
+    wanted = _wanted(claim, everything)
     return {
         "coverage_all": 1.0 - _share_missing(wanted, everything) if wanted else 1.0,
-        "missing_numbers": _share_missing(numbers_in(claim), everything),
+        "missing_numbers": _share_missing(numbers_in(claim) & wanted, everything),
         "missing_names": _share_missing(_names(claim), context_words),
     }
 
@@ -129,7 +137,8 @@ def claim_signals(claim: str, units: Sequence[JudgedUnit], contexts: Sequence[st
     best = max(units, key=lambda u: u.entailment)
     sentences = [u.entailment for u in units if u.sentence]
     windows = [u.entailment for u in units if not u.sentence]
-    wanted = coverage_words(claim)
+    best_words = coverage_words(best.text)
+    wanted = _wanted(claim, best_words)
     lexical = lexical_signals(claim, contexts)
     return {
         "p_best": entail[0],
@@ -138,7 +147,7 @@ def claim_signals(claim: str, units: Sequence[JudgedUnit], contexts: Sequence[st
         "p_second": entail[1] if len(entail) > 1 else 0.0,
         "contradiction": best.contradiction,
         "contradiction_max": max(u.contradiction for u in units),
-        "coverage": 1.0 - _share_missing(wanted, coverage_words(best.text)) if wanted else 1.0,
+        "coverage": 1.0 - _share_missing(wanted, best_words) if wanted else 1.0,
         "coverage_all": lexical["coverage_all"],
         "missing_numbers": lexical["missing_numbers"],
         "missing_names": lexical["missing_names"],

@@ -39,7 +39,7 @@ from pydantic import BaseModel
 from localeval.evidence.attribution import Evidence
 from localeval.judge.batching import judge_by_key
 from localeval.evidence.verdict import lexical_words
-from localeval.text.numbers import numbers_in
+from localeval.text.numbers import approximated, numbers_in
 from localeval.text.notation import restated
 from localeval.text.atoms import AtomicPart, atomic_parts, parse_claims
 
@@ -244,7 +244,9 @@ def _missing_words(text: str, unit: str) -> tuple[set[str], set[str]]:
     missing = {w for w in lexical_words(text) - theirs
                if not (len(w) >= STEM_PREFIX and any(len(u) >= STEM_PREFIX and (w.startswith(u) or u.startswith(w))
                                                      for u in theirs))}
-    return missing, set(numbers_in(text) - numbers_in(unit))
+    numbers = numbers_in(text) - numbers_in(unit)
+    near = approximated(text, numbers, numbers_in(unit))  # "about 5,000" for 4,870: held
+    return missing - near, set(numbers - near)
 
 
 def _lacking(text: str, premises: Sequence[str]) -> str | None:

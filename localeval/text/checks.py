@@ -60,7 +60,7 @@ from dataclasses import dataclass, field, replace
 
 from localeval.text.contrast_rules import quantity, same_value
 from localeval.text.lexical import content_terms, stem
-from localeval.text.numbers import ORDINAL_WORDS, TENS_WORDS, numbers_in
+from localeval.text.numbers import BELOW_HEDGES, HEDGES, NUMBER_WORDS, ORDINAL_WORDS, SCALE_WORDS, approximates, numbers_in
 
 __all__ = ["CHECKS", "EXTREME_WORDS", "RELATION_WORDS", "Atom", "Facts", "facts_of", "order_confirmation", "order_contrast", "polarity_contrast", "reads_premise", "restricted_denial", "supported_atom",
            "swap_contrast"]
@@ -100,6 +100,9 @@ class Arg:
     contrasted: bool = False
     """Its text names the same head with other modifiers too ("the lower basket" and "the upper
     basket"): there the modifiers tell two things apart, wherever the noun stands."""
+    hedge: str = ""
+    """The word that makes its number an approximation ("about 5,000 households": "about";
+    `numbers.HEDGES`), or ""."""
 
 
 @dataclass(frozen=True)
@@ -255,24 +258,53 @@ def _lemma(token) -> str:
 
 
 def _number(token) -> str | None:
+    if (whole := _spelled_whole(token)) is not None:
+        return whole
     if token.dep_ == "nummod" and _lemma(token) == "one":
         return "1"  # (the number reader leaves "one" out: it is more often a pronoun)
     if not (token.like_num or token.text[:1].isdigit()):
         return None
-    values = numbers_in(_compound_ordinal(token) or token.text)
+    values = numbers_in(token.text)
     return next(iter(values)) if len(values) == 1 else None
 
 
-def _compound_ordinal(token) -> str | None:
-    """The words of a compound ordinal the parser cut at its hyphen ("Twenty", "-", "first"),
-    with the word before it (which tells "the thirty-second" from "a thirty-second"), so that
-    it reads as its number (21), not its tens word's (20)."""
+def _spelled_whole(token) -> str | None:
+    """The number of the spelled number ``token`` is one word of (`_spelled_span`), where its
+    words read as one number ("ten and eleven", "one hundred and two hundred": each word alone)."""
+    span = _spelled_span(token)
+    values = numbers_in(span[2]) if span else frozenset()
+    return next(iter(values)) if len(values) == 1 else None
+
+
+def _spelled_span(token) -> tuple[int, int, str] | None:
+    """Where the spelled number the parser cut into tokens around ``token`` starts and ends
+    ("three", "hundred", "and", "sixty", "-", "five"; "Twenty", "-", "first"; "a", "hundred"),
+    and its words with the word before them (which tells "the thirty-second" from "a
+    thirty-second"), so that each of its tokens reads as the whole number (365, not 3 and 65;
+    21, not 20; `numbers_in` reads the words, as it does in a text); None where ``token`` is a
+    number word alone or no word at all. Whoever multiplies a number by the scale word after
+    it ("2 million") must not do so inside such a span: the scale is in its number already."""
     doc, i = token.doc, token.i
-    j = i + 2 if i + 1 < len(doc) and doc[i + 1].text == "-" else i + 1
-    if j >= len(doc) or doc[j].lower_ not in ORDINAL_WORDS or doc[i].lower_ not in TENS_WORDS:
+    if token.lower_ not in NUMBER_WORDS:
         return None
-    lead = doc[i - 1].text if i > 0 and not doc[i - 1].like_num else ""
-    return f"{lead} {doc[i].text}-{doc[j].text}"
+    part = lambda t: t.lower_ in NUMBER_WORDS or t.text == "-" or t.lower_ == "and"  # noqa: E731
+    start = i
+    while start > 0 and (part(doc[start - 1]) or (doc[start - 1].lower_ in ("a", "an") and doc[start].lower_ in SCALE_WORDS)
+                         or (doc[start - 1].lower_ == "half" and doc[start].lower_ in ("a", "an"))):  # "half a million"
+        start -= 1
+    end = i + 1
+    while end < len(doc) and (part(doc[end]) or doc[end].lower_ in ORDINAL_WORDS):
+        end += 1
+        if doc[end - 1].lower_ in ORDINAL_WORDS:
+            break  # an ordinal ends the number ("twenty-first")
+    while end > i + 1 and doc[end - 1].lower_ in ("and", "-"):
+        end -= 1
+    while start < i and doc[start].lower_ in ("and", "-"):
+        start += 1
+    if end - start < 2:
+        return None
+    lead = doc[start - 1].text if start > 0 and not doc[start - 1].like_num else ""
+    return start, end, f"{lead} {doc[start:end].text}"
 
 
 def _arg(token, clause=None) -> Arg:
@@ -285,8 +317,9 @@ def _arg(token, clause=None) -> Arg:
     # ("no more than eight tablets" is another bound than "more than eight tablets")
     bounded = frozenset(lemmas & (_BOUND_WORDS | {"no", "not"})) if lemmas & _BOUND_WORDS else frozenset()
     restricted = any(c.dep_ in ("acl", "relcl") and c is not clause and not _aside(c) for c in token.children)
+    hedge = next((_lemma(t) for t in token.subtree if _lemma(t) in HEDGES and _number(t.head) is not None), "")
     return Arg(head, mods, mods | {head} | _appositive(token), numbers, named, token.pos_ == "PRON", bounded,
-               token.text[:1].isupper(), restricted)
+               token.text[:1].isupper(), restricted, hedge=hedge)
 
 
 def _appositive(token) -> frozenset[str]:
@@ -845,8 +878,9 @@ def _span_years(verb) -> tuple[str, str] | None:
 
 
 def _is_year_token(token) -> bool:
+    """A year in digits: a number in words is a count ("almost a thousand years before")."""
     number = _number(token)
-    return bool(number and number.isdigit() and 1000 <= int(number) <= 2100)
+    return bool(number and number.isdigit() and 1000 <= int(number) <= 2100) and _spelled_whole(token) is None
 
 
 def _up_to_verb(token) -> list:
@@ -863,9 +897,8 @@ def _up_to_verb(token) -> list:
 
 _ADVERB_COMPARATIVES = frozenset({"further", "farther", "later", "earlier", "sooner"})
 """Comparatives spaCy may tag as plain adverbs ("opens an hour later than", "travel 90 km further")."""
-_HEDGES = {"almost": "almost", "nearly": "almost", "about": "about", "around": "about", "roughly": "about",
-           "approximately": "about", "some": "about", "over": "over", "more": "over", "under": "under",
-           "less": "under", "fewer": "under"}
+_HEDGES = {w: "almost" if w in BELOW_HEDGES else "about" for w in HEDGES} | {
+    "over": "over", "more": "over", "under": "under", "less": "under", "fewer": "under"}
 _SCALES = {"hundred": 100.0, "thousand": 1000.0, "million": 1e6, "billion": 1e9, "dozen": 12.0}
 
 
@@ -874,8 +907,13 @@ def _gap(measure) -> tuple[float | None, str]:
     and its hedge; None when no number is read ("a few years")."""
     value: float | None = None
     hedge = "exact"
+    spans: set[tuple[int, int]] = set()  # the spelled numbers read: each holds its scale word
     for t in measure.subtree:  # the measure itself included: "by 3 million" hangs on "million"
         lemma = _lemma(t)
+        if _spelled_whole(t) is not None and (span := _spelled_span(t)) is not None:
+            if span[:2] in spans:
+                continue
+            spans.add(span[:2])
         if lemma in _HEDGES:
             hedge = _HEDGES[lemma]
         elif lemma in ("few", "several", "many", "some"):
@@ -970,8 +1008,9 @@ def _unit(token) -> str | None:
 
 def _reads_as_year(token, value: float | None) -> bool:
     """A year: four plain digits from 1000 to 2100 (or a date's year), or an integer from 100
-    to 999 that counts no noun ("in 476", not "after 120 minutes")."""
-    if value is None:
+    to 999 that counts no noun ("in 476", not "after 120 minutes"); never a number in several
+    words ("three hundred", "a thousand": a count)."""
+    if value is None or _spelled_whole(token) is not None:
         return False
     if 1000 <= value < 2101:
         return token.text.isdigit() or not float(value).is_integer()
@@ -998,7 +1037,7 @@ def _value(tokens: list, i: int) -> float | None:
         return value + (month - 1) / 12 + day_value / 372
     if i + 1 < len(tokens) and _lemma(tokens[i + 1]) in _MONTHS:
         return None  # the day of a date: its year carries it
-    if i + 1 < len(tokens) and _lemma(tokens[i + 1]) in _SCALES:
+    if i + 1 < len(tokens) and _lemma(tokens[i + 1]) in _SCALES and _spelled_whole(tokens[i]) is None:
         return value * _SCALES[_lemma(tokens[i + 1])]  # "2 million kelvin" against "5,800 kelvin"
     return value
 
@@ -1203,6 +1242,13 @@ def _numbers_differ(mine: Arg, theirs: Arg) -> bool:
     return bool(mine.numbers and theirs.numbers and not mine.numbers & theirs.numbers)
 
 
+def _approximated(mine: Arg, theirs: Arg) -> bool:
+    """Does one side say its number as an approximation of the other's ("about 5,000
+    households" / "4,870 households"; `numbers.approximates`)?"""
+    return any(a.hedge and approximates(n, b.numbers, a.hedge in BELOW_HEDGES)
+               for a, b in ((mine, theirs), (theirs, mine)) for n in a.numbers)
+
+
 def _same_quantity(mine: Arg, theirs: Arg) -> bool:
     """Do two arguments with other unit words, one among the modifiers of each, state the same
     quantity ("1.2 km" / "1,200 metres")? Compared in the dimension's base unit."""
@@ -1223,8 +1269,9 @@ def _compare(mine: Arg, theirs: Arg, core: bool) -> int:
         return 0
     core = core or ((mine.named or mine.capital) and (theirs.named or theirs.capital))
     if _numbers_differ(mine, theirs):
-        # ("1.2 km long" / "1,200 metres long": one length in other units)
-        return 1 if _same_quantity(mine, theirs) else -1
+        # ("1.2 km long" / "1,200 metres long": one length in other units; "about 5,000
+        # households" / "4,870 households": one number and its approximation)
+        return 1 if _same_quantity(mine, theirs) or _approximated(mine, theirs) else -1
     if mine.head == theirs.head:
         # Each with a modifier the other lacks: "rear brakes" / "front brakes", "part-time
         # staff" / "full-time staff"; "new drug" / "drug" agree.
@@ -1597,7 +1644,8 @@ def _swapped_roles(claim: Facts, premise: Facts) -> str | None:
                 # numbers differ ("for two years" / "for one year"), or where the claim's
                 # own, modifiers and all, stands elsewhere in it; otherwise one thing
                 # written two ways ("a British national" / "a UK national").
-                moved = any(a.contrasted or (_numbers_differ(a, arg) and not _same_quantity(a, arg))
+                moved = any(a.contrasted or (_numbers_differ(a, arg) and not _same_quantity(a, arg)
+                                                 and not _approximated(a, arg))
                             for a in namesakes) or any(
                     _compare(arg, a, True) == 1 for p in premise.atoms for _, a in p.slots if a not in namesakes)
             else:

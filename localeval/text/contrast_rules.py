@@ -49,7 +49,7 @@ from typing import NamedTuple
 
 from localeval.text.lexical import normalise, states_in_order, stop_words
 from localeval.text.memo import memo_scope, remembered
-from localeval.text.numbers import NUMBER_WORDS, numbers_in, ordinals
+from localeval.text.numbers import NUMBER_WORDS, approximated, is_year, number_value, numbers_in, ordinals
 from localeval.text.periods import century_numbers
 
 __all__ = ["CONTRAST_RULES", "RULES_WITHOUT_PARSE", "Spoken", "confirmation", "contrast", "contrast_identity",
@@ -264,8 +264,9 @@ def _missing_numbers(claim: str, premise: str, source: str) -> list[str]:
     # what the claim draws on.
     known = (stated | numbers_in(source) | century_numbers(claim, source or premise)
              | _shared_ordinals(claim, premise) | _shared_ordinals(claim, source))
-    return sorted(v for v in claimed - known if not _follows(v, premise, stated) and not _spoken(v, claim, premise)
-                  and not (_is_year(v) and _says_relative_year(source or premise)))
+    near = approximated(claim, claimed - known, stated | numbers_in(source))  # "about 5,000" for 4,870
+    return sorted(v for v in claimed - known - near if not _follows(v, premise, stated) and not _spoken(v, claim, premise)
+                  and not (is_year(v) and _says_relative_year(source or premise)))
 
 
 def _shared_ordinals(claim: str, premise: str) -> set[str]:
@@ -310,7 +311,7 @@ def spoken_quantities(text: str) -> tuple[Spoken, ...]:
         elif m["count"]:
             # (the number reader leaves "one" out: it is more often a pronoun)
             counted = {"1"} if m["count"].lower() == "one" else numbers_in(m["count"])
-            if len(counted) != 1 or (whole := _value(next(iter(counted)))) is None:
+            if len(counted) != 1 or (whole := number_value(next(iter(counted)))) is None:
                 continue
             amount = whole + 0.5
         elif m["half"]:
@@ -343,7 +344,7 @@ def _spoken(number: str, claim: str, premise: str) -> bool:
     said = spoken_quantities(premise)
     if not said:
         return False
-    value = _value(number)
+    value = number_value(number)
     return value is not None and any(
         s.dimension == dimension and same_value(value * _FACTORS[unit], s.value)
         for s in said for dimension, unit in _measures(claim).get(number, ()) if unit in _FACTORS)
@@ -373,37 +374,26 @@ def _says_relative_year(text: str) -> bool:
     return _RELATIVE_YEAR.search(text) is not None
 
 
-def _is_year(number: str) -> bool:
-    return number.isdigit() and 1000 <= int(number) <= 2100
-
-
-def _value(number: str) -> float | None:
-    try:
-        return float(number)
-    except ValueError:
-        return None
-
-
 def _follows(number: str, premise: str, stated: frozenset[str]) -> bool:
     """Can the premise give ``number`` without stating it? A year of a decade ("1920s"), a
     difference or sum of two stated numbers ("six years before" from 1998 and 2004), a value
     inside a stated range ("19" between "at least 18" and "under 21"), or the same quantity in
     another unit ("1,200 metres" for "1.2 km")."""
     if number.endswith("s"):  # a decade
-        start = _value(number[:-1])
-        return start is not None and any((v := _value(x)) is not None and start <= v < start + 10 for x in stated)
-    value = _value(number)
+        start = number_value(number[:-1])
+        return start is not None and any((v := number_value(x)) is not None and start <= v < start + 10 for x in stated)
+    value = number_value(number)
     if value is None:
         return False
-    values = [v for x in stated if (v := _value(x)) is not None]
+    values = [v for x in stated if (v := number_value(x)) is not None]
     # (A ratio too: "eight times the standard dose" from 500 mg and 4,000 mg.)
     if any(abs(abs(a - b) - value) < 1e-9 or abs(a + b - value) < 1e-9
            or (min(a, b) > 0 and abs(max(a, b) / min(a, b) - value) < 1e-9)
            for i, a in enumerate(values) for b in values[i + 1:]):
         return True
     bounds = {key: {b.side for b in found} for key, found in _bounds(premise).items()}
-    lows = [v for (x, _), sides in bounds.items() if 1 in sides and (v := _value(x)) is not None]
-    highs = [v for (x, _), sides in bounds.items() if -1 in sides and (v := _value(x)) is not None]
+    lows = [v for (x, _), sides in bounds.items() if 1 in sides and (v := number_value(x)) is not None]
+    highs = [v for (x, _), sides in bounds.items() if -1 in sides and (v := number_value(x)) is not None]
     if any(lo <= value <= hi for lo in lows for hi in highs):
         return True
     return any(abs(value * factor - base) < 1e-6 * max(1.0, base) for factor in _FACTORS.values()
@@ -414,7 +404,7 @@ def quantity(number: str, unit: str) -> tuple[str, float] | None:
     """A number said with a unit word ("1.2", "km") as its dimension and its value in the
     dimension's base unit (metres, grams, seconds): ("length", 1200.0); None where the word is no
     unit that converts by a factor."""
-    value, found = _value(number), _UNITS.get(unit)
+    value, found = number_value(number), _UNITS.get(unit)
     if value is None or found is None or found[1] not in _FACTORS:
         return None
     return found[0], value * _FACTORS[found[1]]
@@ -424,7 +414,7 @@ def _base_values(text: str) -> set[float]:
     """Every stated quantity in its dimension's base unit (metres, grams, seconds)."""
     out = set()
     for number, units in _measures(text).items():
-        value = _value(number)
+        value = number_value(number)
         if value is None:
             continue
         out |= {value * _FACTORS[unit] for _, unit in units if unit in _FACTORS}

@@ -26,16 +26,20 @@ from typing import NamedTuple
 from localeval.text.contrast_rules import quantity, same_value, spoken_quantities
 from localeval.text.coverage import UNIT_SPELLINGS, coverage_words
 from localeval.text.memo import remembered
-from localeval.text.numbers import SPELLED_NUMBERS, numbers_in, ordinals
+from localeval.text.numbers import SCALE_WORDS, SPELLED_NUMBERS, numbers_in, ordinals
 from localeval.text.periods import narrowed
 
 __all__ = ["restated"]
 
 _UNIT = "|".join(sorted(map(re.escape, UNIT_SPELLINGS), key=len, reverse=True))
+_SCALE = "|".join(sorted(SCALE_WORDS))
+_AFTER_SCALE = "(?:" + "|".join(f"(?<={w})" for w in sorted(SCALE_WORDS)) + ")"  # (a look-behind has one width)
 _MENTION = re.compile(
     r"(?<![\w.,:])"
     r"(?P<number>[$€£]\s?\d+(?:,\d{3})*(?:\.\d+)?|\d+(?:,\d{3})*(?:[.:]\d+)?(?:\s?[ap]\.?m\b\.?)?"
-    rf"|(?:{SPELLED_NUMBERS})(?:[\s-]+(?:{SPELLED_NUMBERS}))*)"
+    rf"|(?:an?\s+(?={_SCALE}))?(?:{SPELLED_NUMBERS})"
+    # "and" inside a number only after a scale word: "three hundred and sixty-five".
+    rf"(?:(?:[\s-]+|{_AFTER_SCALE}\s+and\s+)(?:{SPELLED_NUMBERS}))*)"
     # A unit, and after it a rate's other unit ("80 kilometres per hour", "25 mg a day"): read
     # as one quantity, or "80 kilometres" alone would be written "80 km/h" before "per hour".
     rf"(?:(?P<unit>\s?(?:{_UNIT}))(?P<rate>\s+(?:per|an?|each)\s+(?:{_UNIT}))?)?(?![\w])",

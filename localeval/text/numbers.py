@@ -13,7 +13,8 @@ from typing import NamedTuple
 
 from localeval.text.memo import remembered
 
-__all__ = ["NUMBER_WORDS", "ORDINAL_LEADS", "ORDINAL_WORDS", "SPELLED_NUMBERS", "TENS_WORDS", "Ordinal", "numbers_in", "ordinals"]
+__all__ = ["BELOW_HEDGES", "HEDGES", "NUMBER_WORDS", "ORDINAL_LEADS", "ORDINAL_WORDS", "SCALE_WORDS", "SPELLED_NUMBERS",
+           "TENS_WORDS", "Ordinal", "approximated", "approximates", "hedged_numbers", "is_year", "number_value", "numbers_in", "ordinals"]
 
 _UNITS = {
     w: i for i, w in enumerate(
@@ -29,16 +30,17 @@ ORDINAL_WORDS: dict[str, int] = {w: i + 1 for i, w in enumerate(
     w: 10 * (i + 2) for i, w in enumerate("twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth "
                                           "ninetieth".split())}
 """Ordinal words and their numbers; a compound ("forty-fifth") joins a tens word to one of 1-9."""
-# The ordinal that ends a compound ordinal ("twenty-first", "forty-fifth"): the whole is its
-# number, as "21st" is, not its tens word's ("the forty-fifth president" read 40 and was called
-# missing beside "the 45th president"). "second" only after a word that takes an ordinal ("the
+# An ordinal ends a compound ("twenty-first", "forty-fifth"): the whole is its number, as
+# "21st" is, not its tens word's ("the forty-fifth president" read 40 and was called missing
+# beside "the 45th president"). "second" only after a word that takes an ordinal ("the
 # thirty-second president", "its twenty-second year"): "a twenty-second delay" is 20 seconds.
-_ORDINAL_UNITS = {w: v for w, v in ORDINAL_WORDS.items() if v < 10}
 ORDINAL_LEADS = frozenset("the its his her their our my your whose".split())
 """Words before a number that make "...-second" an ordinal, not a count of seconds (a
 possessive "'s" too)."""
 _SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000,
            "trillion": 1_000_000_000_000, "k": 1_000, "bn": 1_000_000_000}  # not "m": metres
+SCALE_WORDS = frozenset({"hundred", "thousand", "million", "billion", "trillion"})
+"""The scale words in full, the ones "a" or "an" counts one of ("a hundred", "a million")."""
 NUMBER_WORDS: frozenset[str] = frozenset(_UNITS) | frozenset(TENS_WORDS) | frozenset(_SCALES)
 """The words `numbers_in` reads as (part of) a number."""
 # A comma belongs to a number only between digits, so that "in 2022, while" reads 2022.
@@ -118,53 +120,197 @@ def _times_and_decades(text: str) -> tuple[str, set[str]]:
     return _CODE.sub(" ", _DECADE.sub(decade, text)), found
 
 
-def _tens(value: float) -> bool:
-    """A bare tens number ("twenty") that a unit or an ordinal word after it may complete."""
-    return 20 <= value < 100 and value % 10 == 0
-
-
 @remembered
 def numbers_in(text: str) -> frozenset[str]:
     """Canonical numbers stated in ``text`` ("3,000" / "three thousand" -> ``"3000"``).
 
-    A number word joined to a tens word ("twenty-five") is one number, and so is an ordinal
-    joined to one ("twenty-first" -> ``"21"``, as "21st"; an ordinal alone, "nineteenth", states
-    no number); a scale word after a number multiplies it ("2.5 million" -> ``"2500000"``).
-    "one" alone is left out: it is far more often a pronoun ("the one that ...") than a count.
+    Number words read as English writes them (`_spelled`): "twenty-five" is 25, "three hundred
+    and sixty-five" 365, "a hundred" 100, "one thousand two hundred" 1200; an ordinal ends a
+    compound ("twenty-first" and "one hundred and first" are 21 and 101, as "21st" and "101st"
+    are; an ordinal alone, "nineteenth", states no number). A scale word after digits multiplies
+    them ("2.5 million" -> ``"2500000"``). "one" alone is left out: it is far more often a
+    pronoun ("the one that ...") than a count.
     """
-    current: float | None = None  # the number being read
-    spelled = True  # read from words only (so "one" alone can be skipped)
-    lead = previous = ""  # the word before the number being read, and the last token
-
-    def close() -> None:
-        if current is not None and not (spelled and current == 1):
-            found.add(_canonical(current))
-
     text, found = _times_and_decades(text)
-    for token in _TOKEN.findall(text.replace("-", " ")):
-        lowered = token.lower()
-        value = _value(token)
-        if value is not None:
-            # Only a tens word: "40 five-star hotels" are forty.
-            if current is not None and spelled and lowered in _UNITS and _tens(current):
-                current += value  # "twenty five"
-            else:
-                close()
-                current, spelled, lead = value, not token[0].isdigit(), previous
-        elif (current is not None and spelled and lowered in _ORDINAL_UNITS and _tens(current)
-              and (lowered != "second" or lead in ORDINAL_LEADS or lead == "s")):  # "s": "Ohio's"
-            current += _ORDINAL_UNITS[lowered]  # "twenty-first": complete, nothing multiplies it
-            close()
-            current = None
-        elif current is not None and lowered in _SCALES:
-            current *= _SCALES[lowered]
-            spelled = False
-        else:
-            close()
-            current = None
-        previous = lowered
-    close()
+    tokens = [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text.replace("-", " "))]
+    words = [token.lower() for token, _, _ in tokens]
+    # Words of one number stand next to each other: "five hundred, twenty of them" is two.
+    joined = [i > 0 and not text[tokens[i - 1][2]:tokens[i][1]].replace("-", " ").strip() for i in range(len(tokens))]
+    i = 0
+    while i < len(tokens):
+        token = tokens[i][0]
+        if token[0].isdigit():
+            value, i = _value(token), i + 1
+            while value is not None and i < len(tokens) and words[i] in _SCALES and joined[i]:
+                value, i = value * _SCALES[words[i]], i + 1
+            if value is not None:
+                found.add(_canonical(value))
+            continue
+        read = _spelled(words, joined, i)
+        if read is None:
+            i += 1
+            continue
+        value, end = read
+        if not (end == i + 1 and value == 1):  # "one" alone
+            found.add(_canonical(value))
+        i = end
     return frozenset(found)
+
+
+_GROUP_SCALES = {w: v for w, v in _SCALES.items() if v > 100}
+"""The scale words that close a group of three digits ("two thousand", "5k")."""
+
+
+def _small(words: list[str], joined: list[bool], i: int) -> tuple[float, int] | None:
+    """The number 0-99 that number words start at ``words[i]`` ("seven", "nineteen", "forty",
+    "forty five"), and where it ends; None where no unit or tens word stands there."""
+    word = words[i]
+    if word in _UNITS:
+        return float(_UNITS[word]), i + 1
+    if word not in TENS_WORDS:
+        return None
+    value = float(TENS_WORDS[word])
+    if i + 1 < len(words) and joined[i + 1] and 1 <= _UNITS.get(words[i + 1], 0) <= 9:
+        return value + _UNITS[words[i + 1]], i + 2
+    return value, i + 1
+
+
+def _ordinal_at(words: list[str], joined: list[bool], i: int, lead: str) -> int | None:
+    """The number of the ordinal word at ``words[i]`` that completes a spelled number
+    ("twenty-first", "hundred and tenth"), or None. "second" only after a word that takes an
+    ordinal (`ORDINAL_LEADS`, or a possessive's "s": "Ohio's"): "a twenty-second delay" is
+    twenty seconds."""
+    if i >= len(words) or not joined[i] or words[i] not in ORDINAL_WORDS:
+        return None
+    return None if words[i] == "second" and lead not in ORDINAL_LEADS and lead != "s" else ORDINAL_WORDS[words[i]]
+
+
+def _spelled(words: list[str], joined: list[bool], i: int) -> tuple[float, int] | None:
+    """The number that number words starting at ``words[i]`` write, and the index after its
+    last word; None where none starts there.
+
+    Groups below a thousand ("three hundred and sixty-five") joined by scale words ("two
+    thousand and five", "one million two hundred thousand"); "a" or "an" before a scale word
+    counts one ("a hundred"); "and" joins only a number below a hundred after "hundred" or a
+    scale word, so "between one hundred and two hundred" stays two numbers; "half a million"
+    is 500,000. An ordinal word
+    after a bare tens word, after "hundred" or after such an "and" ends the number: "twenty-
+    first" is 21 and "one hundred and first" 101."""
+    lead = words[i - 1] if i > 0 else ""
+    total, group, after, j = 0.0, 0.0, "", i
+    if words[i] in ("a", "an") and i + 1 < len(words) and joined[i + 1] and words[i + 1] in SCALE_WORDS:
+        group, after, j = 1.0, "small", i + 1
+    elif words[i] == "half" and i + 2 < len(words) and joined[i + 1] and words[i + 1] in ("a", "an") and (
+            joined[i + 2] and words[i + 2] in SCALE_WORDS):
+        group, after, j = 0.5, "small", i + 2  # "half a million"
+    while j < len(words) and (j == i or joined[j]):
+        word = words[j]
+        small = _small(words, joined, j) if after in ("", "hundred", "scale", "and") else None
+        if small is not None:
+            group, j, after = group + small[0], small[1], "small"
+            ordinal = _ordinal_at(words, joined, j, lead) if words[j - 1] in TENS_WORDS else None
+            if ordinal is not None and ordinal < 10:  # "twenty-first"
+                return total + group + ordinal, j + 1
+            continue
+        if word == "hundred" and after == "small" and group < 100:
+            group, after, j = group * 100, "hundred", j + 1
+            continue
+        if word in _GROUP_SCALES and after in ("small", "hundred"):
+            total, group, after, j = total + group * _GROUP_SCALES[word], 0.0, "scale", j + 1
+            continue
+        if after in ("hundred", "scale"):
+            step = 1 if word == "and" else 0
+            ordinal = _ordinal_at(words, joined, j + step, lead)
+            if ordinal is not None and (step or after == "hundred"):  # "one hundred and first"
+                return total + group + ordinal, j + step + 1
+            nxt = _small(words, joined, j + 1) if step and j + 1 < len(words) and joined[j + 1] else None
+            # Below a hundred, and not a number of its own: "one hundred and two hundred" is two.
+            if nxt is not None and not (nxt[1] < len(words) and joined[nxt[1]] and words[nxt[1]] in _SCALES):
+                after, j = "and", j + 1
+                continue
+        break
+    return None if after == "" else (total + group, j)
+
+
+def number_value(number: str) -> float | None:
+    """A canonical number of `numbers_in` as a float; None for a clock time ("14:00"), a decade
+    ("1920s") or a word ("nan" would read as a float)."""
+    if not number[:1].isdigit():
+        return None
+    try:
+        return float(number)
+    except ValueError:
+        return None
+
+
+def is_year(number: str) -> bool:
+    """A canonical number that reads as a year: an integer from 1000 to 2100."""
+    return number.isdigit() and 1000 <= int(number) <= 2100
+
+
+# A number said as an approximation: "about 5,000 households" for 4,870, "almost a thousand
+# years" for the 977 between two dates. "almost" / "nearly" stay below the true value.
+BELOW_HEDGES = frozenset({"almost", "nearly"})
+"""Hedges that keep a number above the value it approximates ("almost a thousand" for 977)."""
+HEDGES = frozenset({"about", "around", "roughly", "approximately", "some"}) | BELOW_HEDGES
+"""Words that make the number after them an approximation."""
+_HEDGE = re.compile(rf"\b(?P<hedge>{'|'.join(sorted(HEDGES))}|close\s+to)\s+"
+                    r"(?=(?P<rest>(?:\S+\s+){0,5}\S+))", re.IGNORECASE)  # (a look-ahead: hedges may be close)
+_HEDGE_TOLERANCE = 0.05
+"""How far, as a share of the claim's number, a hedged number may lie from what it approximates:
+close, since every stated number and every difference and sum of two is a candidate ("rose by
+about two million" is no approximation of a level of 1.9 million)."""
+
+
+_SPANS_OF_TIME = frozenset({"year", "years", "decade", "decades", "century", "centuries"})
+
+
+@remembered
+def hedged_numbers(claim: str) -> dict[str, tuple[bool, bool]]:
+    """The claim's numbers said with a hedge before them, each with whether the hedge keeps it
+    above the true value ("almost", "nearly") and whether it counts years ("about 1,500 years":
+    a span of time, never a year). The number a hedge governs is the longest run of the words
+    after it that states one number ("almost a thousand years before ...": 1000)."""
+    out: dict[str, tuple[bool, bool]] = {}
+    for m in _HEDGE.finditer(claim):
+        words, number, end = m["rest"].split(), None, 0
+        for k in range(1, len(words) + 1):
+            found = numbers_in(" ".join(words[:k]))
+            if len(found) > 1:
+                break
+            if found and next(iter(found)) != number:
+                number, end = next(iter(found)), k  # (the words that state it end here)
+            elif not found and number is not None:
+                break
+        if number is not None:
+            span = end < len(words) and words[end].lower().strip(".,;") in _SPANS_OF_TIME
+            out[number] = (m["hedge"].lower() in BELOW_HEDGES, span)
+    return out
+
+
+def approximates(number: str, stated: frozenset[str] | set[str], below: bool = False, span: bool = False) -> bool:
+    """Does the claim's hedged ``number`` approximate a stated number, or the difference of two
+    (the years between two dates) or their sum, within `_HEDGE_TOLERANCE` of it, and not above
+    it where the hedge is "almost" (``below``)? A year stands for itself only beside a year: a
+    span of time (``span``, or any number that cannot be a year) is read against the gap
+    between two years, not against one of them."""
+    value = number_value(number)
+    if value is None or value <= 0:
+        return False
+    numbers = [(x, v) for x in sorted(stated) if (v := number_value(x)) is not None]
+    pairs = [(x, y) for i, x in enumerate(numbers) for y in numbers[i + 1:]]
+    candidates = ([v for x, v in numbers if (is_year(number) and not span) or not is_year(x)]
+                  + [abs(a - b) for (_, a), (_, b) in pairs]
+                  + [a + b for (x, a), (y, b) in pairs if not (is_year(x) or is_year(y))])
+    return any(abs(c - value) < _HEDGE_TOLERANCE * value and not (below and c > value) for c in candidates)
+
+
+def approximated(claim: str, numbers: set[str] | frozenset[str], stated: set[str] | frozenset[str]) -> set[str]:
+    """Those of ``numbers`` (the claim's, missing from the evidence) that the claim says with a
+    hedge and a number of ``stated`` approximates (`hedged_numbers`, `approximates`): every
+    reader that asks whether the evidence holds a claim's number asks this too."""
+    hedged = hedged_numbers(claim) if numbers else {}
+    return {v for v in numbers if v in hedged and approximates(v, stated, *hedged[v])}
 
 
 _ORDINAL = re.compile(
