@@ -81,6 +81,22 @@ def test_one_as_a_pronoun_and_ungrouped_commas_are_not_numbers():
     assert lexical_words("It cost $3,000.") >= {"3000"}
 
 
+@pytest.mark.parametrize("number, stated, below, span, near", [
+    ("5000", {"4870"}, False, False, True),       # "about 5,000": rounds to thousands
+    ("198", {"197.9"}, False, False, True),       # "around 198": to units
+    ("198", {"199.8", "195.7"}, False, False, False),
+    ("4900", {"4870"}, True, False, True),        # "nearly 4,900", from below
+    ("4800", {"4870"}, True, False, False),       # "nearly 4,800" is below 4,800
+    ("2000000", {"1900000"}, False, False, False),  # "about two million": more than 5 % off
+    ("1000", {"476", "1453"}, True, True, True),  # "almost a thousand years": the gap, 977
+    ("1500", {"476", "1453"}, False, True, False),  # "about 1,500 years": not the year 1453
+])
+def test_a_hedged_number_approximates_within_its_rounding(number, stated, below, span, near):
+    from localeval.text.numbers import approximates
+
+    assert approximates(number, stated, below, span) == near
+
+
 def test_a_hedged_number_the_contexts_approximate_is_not_missing():
     # Coverage reads a hedged number as the number rule does (`numbers.approximated`): "almost
     # a thousand years" is the 977 between the two dates, "about 6,000" is not 4,870.

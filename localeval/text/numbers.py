@@ -256,10 +256,9 @@ HEDGES = frozenset({"about", "around", "roughly", "approximately", "some"}) | BE
 """Words that make the number after them an approximation."""
 _HEDGE = re.compile(rf"\b(?P<hedge>{'|'.join(sorted(HEDGES))}|close\s+to)\s+"
                     r"(?=(?P<rest>(?:\S+\s+){0,5}\S+))", re.IGNORECASE)  # (a look-ahead: hedges may be close)
-_HEDGE_TOLERANCE = 0.05
-"""How far, as a share of the claim's number, a hedged number may lie from what it approximates:
-close, since every stated number and every difference and sum of two is a candidate ("rose by
-about two million" is no approximation of a level of 1.9 million)."""
+_HEDGE_SHARE = 0.05
+"""The farthest a hedged number may lie from what it approximates, as a share of it: "about two
+million" is no approximation of 1.9 million, whatever its rounding."""
 
 
 _SPANS_OF_TIME = frozenset({"year", "years", "decade", "decades", "century", "centuries"})
@@ -289,20 +288,28 @@ def hedged_numbers(claim: str) -> dict[str, tuple[bool, bool]]:
 
 
 def approximates(number: str, stated: frozenset[str] | set[str], below: bool = False, span: bool = False) -> bool:
-    """Does the claim's hedged ``number`` approximate a stated number, or the difference of two
-    (the years between two dates) or their sum, within `_HEDGE_TOLERANCE` of it, and not above
-    it where the hedge is "almost" (``below``)? A year stands for itself only beside a year: a
-    span of time (``span``, or any number that cannot be a year) is read against the gap
-    between two years, not against one of them."""
+    """Does the claim's hedged ``number`` approximate a stated number, or, for a span of years
+    (``span``), the gap between two ("almost a thousand years" for 476 and 1453)? Within the rounding its digits
+    imply (`_rounding`: "about 5,000" takes 4,501-5,499, "around 198" 197.5-198.5) and within
+    `_HEDGE_SHARE` of it, and not above it where the hedge is "almost" (``below``). A year
+    stands for itself only beside a year: a span of time is read against the gaps, not against
+    a year. (Sums, and gaps for other numbers, are left out: with a table of numbers in the
+    evidence, some pair lands near any number.)"""
     value = number_value(number)
     if value is None or value <= 0:
         return False
+    reach = min(_rounding(number) / 2, _HEDGE_SHARE * value)
     numbers = [(x, v) for x in sorted(stated) if (v := number_value(x)) is not None]
-    pairs = [(x, y) for i, x in enumerate(numbers) for y in numbers[i + 1:]]
-    candidates = ([v for x, v in numbers if (is_year(number) and not span) or not is_year(x)]
-                  + [abs(a - b) for (_, a), (_, b) in pairs]
-                  + [a + b for (x, a), (y, b) in pairs if not (is_year(x) or is_year(y))])
-    return any(abs(c - value) < _HEDGE_TOLERANCE * value and not (below and c > value) for c in candidates)
+    gaps = [abs(a - b) for i, (_, a) in enumerate(numbers) for _, b in numbers[i + 1:]] if span else []
+    candidates = [v for x, v in numbers if (is_year(number) and not span) or not is_year(x)] + gaps
+    return any(abs(c - value) < reach and not (below and c > value) for c in candidates)
+
+
+def _rounding(number: str) -> float:
+    """The unit a number's written digits round to: 1,000 for "5000", 1 for "198", 0.1 for "1.5"."""
+    if "." in number:
+        return 10.0 ** -len(number.split(".")[1])
+    return 10.0 ** (len(number) - len(number.rstrip("0")))
 
 
 def approximated(claim: str, numbers: set[str] | frozenset[str], stated: set[str] | frozenset[str]) -> set[str]:
