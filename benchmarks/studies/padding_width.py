@@ -56,13 +56,14 @@ def scores(judge, captured: list[tuple[list, str]], batch: int, extra: int = 0) 
     from localeval.judge.nli import ScoringState
 
     if extra:
-        judge.pad_batch = widened(judge, extra)
+        judge.pad_batch = widened(judge, extra)  # this judge only, until the scores are in
     try:
         state = ScoringState()
         return np.concatenate([judge.score_distinct(pairs, task, batch_size=batch, state=state)
                                for pairs, task in captured])
     finally:
-        judge.__dict__.pop("pad_batch", None)
+        if extra:
+            del judge.pad_batch  # the class's own again
 
 
 def compare(base: np.ndarray, other: np.ndarray, threshold: float = 0.5) -> dict:
