@@ -244,8 +244,9 @@ def _missing_words(text: str, unit: str) -> tuple[set[str], set[str]]:
     missing = {w for w in lexical_words(text) - theirs
                if not (len(w) >= STEM_PREFIX and any(len(u) >= STEM_PREFIX and (w.startswith(u) or u.startswith(w))
                                                      for u in theirs))}
-    numbers = numbers_in(text) - numbers_in(unit)
-    near = approximated(text, numbers, numbers_in(unit))  # "about 5,000" for 4,870: held
+    stated = numbers_in(unit)
+    numbers = numbers_in(text) - stated
+    near = approximated(text, numbers, stated)  # "about 5,000" for 4,870: held
     return missing - near, set(numbers - near)
 
 

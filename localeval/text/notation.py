@@ -49,6 +49,7 @@ _MENTION = re.compile(
 
 _CURRENCY = re.compile(r"^[$€£]\s?")
 
+
 class _Mention(NamedTuple):
     start: int
     end: int  # after the rate, where there is one

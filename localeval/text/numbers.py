@@ -178,11 +178,10 @@ def _small(words: list[str], joined: list[bool], i: int) -> tuple[float, int] | 
 def _ordinal_at(words: list[str], joined: list[bool], i: int, lead: str) -> int | None:
     """The number of the ordinal word at ``words[i]`` that completes a spelled number
     ("twenty-first", "hundred and tenth"), or None. "second" only after a word that takes an
-    ordinal (`ORDINAL_LEADS`, or a possessive's "s": "Ohio's"): "a twenty-second delay" is
-    twenty seconds."""
+    ordinal (`_takes_ordinal`): "a twenty-second delay" is twenty seconds."""
     if i >= len(words) or not joined[i] or words[i] not in ORDINAL_WORDS:
         return None
-    return None if words[i] == "second" and lead not in ORDINAL_LEADS and lead != "s" else ORDINAL_WORDS[words[i]]
+    return None if words[i] == "second" and not _takes_ordinal(lead) else ORDINAL_WORDS[words[i]]
 
 
 def _spelled(words: list[str], joined: list[bool], i: int) -> tuple[float, int] | None:
@@ -362,7 +361,14 @@ def ordinals(text: str) -> tuple[Ordinal, ...]:
     return tuple(out)
 
 
+def _takes_ordinal(word: str) -> bool:
+    """Does ``word``, before a "...-second", make it an ordinal: one of `ORDINAL_LEADS` or a
+    possessive ("Ohio's", or its "s" as the number reader's tokens split it)?"""
+    word = word.lower()
+    return word in ORDINAL_LEADS or word == "s" or word.endswith("'s")
+
+
 def _leads(before: str) -> bool:
-    """Does the word before a "...-second" make it an ordinal (`ORDINAL_LEADS`, a possessive)?"""
+    """Does the word before a "...-second" make it an ordinal (`_takes_ordinal`)?"""
     last = _LAST_WORD.search(before)
-    return last is not None and (last[1].lower() in ORDINAL_LEADS or last[1].lower().endswith("'s"))
+    return last is not None and _takes_ordinal(last[1])
