@@ -166,11 +166,14 @@ def _csv_input(tmp_path) -> str:
 
 
 @pytest.mark.parametrize("kind", ["csv", "memory"])  # parquet: through the CLI above
-def test_ray_reads_every_input_form_as_the_local_engine(local_ray, judge_dir, tmp_path, kind):
+def test_ray_reads_every_input_form_as_the_local_engine(local_ray, tmp_path, kind):
+    """What is read is the point here (every cell comes back in the records): the judge-free
+    retrieval metric spares each Ray run its actors' judge (the judged metrics' equality:
+    the tests above)."""
     data: object = _csv_input(tmp_path) if kind == "csv" else make_rows(8, seed=4)
-    common = dict(model=str(judge_dir), device="cpu", block_size=3, show_progress=False, max_row_chars=250)
-    local = evaluate(data, METRICS, **common)
-    remote = evaluate(data, METRICS, engine="ray", **common)
+    common = dict(block_size=3, show_progress=False, max_row_chars=250)
+    local = evaluate(data, ["retrieval"], **common)
+    remote = evaluate(data, ["retrieval"], engine="ray", **common)
     assert len(remote) == len(local) >= 8
     assert [r.line for r in remote] == [r.line for r in local]
     assert same_up_to(remote.to_records(), local.to_records())
