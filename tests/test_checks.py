@@ -899,3 +899,44 @@ def test_a_claim_that_names_the_thing_by_what_the_premise_says_of_its_aim_is_no_
     premise = "The purpose of the survey was to measure household spending, while the census measured household income."
     reason = contrast("The survey measured household income.", premise, rules=("swap",))
     assert reason is not None and reason.startswith("swap"), reason
+
+
+@pytest.mark.parametrize("premise, restated", [
+    ("Visitor numbers rose from 1.9 million in 2022 to 2.4 million in 2023.",
+     "Visitor numbers rose by about half a million from 2022 to 2023."),
+    ("Enrolment fell from 14,200 students in 2019 to 12,900 in 2021.", "Enrolment fell by 1,300 students from 2019 to 2021."),
+])
+def test_a_year_the_act_holds_under_another_preposition_is_its_time_not_a_moved_role(premise, restated):
+    # "from 2022" against "in 2022": the parse gives the premise's "from" slot 1.9 million and
+    # the claim's 2022, and the premise's act holds 2022 too (`checks._dated_by`).
+    assert contrast(restated, premise) is None
+
+
+def test_a_year_or_an_amount_given_to_another_act_is_still_moved():
+    premise = "Exports rose from 2010 to 2014, and imports rose from 2016."
+    reason = contrast("Exports rose from 2016.", premise)
+    assert reason is not None and reason.startswith("swap"), reason
+    # 1,240 euros reads as the number 1240: with a unit it is an amount, no year.
+    reason = contrast("Rents climbed from 1,240 euros.", "Rents climbed from 850 euros to 1,240 euros.")
+    assert reason is not None and reason.startswith("swap"), reason
+
+
+@pytest.mark.parametrize("premise, compared", [
+    ("The Western Roman Empire came to an end in 476, when its last emperor was deposed. The Eastern Empire "
+     "lasted until 1453, when Constantinople fell to the Ottomans.",
+     "The Western Empire fell almost a thousand years before Constantinople."),
+    ("Norway adopted the policy in 2018, three years after Finland had taken it up.", "Finland adopted the policy before Norway."),
+    ("Ana joined the team in March. Luis started in June, after the budget was approved.", "Ana started before Luis."),
+])
+def test_a_claim_that_sets_its_doer_beside_the_premises_is_no_swap(premise, compared):
+    # The premise gives the act to the other side of the claim's comparison, in other words
+    # for the claim's own doer ("came to an end", "had taken it up"): both role checks read the
+    # doer named after "before" as compared, not replaced (`roles.COMPARING`).
+    assert contrast(compared, premise) is None
+
+
+def test_a_doer_put_in_place_of_the_premises_without_a_comparison_is_still_moved():
+    reason = contrast("Finland adopted the policy in 2018.", "Norway adopted the policy in 2018, three years after Finland had taken it up.")
+    assert reason is not None and reason.startswith("role"), reason
+    reason = contrast("Ana started in June.", "Ana joined the team in March. Luis started in June, after the budget was approved.")
+    assert reason is not None, reason

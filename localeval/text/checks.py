@@ -60,7 +60,9 @@ from dataclasses import dataclass, field, replace
 
 from localeval.text.contrast_rules import quantity, same_value
 from localeval.text.lexical import content_terms, stem
-from localeval.text.numbers import BELOW_HEDGES, HEDGES, NUMBER_WORDS, ORDINAL_WORDS, SCALE_WORDS, approximates, numbers_in
+from localeval.text.roles import COMPARING
+from localeval.text.numbers import (BELOW_HEDGES, HEDGES, NUMBER_WORDS, ORDINAL_WORDS, SCALE_WORDS, approximates, is_year,
+                                     numbers_in)
 
 __all__ = ["CHECKS", "EXTREME_WORDS", "RELATION_WORDS", "Atom", "Facts", "facts_of", "order_confirmation", "order_contrast", "polarity_contrast", "reads_premise", "restricted_denial", "supported_atom",
            "swap_contrast"]
@@ -1614,7 +1616,7 @@ def _swapped_roles(claim: Facts, premise: Facts) -> str | None:
             slot = conflict[0]
             arg = mine.slot(slot)
             core = theirs.slot(slot)
-            if slot == "agent" and _undergoes(mine, theirs):
+            if (slot == "agent" and _undergoes(mine, theirs)) or _dated_by(arg, theirs) or _compared_with(mine, theirs, slot):
                 continue
             if (slot == "patient" and core is not None and core.head != arg.head
                     and any(k.startswith("prep:") and a.head == arg.head for k, a in theirs.slots)):
@@ -1659,6 +1661,26 @@ def _swapped_roles(claim: Facts, premise: Facts) -> str | None:
             if moved and (agree or lone):
                 return f"swap: the evidence has '{_say(theirs)}', not '{_say(mine)}'"
     return None
+
+
+def _dated_by(arg: Arg, theirs: Atom) -> bool:
+    """Is the claim's value a year that the premise's very act holds under another preposition?
+    A year places the act in time whichever preposition carries it ("rose from 1.9 million in
+    2022 to 2.4 million in 2023" / "rose by about half a million from 2022 to 2023"): not a
+    role given to something else. A year another act holds is still moved, and a number with a
+    unit ("from 1,240 euros") is no year."""
+    return arg.head.isdigit() and is_year(arg.head) and any(a.head == arg.head for _, a in theirs.slots)
+
+
+def _compared_with(mine: Atom, theirs: Atom, slot: str) -> bool:
+    """Does the claim compare its holder with the one the premise gives the act ("... when
+    Constantinople fell to the Ottomans" / "The Western Empire fell almost a thousand years
+    before Constantinople")? The claim names the premise's holder itself, as the other side of
+    the comparison ("before Constantinople [fell]"): it tells of two acts, one of them the
+    premise's, and says nothing of who did the premise's. Whether its own holder did the act
+    is for the judge and the order checks, not a swap."""
+    held = [a for k, a in theirs.slots if k == slot]
+    return any(k.startswith("prep:") and k[5:] in COMPARING and _compare(a, b, True) == 1 for k, a in mine.slots for b in held)
 
 
 def _whole_of(p: Atom, k: str, theirs: Atom) -> bool:

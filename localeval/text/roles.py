@@ -32,12 +32,17 @@ from localeval.text.memo import active_memo
 if TYPE_CHECKING:
     from localeval.text.checks import Facts
 
-__all__ = ["Parse", "Tagged", "facts", "may_name_someone", "parse_many", "reads_premise", "role_contrast", "tagged_sentences"]
+__all__ = ["COMPARING", "Parse", "Tagged", "facts", "may_name_someone", "parse_many", "reads_premise", "role_contrast",
+           "tagged_sentences"]
 
 _PRONOUNS = frozenset("it he she they them him her this that these those which who whom its itself himself herself "
                       "themselves one you we i me us".split())
 _LIGHT_VERBS = frozenset("have be do make take get give go come include use say see find show provide allow".split())
 _SKIPPED_DEPS = frozenset({"det", "punct", "case", "cc", "prep", "relcl", "acl", "advcl"})
+COMPARING = frozenset({"before", "after", "than", "like"})
+"""The prepositions by which a claim sets its doer beside another ("Finland adopted the policy
+before Norway", "fell before Constantinople"): the other is named as the other side of a
+comparison, not given the act, so neither role check reads it as the claim's doer replaced."""
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+")
 _SENTENCE_STARTERS = frozenset("The A An In On At It This That These Those He She They We I His Her Its Their There "
                                "After Before When While Since If As By For From With".split())
@@ -76,9 +81,9 @@ Tagged = tuple[tuple[tuple[str, str], ...], ...]
 """Per sentence (spaCy's), its words as (text, coarse part of speech), punctuation left out."""
 
 
-Triple = tuple[str, _Argument, _Argument, bool]
-"""(verb, agent, patient, by preposition): the patient is the verb's object, or with ``True``
-the object of one of its prepositions."""
+Triple = tuple[str, _Argument, _Argument, str]
+"""(verb, agent, patient, preposition): the patient is the verb's object (preposition ""), or
+the object of that preposition (lower case)."""
 
 Parse = tuple[tuple[Triple, ...], Tagged, "Facts"]
 """A text's (verb, agent, patient) triples, its tagged sentences and its atoms for the
@@ -164,11 +169,11 @@ def _triples_of(doc) -> tuple[Triple, ...]:
                 elif child.dep_ == "nsubj" and not agents:
                     agents += _with_conjuncts(child)
         lemma = normalise(verb.lemma_.lower())
-        out += [(lemma, _argument(a), _argument(p), False) for a in agents for p in patients]
+        out += [(lemma, _argument(a), _argument(p), "") for a in agents for p in patients]
         # What the act was on or about, by a preposition ("piloted the Flyer on the first
         # flight"): read only where the premise gives the act to another doer.
-        objects = [o for prep in verb.children if prep.dep_ == "prep" for o in prep.children if o.dep_ == "pobj"]
-        out += [(lemma, _argument(a), _argument(o), True) for a in agents for o in objects]
+        objects = [(prep.lower_, o) for prep in verb.children if prep.dep_ == "prep" for o in prep.children if o.dep_ == "pobj"]
+        out += [(lemma, _argument(a), _argument(o), prep) for a in agents for prep, o in objects]
     return tuple(out)
 
 
@@ -231,7 +236,10 @@ def role_contrast(claim: str, premise: str) -> str | None:
         same_verb = [(a, p, prep) for v, a, p, prep in theirs if v == verb and not (prep and p.unknown)]
         if not same_verb or any(_same(agent, a) and _same(patient, p) for a, p, _ in same_verb):
             continue
+        beside = [o for v, a, o, prep in _triples(claim) if v == verb and prep in COMPARING and a == agent]
         for a, p, prep in same_verb:
+            if any(o.names & a.names for o in beside):
+                continue  # the premise's doer is the claim's other side ("before Norway")
             if (not prep and named_here(agent) and named_here(patient) and agent.names & p.names
                     and patient.names & a.names and not agent.names & a.names):
                 return f"role: the evidence has {' '.join(sorted(a.names))} {verb} {' '.join(sorted(p.names))}"
