@@ -60,9 +60,9 @@ from dataclasses import dataclass, field, replace
 
 from localeval.text.contrast_rules import quantity, same_value
 from localeval.text.lexical import content_terms, stem
-from localeval.text.roles import COMPARING
 from localeval.text.numbers import (BELOW_HEDGES, HEDGES, NUMBER_WORDS, ORDINAL_WORDS, SCALE_WORDS, approximates, is_year,
                                      numbers_in)
+from localeval.text.roles import COMPARING
 
 __all__ = ["CHECKS", "EXTREME_WORDS", "RELATION_WORDS", "Atom", "Facts", "facts_of", "order_confirmation", "order_contrast", "polarity_contrast", "reads_premise", "restricted_denial", "supported_atom",
            "swap_contrast"]
@@ -1616,7 +1616,8 @@ def _swapped_roles(claim: Facts, premise: Facts) -> str | None:
             slot = conflict[0]
             arg = mine.slot(slot)
             core = theirs.slot(slot)
-            if (slot == "agent" and _undergoes(mine, theirs)) or _dated_by(arg, theirs) or _compared_with(mine, theirs, slot):
+            if ((slot == "agent" and _undergoes(mine, theirs)) or _dated_by(arg, theirs)
+                    or _compared_with(mine, theirs, slot)):
                 continue
             if (slot == "patient" and core is not None and core.head != arg.head
                     and any(k.startswith("prep:") and a.head == arg.head for k, a in theirs.slots)):
@@ -1680,7 +1681,8 @@ def _compared_with(mine: Atom, theirs: Atom, slot: str) -> bool:
     premise's, and says nothing of who did the premise's. Whether its own holder did the act
     is for the judge and the order checks, not a swap."""
     held = [a for k, a in theirs.slots if k == slot]
-    return any(k.startswith("prep:") and k[5:] in COMPARING and _compare(a, b, True) == 1 for k, a in mine.slots for b in held)
+    beside = [a for k, a in mine.slots if k.startswith("prep:") and k[5:] in COMPARING]
+    return any(_compare(a, b, True) == 1 for a in beside for b in held)
 
 
 def _whole_of(p: Atom, k: str, theirs: Atom) -> bool:
