@@ -178,6 +178,28 @@ def test_a_number_in_words_is_read_whole_by_every_rule(claim, fires):
     assert (contrast(claim, premise) is not None) == fires
 
 
+@pytest.mark.parametrize(("claim", "premise", "fires"), [
+    ("The warranty lasts 2.5 years from the date of purchase.",
+     "The warranty lasts two and a half years from the date of purchase.", False),
+    ("The warranty lasts two and a half years from the date of purchase.",
+     "The warranty lasts 2.5 years from the date of purchase.", False),
+    ("The warranty lasts two and a half years from the date of purchase.",
+     "The warranty lasts two years from the date of purchase.", True),
+    ("The flight from Lisbon to Boston takes about 6.5 hours.",
+     "The flight from Lisbon to Boston takes about six and a half hours.", False),
+    ("The museum drew 1.5 million visitors last year.", "The museum drew one and a half million visitors last year.", False),
+    ("The museum drew 2.5 million visitors last year.", "The museum drew 2,500,000 visitors last year.", False),
+    ("The museum drew 2.5 million visitors last year.", "The museum drew 1,500,000 visitors last year.", True),
+    ("The museum drew 3 million visitors last year.",
+     "The museum drew 2 million visitors last year, and the gallery drew 3 million.", True),
+])
+def test_a_half_and_a_scale_word_are_read_with_their_number(claim, premise, fires):
+    # "two and a half years" read 2 and "one and a half million" nothing (the number rule called
+    # 2.5 missing beside it), and the parse-based checks read "1.5 million" as 1.5 against
+    # "1,500,000" or the premise's words (a swap). `numbers._and_a_half`, `checks._scaled`.
+    assert (contrast(claim, premise) is not None) == fires
+
+
 _SURVEY = "The survey, carried out in May, reached 4,870 households across the county."
 _EMPIRES = ("The Western Roman Empire came to an end in 476. The Eastern Roman Empire lasted until 1453, "
             "when Constantinople fell to the Ottomans.")

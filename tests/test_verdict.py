@@ -51,7 +51,9 @@ def test_a_compound_ordinal_is_its_own_number_and_digits_take_no_tens_word_readi
     ("one thousand two hundred seats", "1200"), ("twelve thousand five hundred", "12500"),
     ("two thousand two hundred and twenty-four", "2224"), ("nineteen hundred and ninety-nine", "1999"),
     ("the one hundred and first day", "101"), ("one million two hundred thousand", "1200000"),
-    ("about half a million visitors", "500000"),
+    ("about half a million visitors", "500000"), ("two and a half years", "2.5"), ("six and a half hours", "6.5"),
+    ("one and a half million visitors", "1500000"), ("a million and a half", "1500000"),
+    ("two and a half thousand people", "2500"),
 ])
 def test_a_number_spelled_in_several_words_is_one_number(words, number):
     # Read word by word, "three hundred and sixty-five" was 300 and 65, and "365 days" was
@@ -65,6 +67,7 @@ def test_words_of_two_numbers_stay_two():
     assert numbers_in("ten and eleven") == {"10", "11"}
     assert numbers_in("a hundred and second") == {"100"}  # "second" after no ordinal's lead: a unit
     assert numbers_in("an hour") == numbers_in("a k") == frozenset()
+    assert numbers_in("he and a half-brother") == frozenset()  # "and a half" adds to a number only
 
 
 def test_ordinals_are_read_in_digits_and_words_with_their_numbers():

@@ -270,6 +270,21 @@ def _number(token) -> str | None:
     return next(iter(values)) if len(values) == 1 else None
 
 
+def _scaled(token) -> str | None:
+    """An argument's number, with the scale word after its digits or the digits before it
+    ("1.5 million", whichever of the two tokens is read): the parse cuts the number in two,
+    and "1.5" alone disagrees with the "1,500,000" or "one and a half million" of the other
+    side. (Clause numbers get their scale in `_value` and `_gap`.)"""
+    doc, i = token.doc, token.i
+    if token.text[:1].isdigit() and i + 1 < len(doc) and doc[i + 1].lower_ in SCALE_WORDS:
+        values = numbers_in(f"{token.text} {doc[i + 1].text}")
+    elif token.lower_ in SCALE_WORDS and i > 0 and doc[i - 1].text[:1].isdigit():
+        values = numbers_in(f"{doc[i - 1].text} {token.text}")
+    else:
+        return _number(token)
+    return next(iter(values)) if len(values) == 1 else None
+
+
 def _spelled_whole(token) -> str | None:
     """The number of the spelled number ``token`` is one word of (`_spelled_span`), where its
     words read as one number ("ten and eleven", "one hundred and two hundred": each word alone)."""
@@ -289,7 +304,7 @@ def _spelled_span(token) -> tuple[int, int, str] | None:
     doc, i = token.doc, token.i
     if token.lower_ not in NUMBER_WORDS:
         return None
-    part = lambda t: t.lower_ in NUMBER_WORDS or t.text == "-" or t.lower_ == "and"  # noqa: E731
+    part = lambda t: t.lower_ in NUMBER_WORDS or t.text == "-" or t.lower_ == "and" or _of_and_a_half(t)  # noqa: E731
     start = i
     while start > 0 and (part(doc[start - 1]) or (doc[start - 1].lower_ in ("a", "an") and doc[start].lower_ in SCALE_WORDS)
                          or (doc[start - 1].lower_ == "half" and doc[start].lower_ in ("a", "an"))):  # "half a million"
@@ -307,6 +322,15 @@ def _spelled_span(token) -> tuple[int, int, str] | None:
         return None
     lead = doc[start - 1].text if start > 0 and not doc[start - 1].like_num else ""
     return start, end, f"{lead} {doc[start:end].text}"
+
+
+def _of_and_a_half(token) -> bool:
+    """Is ``token`` the "a" or "half" of "and a half" ("two and a half years")?"""
+    doc, i = token.doc, token.i
+    words = [t.lower_ for t in doc[max(0, i - 2):i + 2]]
+    at = i - max(0, i - 2)
+    return (token.lower_ in ("a", "an") and at >= 1 and words[at - 1:at + 2] == ["and", token.lower_, "half"]) or (
+        token.lower_ == "half" and at >= 2 and words[at - 2] == "and" and words[at - 1] in ("a", "an"))
 
 
 def _arg(token, clause=None) -> Arg:
@@ -355,12 +379,12 @@ def _modifiers(token) -> tuple[frozenset[str], frozenset[str]]:
         # (Not spaCy's stop words: "two", "front", "first" are among them.)
         if child.dep_ in _MOD_DEPS and _lemma(child) not in _SKIP_LEMMAS and child.pos_ not in ("DET", "PRON"):
             mods.add(_lemma(child))
-            numbers |= {n for n in (_number(child),) if n}
+            numbers |= {n for n in (_scaled(child),) if n}
             for g in child.children:  # "8 kg cabin bag", "type 2 diabetes"
                 if g.dep_ in _MOD_DEPS and g.pos_ not in ("DET", "PRON"):
                     mods.add(_lemma(g))
-                    numbers |= {n for n in (_number(g),) if n}
-    number = _number(token)
+                    numbers |= {n for n in (_scaled(g),) if n}
+    number = _scaled(token)
     if number:
         numbers.add(number)
     # Numbers are compared by value ("eight" / "8"), titles not at all ("Dr").

@@ -192,11 +192,12 @@ def _spelled(words: list[str], joined: list[bool], i: int) -> tuple[float, int] 
     thousand and five", "one million two hundred thousand"); "a" or "an" before a scale word
     counts one ("a hundred"); "and" joins only a number below a hundred after "hundred" or a
     scale word, so "between one hundred and two hundred" stays two numbers; "half a million"
-    is 500,000. An ordinal word
+    is 500,000, and "and a half" adds half of what it follows ("two and a half years" 2.5,
+    "one and a half million" 1.5 million, "a million and a half" 1.5 million). An ordinal word
     after a bare tens word, after "hundred" or after such an "and" ends the number: "twenty-
     first" is 21 and "one hundred and first" 101."""
     lead = words[i - 1] if i > 0 else ""
-    total, group, after, j = 0.0, 0.0, "", i
+    total, group, after, j, scale = 0.0, 0.0, "", i, 1.0
     if words[i] in ("a", "an") and i + 1 < len(words) and joined[i + 1] and words[i + 1] in SCALE_WORDS:
         group, after, j = 1.0, "small", i + 1
     elif words[i] == "half" and i + 2 < len(words) and joined[i + 1] and words[i + 1] in ("a", "an") and (
@@ -214,8 +215,16 @@ def _spelled(words: list[str], joined: list[bool], i: int) -> tuple[float, int] 
         if word == "hundred" and after == "small" and group < 100:
             group, after, j = group * 100, "hundred", j + 1
             continue
-        if word in _GROUP_SCALES and after in ("small", "hundred"):
-            total, group, after, j = total + group * _GROUP_SCALES[word], 0.0, "scale", j + 1
+        if word in _GROUP_SCALES and after in ("small", "hundred", "half"):
+            scale = _GROUP_SCALES[word]
+            total, group, after, j = total + group * scale, 0.0, "scale", j + 1
+            continue
+        if after in ("small", "scale") and _and_a_half(words, joined, j):
+            if after == "small":
+                group += 0.5
+            else:
+                total += 0.5 * scale
+            after, j = "half", j + 3
             continue
         if after in ("hundred", "scale"):
             step = 1 if word == "and" else 0
@@ -229,6 +238,12 @@ def _spelled(words: list[str], joined: list[bool], i: int) -> tuple[float, int] 
                 continue
         break
     return None if after == "" else (total + group, j)
+
+
+def _and_a_half(words: list[str], joined: list[bool], j: int) -> bool:
+    """Do ``words[j:j + 3]`` say "and a half" (or "and an half"), all in one run?"""
+    return (j + 2 < len(words) and words[j] == "and" and words[j + 1] in ("a", "an") and words[j + 2] == "half"
+            and joined[j] and joined[j + 1] and joined[j + 2])
 
 
 def number_value(number: str) -> float | None:
