@@ -41,6 +41,17 @@ from localeval.text.notation import restated
     ("He finished second in 1999.", "He finished 2nd in 1999.", "He finished 2nd in 1999."),
     ("The festival is in its thirty-second year.", "The festival, now in its 32nd year, opens in May.",
      "The festival is in its 32nd year."),
+    # "and a half", and digits with their scale word, read as one number on either side
+    ("The warranty lasts 2.5 years.", "The warranty lasts two and a half years from purchase.",
+     "The warranty lasts two and a half years."),
+    ("The museum drew 1.5 million visitors.", "The museum drew one and a half million visitors last year.",
+     "The museum drew one and a half million visitors."),
+    ("The city has 1.5 million inhabitants.", "Its population is a million and a half.",
+     "The city has a million and a half inhabitants."),
+    ("The museum drew 2 million visitors.", "The museum drew 2,000,000 visitors.", "The museum drew 2,000,000 visitors."),
+    ("It cost $2 billion.", "The dam cost two billion dollars.", "It cost two billion dollars."),
+    # "pm." ends the sentence: its period is kept
+    ("Doors open at 6 pm.", "Doors open at 18:00 on weekdays.", "Doors open at 18:00."),
 ])
 def test_a_shared_number_is_written_as_the_unit_writes_it(claim, unit, expected):
     assert restated(claim, unit) == expected
@@ -171,3 +182,20 @@ def test_faithfulness_accepts_a_decade_for_the_contexts_year_and_not_for_another
     right, wrong = Faithfulness(model=default_judge).score_many(rows)
     assert right.score == 1.0 and right.claims[0].evidence is not None
     assert wrong.score == 0.0
+
+
+def test_the_judge_accepts_a_half_spelled_out_once_restated(default_judge):
+    """"2.5 years" against "two and a half years", "1.5 million" against "one and a half
+    million": rejected as written (the reader did not read "and a half"), accepted as the unit
+    writes it; another number is not restated and stays wrong."""
+    pairs = [
+        ("The extended warranty lasts two and a half years from the date of purchase and covers parts and labour.",
+         "The extended warranty lasts 2.5 years from the date of purchase."),
+        ("The museum drew one and a half million visitors last year, a record.", "The museum drew 1.5 million visitors last year."),
+    ]
+    before = default_judge.entailment_probability(pairs)
+    after = default_judge.entailment_probability([(unit, restated(claim, unit)) for unit, claim in pairs])
+    assert (before < 0.5).all() and (after > 0.9).all()
+    wrong = "The extended warranty lasts 3.5 years from the date of purchase."
+    assert restated(wrong, pairs[0][0]) == wrong
+    assert default_judge.entailment_probability([(pairs[0][0], wrong)])[0] < 0.5

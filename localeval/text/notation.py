@@ -36,10 +36,15 @@ _SCALE = "|".join(sorted(SCALE_WORDS))
 _AFTER_SCALE = "(?:" + "|".join(f"(?<={w})" for w in sorted(SCALE_WORDS)) + ")"  # (a look-behind has one width)
 _MENTION = re.compile(
     r"(?<![\w.,:])"
-    r"(?P<number>[$€£]\s?\d+(?:,\d{3})*(?:\.\d+)?|\d+(?:,\d{3})*(?:[.:]\d+)?(?:\s?[ap]\.?m\b\.?)?"
+    # Digits with the scale word after them ("1.5 million", "$2 billion") are one number; a
+    # period after "pm" ends the sentence, one after "p.m" the abbreviation.
+    rf"(?P<number>[$€£]\s?\d+(?:,\d{{3}})*(?:\.\d+)?(?:\s+(?:{_SCALE})\b)?"
+    rf"|\d+(?:,\d{{3}})*(?:\.\d+(?:\s+(?:{_SCALE})\b)?|\s+(?:{_SCALE})\b|:\d+)?(?:\s?(?:[ap]\.m\.?|[ap]m\b))?"
     rf"|(?:an?\s+(?={_SCALE}))?(?:{SPELLED_NUMBERS})"
     # "and" inside a number only after a scale word: "three hundred and sixty-five".
-    rf"(?:(?:[\s-]+|{_AFTER_SCALE}\s+and\s+)(?:{SPELLED_NUMBERS}))*)"
+    rf"(?:(?:[\s-]+|{_AFTER_SCALE}\s+and\s+)(?:{SPELLED_NUMBERS}))*"
+    # "two and a half", "one and a half million", "a million and a half".
+    rf"(?:\s+and\s+an?\s+half(?:\s+(?:{_SCALE}))?)?)"
     # A unit, and after it a rate's other unit ("80 kilometres per hour", "25 mg a day"): read
     # as one quantity, or "80 kilometres" alone would be written "80 km/h" before "per hour".
     rf"(?:(?P<unit>\s?(?:{_UNIT}))(?P<rate>\s+(?:per|an?|each)\s+(?:{_UNIT}))?)?(?![\w])",
