@@ -60,8 +60,8 @@ from dataclasses import dataclass, field, replace
 
 from localeval.text.contrast_rules import quantity, same_value
 from localeval.text.lexical import content_terms, stem
-from localeval.text.numbers import (BELOW_HEDGES, HEDGES, NUMBER_WORDS, ORDINAL_WORDS, SCALE_WORDS, approximates, is_year,
-                                     numbers_in)
+from localeval.text.numbers import (BELOW_HEDGES, HEDGES, NUMBER_WORDS, ORDINAL_WORDS, SCALE_WORDS, and_a_half, approximates,
+                                     is_year, numbers_in)
 from localeval.text.roles import COMPARING
 
 __all__ = ["CHECKS", "EXTREME_WORDS", "RELATION_WORDS", "Atom", "Facts", "facts_of", "order_confirmation", "order_contrast", "polarity_contrast", "reads_premise", "restricted_denial", "supported_atom",
@@ -327,10 +327,8 @@ def _spelled_span(token) -> tuple[int, int, str] | None:
 def _of_and_a_half(token) -> bool:
     """Is ``token`` the "a" or "half" of "and a half" ("two and a half years")?"""
     doc, i = token.doc, token.i
-    words = [t.lower_ for t in doc[max(0, i - 2):i + 2]]
-    at = i - max(0, i - 2)
-    return (token.lower_ in ("a", "an") and at >= 1 and words[at - 1:at + 2] == ["and", token.lower_, "half"]) or (
-        token.lower_ == "half" and at >= 2 and words[at - 2] == "and" and words[at - 1] in ("a", "an"))
+    back = {"a": 1, "an": 1, "half": 2}.get(token.lower_)
+    return back is not None and i >= back and and_a_half([t.lower_ for t in doc[i - back:i - back + 3]])
 
 
 def _arg(token, clause=None) -> Arg:

@@ -9,12 +9,14 @@ the evidence does not is a strong sign the claim is not supported, whatever its 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from localeval.text.memo import remembered
 
 __all__ = ["BELOW_HEDGES", "HEDGES", "NUMBER_WORDS", "ORDINAL_LEADS", "ORDINAL_WORDS", "SCALE_WORDS", "SPELLED_NUMBERS",
-           "TENS_WORDS", "Ordinal", "approximated", "approximates", "hedged_numbers", "is_year", "number_value", "numbers_in", "ordinals"]
+           "TENS_WORDS", "Ordinal", "and_a_half", "approximated", "approximates", "hedged_numbers", "is_year", "number_value",
+           "numbers_in", "ordinals"]
 
 _UNITS = {
     w: i for i, w in enumerate(
@@ -240,10 +242,15 @@ def _spelled(words: list[str], joined: list[bool], i: int) -> tuple[float, int] 
     return None if after == "" else (total + group, j)
 
 
+def and_a_half(words: Sequence[str]) -> bool:
+    """Are ``words`` (lower case) "and a half" (or "and an half"), which adds half of the
+    number before it? Read by the number reader here and by the parse-based checks' spans."""
+    return len(words) == 3 and words[0] == "and" and words[1] in ("a", "an") and words[2] == "half"
+
+
 def _and_a_half(words: list[str], joined: list[bool], j: int) -> bool:
-    """Do ``words[j:j + 3]`` say "and a half" (or "and an half"), all in one run?"""
-    return (j + 2 < len(words) and words[j] == "and" and words[j + 1] in ("a", "an") and words[j + 2] == "half"
-            and joined[j] and joined[j + 1] and joined[j + 2])
+    """Do ``words[j:j + 3]`` say "and a half", all in one run?"""
+    return and_a_half(words[j:j + 3]) and all(joined[j:j + 3])
 
 
 def number_value(number: str) -> float | None:
