@@ -129,10 +129,13 @@ def century_numbers(claim: str, premise: str) -> frozenset[str]:
     "the twenty-first century", `localeval.text.numbers.numbers_in`) where the premise names
     the same century ("the 18th century", "the 1700s") or states a year of it: no number the
     premise lacks (the number rule asks)."""
+    named = list(_CENTURY.finditer(claim))
+    if not named:  # most claims: the premise (often a whole source) need not be read
+        return frozenset()
     theirs = {_nth(m) for m in _CENTURY.finditer(premise)} | {int(m[1]) + 1 for m in _HUNDREDS.finditer(premise)}
     stated = [int(m.group(0)) for m in _DATE.finditer(premise) if not m.group(0).endswith("s")]
     out: set[str] = set()
-    for m in _CENTURY.finditer(claim):
+    for m in named:
         nth = _nth(m)
         if nth in theirs or any((nth - 1) * 100 <= year <= nth * 100 for year in stated):
             out |= numbers_in(m.group(0))
