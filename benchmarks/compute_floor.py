@@ -147,6 +147,63 @@ def packed_vs_plain(model: str | None, rounds: int, batch: int) -> dict:
     return out
 
 
+OP_KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("linear layers", ("_linear_pointwise", "addmm", "aten::mm", "aten::linear")),
+    ("attention", ("scaled_dot_product", "flash_attention", "bmm", "softmax", "aten::matmul")),
+    ("GELU", ("gelu",)),
+    ("layer norms", ("layer_norm",)),
+    ("residual adds", ("aten::add",)),
+)
+"""Kinds of a forward pass's operators, by a part of the profiler's operator name; the first
+kind that matches wins, the rest is "other" (embeddings, copies, views, the classifier)."""
+
+
+def _kind_of(op: str) -> str:
+    return next((kind for kind, parts in OP_KINDS if any(part in op for part in parts)), "other")
+
+
+def forward_ops(model: str | None, precision: str, batch: int, rounds: int = 5) -> dict:
+    """Where one forward pass's time goes, by operator kind (`OP_KINDS`), at each of
+    `AB_LENGTHS`: torch's profiler over ``rounds`` passes of a batch of ``batch`` pairs of one
+    length, self time per operator. Beside it, the forward's FLOP rate and the linear layers'
+    own (they do nearly all of the work): what the other operators cost is the gap between
+    the two, the room left for the judge's share of the peak without GELU, attention or the adds into the products (which moves bf16 verdicts: see
+    `localeval.judge.kernels`)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    from benchmarks.lib.flops import encoder_flops
+    from localeval.judge import NLIJudge
+
+    judge = NLIJudge(model, device="cpu", precision=precision)
+    cfg = judge.model.config
+    layers, hidden, inter = cfg.num_hidden_layers, cfg.hidden_size, cfg.intermediate_size
+    gen = torch.Generator().manual_seed(0)
+    out: dict = {"rounds": rounds, "batch": batch, "precision": precision, "lengths": {}}
+    with torch.inference_mode():
+        for length in sorted({min(n, cfg.max_position_embeddings) for n in AB_LENGTHS}):
+            ids = torch.randint(cfg.vocab_size // 2, cfg.vocab_size, (batch, length), generator=gen)
+            features = {"input_ids": ids, "attention_mask": torch.ones_like(ids), "token_type_ids": torch.zeros_like(ids)}
+            judge.model(**features)  # warm-up: kernels compiled, buffers allocated
+            with profile(activities=[ProfilerActivity.CPU]) as prof:
+                for _ in range(rounds):
+                    judge.model(**features)
+            seconds: dict[str, float] = {}
+            for event in prof.key_averages():
+                kind = _kind_of(event.key)
+                seconds[kind] = seconds.get(kind, 0.0) + event.self_cpu_time_total / 1e6 / rounds
+            total = sum(seconds.values()) or 1.0
+            linear_flops = layers * (8 * hidden**2 + 4 * hidden * inter) * batch * length
+            linear_rate = linear_flops / seconds["linear layers"] if seconds.get("linear layers") else 0.0
+            flops = encoder_flops([length] * batch, layers=layers, hidden=hidden, intermediate=inter)
+            out["lengths"][length] = {
+                "forward_ms": round(1000 * total, 2),
+                "shares": {kind: round(seconds.get(kind, 0.0) / total, 3) for kind, _ in (*OP_KINDS, ("other", ()))},
+                "forward_tflop_per_s": round(flops / total / 1e12, 4),
+                "linear_tflop_per_s": round(linear_rate / 1e12, 4)}
+    return out
+
+
 def work_per_row(rows: list[dict], metrics: list[str], judge, batch: int) -> dict[str, float]:
     """One run of ``metrics`` over ``rows`` in a fresh session: FLOPs, pairs and seconds per row."""
     from benchmarks.bulk_speed import measured
@@ -171,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated metrics measured alone (default: each of bulk_speed's, then the three)")
     parser.add_argument("--ab-rounds", type=int, default=0,
                         help="also time the bf16 judge with packed and plain linear layers in turns, this many rounds")
+    parser.add_argument("--ops", action="store_true",
+                        help="also profile one forward pass by operator kind (linear layers, attention, GELU...)")
     args = parser.parse_args(argv)
 
     import os
@@ -209,13 +268,19 @@ def main(argv: list[str] | None = None) -> int:
                 run["pairs_per_row"] * run["ceiling_rows_per_s_at_peak"] / TARGETS[name], 2)
 
     ab = packed_vs_plain(args.model, args.ab_rounds, args.batch_size) if args.ab_rounds and args.precision == "bf16" else None
+    ops = forward_ops(args.model, args.precision, args.batch_size) if args.ops else None
+    if ops is not None:
+        for row in ops["lengths"].values():
+            row["forward_share_of_peak"] = round(row["forward_tflop_per_s"] / peak, 3)
+            row["linear_share_of_peak"] = round(row["linear_tflop_per_s"] / peak, 3)
     machine = describe_machine()
     load = {"before": load_before, "after": [round(x, 2) for x in os.getloadavg()]}
     result = {"machine": machine, "load_average_1_5_15_min": load,
               "packed_linear_layers": getattr(judge, "packed_linears", 0), "command": command_line("python benchmarks/compute_floor.py", argv),
               "precision": args.precision, "torch_threads": torch.get_num_threads(), "batch_size": args.batch_size,
               "judge": {"layers": cfg.num_hidden_layers, "hidden": cfg.hidden_size, "intermediate": cfg.intermediate_size},
-              "matmul_tflop_per_s": peaks, "peak_tflop_per_s": peak, "runs": runs, "packed_vs_plain": ab}
+              "matmul_tflop_per_s": peaks, "peak_tflop_per_s": peak, "runs": runs, "packed_vs_plain": ab,
+              "forward_ops": ops}
     markdown = render(result)
     write_results(args.output, result, markdown)
     print(markdown)
@@ -272,6 +337,20 @@ def render(result: dict) -> str:
             lines.append(f"| {length} | {r['packed_ms']} | {r['plain_ms']} | {r['speedup']} | "
                          f"{'yes' if r['same_logits'] else 'no'} | {r['product_tflop_per_s']} | "
                          f"{r['packed_share_of_product']} | {r['plain_share_of_product']} |")
+    if result.get("forward_ops"):
+        ops = result["forward_ops"]
+        kinds = [kind for kind, _ in OP_KINDS] + ["other"]
+        lines += ["", "## One forward pass by operator kind", "",
+                  f"torch's profiler, self time per operator, {ops['rounds']} passes of a batch of {ops['batch']} "
+                  f"pairs of one length ({ops['precision']}; the profiler adds a little time to each operator). "
+                  "Forward and linear layers' rates against the peak above: the gap is what attention, GELU, "
+                  "layer norms and adds cost, operators that fusing into the products would remove but that "
+                  "moves bf16 verdicts by more than 1e-3 (`localeval/judge/kernels.py`).", "",
+                  "| tokens per pair | forward ms | " + " | ".join(kinds) + " | forward / peak | linear layers / peak |",
+                  "|---|---|" + "---|" * len(kinds) + "---|---|"]
+        for length, r in ops["lengths"].items():
+            lines.append(f"| {length} | {r['forward_ms']} | " + " | ".join(str(r["shares"][k]) for k in kinds)
+                         + f" | {r.get('forward_share_of_peak', '—')} | {r.get('linear_share_of_peak', '—')} |")
     lines += ["", "A target above its ceiling at peak cannot be met by any work outside the judge: it needs "
               "fewer or shorter pairs per row (measured in benchmarks/results/candidates.md: fewer units lose "
               "agreement beyond one standard error) or a smaller judge.", ""]

@@ -303,6 +303,16 @@ def test_compute_floor_plumbing(tmp_path, one_torch_thread):
     assert recall["ceiling_rows_per_s_at_peak"] == pytest.approx(
         result["peak_tflop_per_s"] * 1e3 / recall["gflop_per_row"], rel=0.01, abs=0.06)
     assert "ceiling at peak" in out.with_suffix(".md").read_text()
+    # A forward pass by operator kind: every operator's time in one kind, the products found.
+    ops = compute_floor.forward_ops(str(tiny), "fp32", batch=2, rounds=1)
+    assert set(ops["lengths"]) == {48, 96, 128}  # the tiny judge's 128 positions
+    for row in ops["lengths"].values():
+        assert sum(row["shares"].values()) == pytest.approx(1.0, abs=0.01)
+        assert row["shares"]["linear layers"] > 0 and row["shares"]["attention"] > 0
+        assert row["linear_tflop_per_s"] > 0 and row["forward_tflop_per_s"] > 0
+    assert compute_floor._kind_of("mkldnn::_linear_pointwise") == "linear layers"
+    assert compute_floor._kind_of("aten::_scaled_dot_product_flash_attention_for_cpu") == "attention"
+    assert compute_floor._kind_of("aten::embedding") == "other"
     from localeval.judge.dtypes import cpu_has_native_bf16
 
     if cpu_has_native_bf16():  # packed and plain bf16 linear layers timed in turns: same logits
