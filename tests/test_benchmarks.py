@@ -313,6 +313,9 @@ def test_compute_floor_plumbing(tmp_path, one_torch_thread):
     assert compute_floor._kind_of("mkldnn::_linear_pointwise") == "linear layers"
     assert compute_floor._kind_of("aten::_scaled_dot_product_flash_attention_for_cpu") == "attention"
     assert compute_floor._kind_of("aten::embedding") == "other"
+    att = compute_floor.attention_kernels("fp32", batch=2, heads=2, head_dim=8, rounds=1)
+    assert set(att["lengths"]) == set(compute_floor.AB_LENGTHS)
+    assert all(r["fused_ms"] > 0 and r["written_ms"] > 0 and r["max_abs_diff"] < 1e-4 for r in att["lengths"].values())
     from localeval.judge.dtypes import cpu_has_native_bf16
 
     if cpu_has_native_bf16():  # packed and plain bf16 linear layers timed in turns: same logits
