@@ -113,7 +113,12 @@ def test_ray_equals_the_local_engine_reads_in_its_tasks_and_resumes_a_killed_loc
     part.write_bytes(b"".join(lines[:4]) + lines[4][:20])
     record_path(part).write_bytes(record_path(full).read_bytes())
     resumed = evaluate(data, METRICS, output=part, resume=True, engine="ray", **common)
-    assert part.read_bytes() == full.read_bytes()  # no row lost, none written twice
+    # No row lost, none written twice; the killed run's rows stay as written. The rows scored
+    # again meet other batch neighbours than in the full run (the resumed run starts mid-chunk),
+    # which on some CPUs moves an fp32 probability in its 7th decimal: equal to 1e-6.
+    written = part.read_bytes().splitlines(keepends=True)
+    assert len(written) == len(lines) and written[:4] == lines[:4]
+    assert same_up_to([json.loads(line) for line in written], [json.loads(line) for line in lines])
     assert len(resumed) == 11 and resumed.summary().rows == 11
 
 
