@@ -912,6 +912,27 @@ def test_a_year_the_act_holds_under_another_preposition_is_its_time_not_a_moved_
     assert contrast(restated, premise) is None
 
 
+@pytest.mark.parametrize("premise, dated", [
+    ("Enrolment fell from 1,240 pupils in the 2021-22 school year to 1,180 in 2022-23.",
+     "Enrolment fell in the 2022-23 school year."),
+    ("Ticket sales grew from 52,000 in the 2022 season to 61,000 in 2023.", "Ticket sales grew in the 2023 season."),
+    ("Membership dropped from 8,400 in the 2020-21 season to 7,900 in 2021-22.", "Membership dropped in the 2021-22 season."),
+])
+def test_a_named_year_the_act_holds_is_its_time_not_a_moved_role(premise, dated):
+    # "in the 2022-23 school year" against "in the 2021-22 school year to 1,180 in 2022-23": the
+    # claim's year noun holds a year the premise's act holds too (`checks._year_values`).
+    assert contrast(dated, premise) is None
+
+
+def test_a_named_year_given_to_another_act_is_still_moved():
+    reason = contrast("Exports rose in the 2016 financial year.",
+                      "Exports rose in the 2014 financial year, and imports rose in the 2016 financial year.")
+    assert reason is not None and reason.startswith("swap"), reason
+    reason = contrast("The first team won the league in the 2021 season.",
+                      "The first team won the league in the 2019 season, and the reserve team won it in the 2021 season.")
+    assert reason is not None and reason.startswith("swap"), reason
+
+
 def test_a_year_or_an_amount_given_to_another_act_is_still_moved():
     premise = "Exports rose from 2010 to 2014, and imports rose from 2016."
     reason = contrast("Exports rose from 2016.", premise)

@@ -1690,9 +1690,25 @@ def _dated_by(arg: Arg, theirs: Atom) -> bool:
     """Is the claim's value a year that the premise's very act holds under another preposition?
     A year places the act in time whichever preposition carries it ("rose from 1.9 million in
     2022 to 2.4 million in 2023" / "rose by about half a million from 2022 to 2023"): not a
-    role given to something else. A year another act holds is still moved, and a number with a
-    unit ("from 1,240 euros") is no year."""
-    return arg.head.isdigit() and is_year(arg.head) and any(a.head == arg.head for _, a in theirs.slots)
+    role given to something else. So does a named year ("fell from 1,240 pupils in the 2021-22
+    school year to 1,180 in 2022-23" / "fell in the 2022-23 school year"). A year another act
+    holds is still moved, and a number with a unit ("from 1,240 euros") is no year."""
+    years = _year_values(arg)
+    return bool(years) and any(years & _year_values(a) for _, a in theirs.slots)
+
+
+_YEAR_NOUNS = frozenset({"year", "season", "term", "semester"})
+"""Nouns a year names a time of ("the 2022-23 school year", "the 2023 season")."""
+
+
+def _year_values(arg: Arg) -> set[str]:
+    """The years an argument is: itself ("in 2022"), or those of a year noun ("in the 2023
+    financial year"); none for anything else."""
+    if arg.head.isdigit() and is_year(arg.head):
+        return {arg.head}
+    if arg.head in _YEAR_NOUNS:
+        return {n for n in arg.numbers if n.isdigit() and is_year(n)}
+    return set()
 
 
 def _compared_with(mine: Atom, theirs: Atom, slot: str) -> bool:
