@@ -889,6 +889,31 @@ def test_a_verb_conjoined_to_a_passive_takes_its_subject_in_its_own_voice(text, 
     assert atom.slot(slot) is not None and atom.slot(slot).head == head, atom
 
 
+@pytest.mark.parametrize("premise, swapped", [
+    ("Norway edged Denmark 3-2 in extra time on Sunday.", "Denmark edged Norway 3-2 in extra time on Sunday."),
+    ("Munster beat Leinster 24-19 at Thomond Park.", "Leinster beat Munster 24-19 at Thomond Park."),
+])
+def test_a_match_result_with_its_score_is_read_with_its_loser_and_a_swap_is_found(premise, swapped):
+    # The small parser hangs a loser followed by the score on the verb as an adverbial noun
+    # ("edged Denmark 3-2": npadvmod), so neither side had an object (`roles.is_object`).
+    reason = contrast(swapped, premise)
+    assert reason is not None and reason.startswith(("swap", "role")), reason
+    assert contrast(premise, premise) is None
+    passive = "Leinster were beaten 24-19 by Munster at Thomond Park."
+    assert contrast(passive, "Munster beat Leinster 24-19 at Thomond Park.") is None
+
+
+def test_only_a_noun_before_a_score_is_read_as_the_object():
+    from localeval.text.entities import load_nlp
+    from localeval.text.roles import is_object
+
+    nlp = load_nlp()
+    doc = nlp("Ajax beat Feyenoord 3-1 on Sunday.")
+    assert [t.text for t in doc if is_object(t)] == ["Feyenoord"]
+    doc = nlp("He arrived Tuesday 10-12 minutes late.")  # a day before a range is no object
+    assert not [t.text for t in doc if is_object(t)]
+
+
 def test_a_claim_that_names_the_thing_by_what_the_premise_says_of_its_aim_is_no_swap():
     # The parse hangs "of the survey" on the act of "the purpose", so the survey looked like
     # a role given to another (`checks._whole_of`); it still is where another statement takes it.

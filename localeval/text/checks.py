@@ -62,7 +62,7 @@ from localeval.text.contrast_rules import quantity, same_value
 from localeval.text.lexical import content_terms, stem
 from localeval.text.numbers import (BELOW_HEDGES, HEDGES, NUMBER_WORDS, ORDINAL_WORDS, SCALE_WORDS, and_a_half, approximates,
                                      is_year, numbers_in)
-from localeval.text.roles import COMPARING
+from localeval.text.roles import COMPARING, is_object
 
 __all__ = ["CHECKS", "EXTREME_WORDS", "RELATION_WORDS", "Atom", "Facts", "facts_of", "order_confirmation", "order_contrast", "polarity_contrast", "reads_premise", "restricted_denial", "supported_atom",
            "swap_contrast"]
@@ -596,7 +596,7 @@ def _atoms_of_verb(verb) -> list[Atom]:
         dep = child.dep_
         if dep == "nsubj":
             agents += _conjuncts(child)
-        elif dep in ("dobj", "nsubjpass"):
+        elif dep == "nsubjpass" or is_object(child):
             patients += _conjuncts(child)
         elif dep in ("attr", "acomp", "oprd"):
             attrs += _conjuncts(child)

@@ -32,8 +32,8 @@ from localeval.text.memo import active_memo
 if TYPE_CHECKING:
     from localeval.text.checks import Facts
 
-__all__ = ["COMPARING", "Parse", "Tagged", "facts", "may_name_someone", "parse_many", "reads_premise", "role_contrast",
-           "tagged_sentences"]
+__all__ = ["COMPARING", "Parse", "Tagged", "facts", "is_object", "may_name_someone", "parse_many", "reads_premise",
+           "role_contrast", "tagged_sentences"]
 
 _PRONOUNS = frozenset("it he she they them him her this that these those which who whom its itself himself herself "
                       "themselves one you we i me us".split())
@@ -43,6 +43,30 @@ COMPARING = frozenset({"before", "after", "than", "like"})
 """The prepositions by which a claim sets its doer beside another ("Finland adopted the policy
 before Norway", "fell before Constantinople"): the other is named as the other side of a
 comparison, not given the act, so neither role check reads it as the claim's doer replaced."""
+_DASHES = frozenset({"-", "\u2013", "\u2014"})
+_TIME_NAMES = frozenset("monday tuesday wednesday thursday friday saturday sunday january february march april may june "
+                        "july august september october november december".split())
+"""Nouns a range of hours may follow without being the verb's object ("opens Monday 9-5")."""
+
+
+def is_object(child) -> bool:
+    """Is a verb's dependent ``child`` its object? Its direct object, or a noun the small parser
+    hangs on the verb as an adverbial noun because a match's score follows it ("Ajax beat
+    Feyenoord 3-1": "Feyenoord" an ``npadvmod``): after the verb, the verb without a direct
+    object, the score ("3-1", "31-17") right after the noun, and the noun no day or month
+    ("opens Mondays 9-5")."""
+    if child.dep_ == "dobj":
+        return True
+    verb, doc = child.head, child.doc
+    if (child.dep_ != "npadvmod" or child.pos_ not in ("PROPN", "NOUN") or child.i < verb.i
+            or child.lower_.removesuffix("s") in _TIME_NAMES):
+        return False
+    if any(c.dep_ == "dobj" for c in verb.children):
+        return False
+    j = child.i + 1
+    return j + 2 < len(doc) and doc[j].like_num and doc[j + 1].text in _DASHES and doc[j + 2].like_num
+
+
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+")
 _SENTENCE_STARTERS = frozenset("The A An In On At It This That These Those He She They We I His Her Its Their There "
                                "After Before When While Since If As By For From With".split())
@@ -157,7 +181,7 @@ def _triples_of(doc) -> tuple[Triple, ...]:
         for child in verb.children:
             if child.dep_ == "nsubj":
                 agents += _with_conjuncts(child)
-            elif child.dep_ in ("nsubjpass", "dobj"):
+            elif child.dep_ == "nsubjpass" or is_object(child):
                 patients += _with_conjuncts(child)
             elif child.dep_ == "agent":
                 agents += [g for p in child.children if p.dep_ == "pobj" for g in _with_conjuncts(p)]
