@@ -87,6 +87,14 @@ AB_LENGTHS = (48, 96, 160)
 """Pair lengths (tokens) of the interleaved comparison's batches: short, typical, long pairs."""
 
 
+def _one_length_batch(cfg, batch: int, length: int, gen) -> dict:
+    """A judge's inputs for ``batch`` pairs of random tokens, all ``length`` long (no padding)."""
+    import torch
+
+    ids = torch.randint(cfg.vocab_size // 2, cfg.vocab_size, (batch, length), generator=gen)
+    return {"input_ids": ids, "attention_mask": torch.ones_like(ids), "token_type_ids": torch.zeros_like(ids)}
+
+
 def packed_vs_plain(model: str | None, rounds: int, batch: int) -> dict:
     """The bf16 judge's forward pass with its linear layers packed (`localeval.judge.kernels`)
     and plain, and the judge's layer-shaped matrix product, timed in turns (A, B, peak, A, B,
@@ -126,8 +134,7 @@ def packed_vs_plain(model: str | None, rounds: int, batch: int) -> dict:
     out = {"rounds": rounds, "batch": batch, "packed_linear_layers": packed.packed_linears, "lengths": {}}
     with torch.inference_mode():
         for length in sorted({min(n, cfg.max_position_embeddings) for n in AB_LENGTHS}):
-            ids = torch.randint(cfg.vocab_size // 2, cfg.vocab_size, (batch, length), generator=gen)
-            features = {"input_ids": ids, "attention_mask": torch.ones_like(ids), "token_type_ids": torch.zeros_like(ids)}
+            features = _one_length_batch(cfg, batch, length, gen)
             same = torch.equal(packed.model(**features).logits, plain.model(**features).logits)  # also the warm-up
             flops = encoder_flops([length] * batch, layers=cfg.num_hidden_layers, hidden=cfg.hidden_size,
                                   intermediate=cfg.intermediate_size)
@@ -167,8 +174,8 @@ def forward_ops(model: str | None, precision: str, batch: int, rounds: int = 5) 
     `AB_LENGTHS`: torch's profiler over ``rounds`` passes of a batch of ``batch`` pairs of one
     length, self time per operator. Beside it, the forward's FLOP rate and the linear layers'
     own (they do nearly all of the work): what the other operators cost is the gap between
-    the two, the room left for the judge's share of the peak without GELU, attention or the adds into the products (which moves bf16 verdicts: see
-    `localeval.judge.kernels`)."""
+    the two, the room left for the judge's share of the peak without fusing GELU, attention
+    or the adds into the products (which moves bf16 verdicts: see `localeval.judge.kernels`)."""
     import torch
     from torch.profiler import ProfilerActivity, profile
 
@@ -182,8 +189,7 @@ def forward_ops(model: str | None, precision: str, batch: int, rounds: int = 5) 
     out: dict = {"rounds": rounds, "batch": batch, "precision": precision, "lengths": {}}
     with torch.inference_mode():
         for length in sorted({min(n, cfg.max_position_embeddings) for n in AB_LENGTHS}):
-            ids = torch.randint(cfg.vocab_size // 2, cfg.vocab_size, (batch, length), generator=gen)
-            features = {"input_ids": ids, "attention_mask": torch.ones_like(ids), "token_type_ids": torch.zeros_like(ids)}
+            features = _one_length_batch(cfg, batch, length, gen)
             judge.model(**features)  # warm-up: kernels compiled, buffers allocated
             with profile(activities=[ProfilerActivity.CPU]) as prof:
                 for _ in range(rounds):

@@ -52,9 +52,9 @@ _TIME_NAMES = frozenset("monday tuesday wednesday thursday friday saturday sunda
 def is_object(child) -> bool:
     """Is a verb's dependent ``child`` its object? Its direct object, or a noun the small parser
     hangs on the verb as an adverbial noun because a match's score follows it ("Ajax beat
-    Feyenoord 3-1": "Feyenoord" an ``npadvmod``): after the verb, the verb without a direct
-    object, the score ("3-1", "31-17") right after the noun, and the noun no day or month
-    ("opens Mondays 9-5")."""
+    Feyenoord 3-1": "Feyenoord" an ``npadvmod``). Such a noun stands after the verb, the verb
+    has no direct object, the score ("3-1", "31-17") follows the noun at once, and the noun is
+    not a day or month ("opens Mondays 9-5")."""
     if child.dep_ == "dobj":
         return True
     verb, doc = child.head, child.doc
