@@ -179,7 +179,7 @@ def forward_ops(model: str | None, precision: str, batch: int, rounds: int = 5) 
     import torch
     from torch.profiler import ProfilerActivity, profile
 
-    from benchmarks.lib.flops import encoder_flops
+    from benchmarks.lib.flops import encoder_flops, encoder_flops_from_sums
     from localeval.judge import NLIJudge
 
     judge = NLIJudge(model, device="cpu", precision=precision)
@@ -199,7 +199,8 @@ def forward_ops(model: str | None, precision: str, batch: int, rounds: int = 5) 
                 kind = _kind_of(event.key)
                 seconds[kind] = seconds.get(kind, 0.0) + event.self_cpu_time_total / 1e6 / rounds
             total = sum(seconds.values()) or 1.0
-            linear_flops = layers * (8 * hidden**2 + 4 * hidden * inter) * batch * length
+            # The linear layers' work: the encoder's without the attention term (no squared lengths).
+            linear_flops = encoder_flops_from_sums(batch * length, 0, layers=layers, hidden=hidden, intermediate=inter)
             linear_rate = linear_flops / seconds["linear layers"] if seconds.get("linear layers") else 0.0
             flops = encoder_flops([length] * batch, layers=layers, hidden=hidden, intermediate=inter)
             out["lengths"][length] = {

@@ -1704,10 +1704,10 @@ _YEAR_NOUNS = frozenset({"year", "season", "term", "semester"})
 def _year_values(arg: Arg) -> set[str]:
     """The years an argument is: itself ("in 2022"), or those of a year noun ("in the 2023
     financial year"); none for anything else."""
-    if arg.head.isdigit() and is_year(arg.head):
+    if is_year(arg.head):
         return {arg.head}
     if arg.head in _YEAR_NOUNS:
-        return {n for n in arg.numbers if n.isdigit() and is_year(n)}
+        return {n for n in arg.numbers if is_year(n)}
     return set()
 
 
